@@ -1,0 +1,135 @@
+"""Edges of a design: parents, children, ancestors, descendants and cycles.
+
+Every helper takes the raw `nodes` list and tolerates junk (non-dict nodes, ids that
+are not non-blank strings, an `after` that is not a list), because the editor calls
+them on half-typed designs.  All walks are iterative: no recursion on graph size.
+Nodes sharing an id are treated as one node whose parents are the union.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def usable_id(node: Any) -> str | None:
+    """The node's id when usable: a string that is not blank; else None."""
+    if isinstance(node, dict):
+        value = node.get("id")
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def node_ids(nodes: Any) -> list[str]:
+    """Usable ids in node order, each once."""
+    seen: dict[str, None] = {}
+    for node in nodes if isinstance(nodes, list) else ():
+        ident = usable_id(node)
+        if ident is not None:
+            seen.setdefault(ident, None)
+    return list(seen)
+
+
+def parents_of(node: Any) -> list[str]:
+    """String entries of the node's `after` list, in order, each once."""
+    after = node.get("after") if isinstance(node, dict) else None
+    if not isinstance(after, list):
+        return []
+    return list(dict.fromkeys(p for p in after if isinstance(p, str)))
+
+
+def parent_map(nodes: Any) -> dict[str, list[str]]:
+    """id -> parents that are ids of real nodes, in node order (merged over duplicate ids)."""
+    ids = node_ids(nodes)
+    known = set(ids)
+    parents: dict[str, list[str]] = {ident: [] for ident in ids}
+    for node in nodes if isinstance(nodes, list) else ():
+        ident = usable_id(node)
+        if ident is None:
+            continue
+        for parent in parents_of(node):
+            if parent in known and parent not in parents[ident]:
+                parents[ident].append(parent)
+    return parents
+
+
+def children_map(nodes: Any) -> dict[str, list[str]]:
+    """id -> ids of the nodes listing it in `after`, in node order (every id is a key)."""
+    parents = parent_map(nodes)
+    children: dict[str, list[str]] = {ident: [] for ident in parents}
+    for child, its_parents in parents.items():
+        for parent in its_parents:
+            children[parent].append(child)
+    return children
+
+
+def _reachable(start: str, edges: dict[str, list[str]]) -> set[str]:
+    seen: set[str] = set()
+    stack = list(edges.get(start, ()))
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(edges.get(current, ()))
+    return seen
+
+
+def ancestors(nodes: Any, node_id: str) -> set[str]:
+    """Every node `node_id` transitively runs after (itself only when on a cycle)."""
+    return _reachable(node_id, parent_map(nodes))
+
+
+def descendants(nodes: Any, node_id: str) -> set[str]:
+    """Every node that transitively runs after `node_id` (itself only when on a cycle)."""
+    return _reachable(node_id, children_map(nodes))
+
+
+def find_cycle(nodes: Any, *, include_self_loops: bool = True) -> list[str] | None:
+    """A cycle of `after` edges as a path in run order, e.g. [a, b, c, a], or None.
+
+    In [a, b, c, a], b lists a in its `after`, c lists b, a lists c.  The DFS visits
+    nodes in node order, so the result is deterministic; the path is rotated to
+    start at the cycle's node that comes first in `nodes`.  With
+    include_self_loops=False a node listing itself is ignored (the validator
+    reports that as a bad edge instead).
+    """
+    parents = parent_map(nodes)
+    if not include_self_loops:
+        parents = {k: [p for p in v if p != k] for k, v in parents.items()}
+    order = {ident: i for i, ident in enumerate(parents)}
+    state: dict[str, int] = {}  # 1 = on the DFS stack, 2 = done
+    for root in parents:
+        if root in state:
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        on_path: list[str] = [root]
+        state[root] = 1
+        while stack:
+            current, next_edge = stack[-1]
+            edges = parents[current]
+            if next_edge == len(edges):
+                stack.pop()
+                on_path.pop()
+                state[current] = 2
+                continue
+            stack[-1] = (current, next_edge + 1)
+            parent = edges[next_edge]
+            if state.get(parent) == 1:
+                loop = on_path[on_path.index(parent):]  # follows after-edges child -> parent
+                loop.reverse()  # run order: parent before child
+                first = min(range(len(loop)), key=lambda i: order[loop[i]])
+                loop = loop[first:] + loop[:first]
+                return loop + [loop[0]]
+            if parent not in state:
+                state[parent] = 1
+                stack.append((parent, 0))
+                on_path.append(parent)
+    return None
+
+
+def would_create_cycle(nodes: Any, node_id: str, new_parent: str) -> bool:
+    """Whether adding `new_parent` to `node_id`'s `after` would close a cycle."""
+    if new_parent == node_id:
+        return True
+    return new_parent in descendants(nodes, node_id)

@@ -1,0 +1,87 @@
+"""From a design to a run plan: drop the trigger and notes, order the steps.
+
+build_run_plan assumes a validated graph, but it is also reachable with hand-written
+JSON, so it still refuses what would make a run ambiguous (duplicate or missing ids,
+unknown kinds, unknown parents, cycles) with a PlanError naming the problem.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from .graph import find_cycle
+from .vocabulary import KINDS, STEP_KINDS
+
+
+class PlanError(ValueError):
+    """The graph cannot be turned into a run plan; the message says why."""
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else type(value).__name__
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
+def build_run_plan(graph: Any) -> list[dict]:
+    """The steps (agent, condition, approval, output) in a stable topological order.
+
+    Kahn's algorithm; among the steps ready at the same time, the one earlier in
+    `nodes` goes first, so an already-ordered design keeps its order.  Edges to the
+    trigger or to notes are ignored for ordering.  Each step is a shallow copy of its
+    node dict (the caller may add keys; nested values are shared, do not mutate them).
+    """
+    nodes = graph.get("nodes") if isinstance(graph, dict) else None
+    if not isinstance(nodes, list):
+        raise PlanError("a design must be an object with a 'nodes' list")
+    kind_of: dict[str, str] = {}
+    steps: list[dict] = []
+    for index, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            raise PlanError(f"node {index} is not an object")
+        ident = node.get("id")
+        if not isinstance(ident, str) or not ident.strip():
+            raise PlanError(f"node {index} has no id")
+        if ident in kind_of:
+            raise PlanError(f"duplicate node id {_short(ident)} (node {index})")
+        kind = node.get("type")
+        if kind not in KINDS:
+            raise PlanError(f"node {_short(ident)} has unknown type {_short(kind)}")
+        kind_of[ident] = kind
+        if kind in STEP_KINDS:
+            steps.append(node)
+
+    position = {step["id"]: i for i, step in enumerate(steps)}
+    waiting_on: list[int] = [0] * len(steps)
+    children: list[list[int]] = [[] for _ in steps]
+    for i, step in enumerate(steps):
+        after = step.get("after", [])
+        if after is None:
+            after = []
+        if not isinstance(after, list):
+            raise PlanError(f"step {_short(step['id'])}: after must be a list")
+        for parent in dict.fromkeys(p for p in after if isinstance(p, str)):
+            if parent not in kind_of:
+                raise PlanError(
+                    f"step {_short(step['id'])} runs after unknown node {_short(parent)}"
+                )
+            if parent in position:
+                waiting_on[i] += 1
+                children[position[parent]].append(i)
+        if any(not isinstance(p, str) for p in after):
+            raise PlanError(f"step {_short(step['id'])}: after holds a non-string entry")
+
+    ready = [i for i, count in enumerate(waiting_on) if count == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        current = heapq.heappop(ready)
+        order.append(current)
+        for child in children[current]:
+            waiting_on[child] -= 1
+            if waiting_on[child] == 0:
+                heapq.heappush(ready, child)
+    if len(order) < len(steps):
+        cycle = find_cycle(steps) or [s["id"] for i, s in enumerate(steps) if waiting_on[i]]
+        raise PlanError("the steps form a cycle: " + " → ".join(cycle))
+    return [dict(steps[i]) for i in order]
