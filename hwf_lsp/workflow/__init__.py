@@ -22,3 +22,41 @@ __all__ = [
     "validate_designer_graph",
     "whole_number",
 ]
+
+# --- runtime (H2): stores, locks, seams, delivery, runner, run from here ---
+from .atomic import atomic_write_json, sweep_temp_files  # noqa: E402
+from .delivery import Delivery  # noqa: E402
+from .locks import RunBusyError, RunLock  # noqa: E402
+from .names import check_design_name, check_run_id, hermes_home  # noqa: E402
+from .rerun import prepare_rerun  # noqa: E402
+from .runner import Runner  # noqa: E402
+from .seams import (  # noqa: E402
+    AgentCancelled,
+    AgentFailure,
+    AgentRequest,
+    CallableAgentSeam,
+    CommandAgentSeam,
+    agent_seam_from_env,
+)
+from .stores import DesignStore, RunStore  # noqa: E402
+
+__all__ += [
+    "AgentCancelled",
+    "AgentFailure",
+    "AgentRequest",
+    "CallableAgentSeam",
+    "CommandAgentSeam",
+    "Delivery",
+    "DesignStore",
+    "RunBusyError",
+    "RunLock",
+    "RunStore",
+    "Runner",
+    "agent_seam_from_env",
+    "atomic_write_json",
+    "check_design_name",
+    "check_run_id",
+    "hermes_home",
+    "prepare_rerun",
+    "sweep_temp_files",
+]

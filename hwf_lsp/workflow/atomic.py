@@ -1,0 +1,106 @@
+"""Atomic file writes: a reader sees the old file or the new one, never a partial one.
+
+The canvas polls run state while the runner saves after every step; a plain
+write truncates first, so a concurrent read could see half a file.  We write a
+temp file in the destination directory (same filesystem, so `os.replace` is
+atomic), fsync it, replace, then fsync the directory so the rename survives a
+crash.  Temp files start with `.tmp-` so `sweep_temp_files` can find orphans
+left by a process killed between write and replace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TEMP_PREFIX = ".tmp-"
+
+
+def temp_prefix_for(path: Path) -> str:
+    """Temp files name their destination, so a sweep can target one file's orphans."""
+    return f"{TEMP_PREFIX}{Path(path).name}."
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # platforms without directory fds: the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
+    """Replace `path` with `data` atomically (and durably when fsync is True)."""
+    path = Path(path)
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix_for(path), suffix=".part", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        raise
+    if fsync:
+        _fsync_dir(directory)
+
+
+def dump_json(value: Any) -> bytes:
+    """The on-disk JSON form shared by designs and runs: UTF-8, indented, key order kept."""
+    return (json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n").encode(
+        "utf-8"
+    )
+
+
+def atomic_write_json(path: Path, value: Any, *, fsync: bool = True) -> None:
+    """Serialise first (so a non-JSON value never touches the disk), then write atomically."""
+    atomic_write_bytes(path, dump_json(value), fsync=fsync)
+
+
+def sweep_temp_files(
+    directory: Path, *, older_than: float = 0.0, target: str | None = None
+) -> list[Path]:
+    """Remove orphan `.tmp-*` files older than `older_than` seconds; return what was removed.
+
+    A writer in flight owns a young temp file, so a sweep that may race live
+    writers (store open) passes a grace period.  `target` limits the sweep to
+    the temp files of one destination name: under a run's lock nobody else can
+    be writing that run, so its orphans can go at once (before resume).
+    """
+    prefix = TEMP_PREFIX if target is None else f"{TEMP_PREFIX}{target}."
+    directory = Path(directory)
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if now - entry.stat(follow_symlinks=False).st_mtime < older_than:
+                continue
+            os.unlink(entry.path)
+        except FileNotFoundError:
+            continue  # its writer renamed or removed it meanwhile
+        removed.append(Path(entry.path))
+    return removed

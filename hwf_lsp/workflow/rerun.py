@@ -1,0 +1,121 @@
+"""Run from here: re-run one step and everything downstream, reusing an earlier run upstream.
+
+The new run copies `outputs`/`skipped` (and approval answers) from a base run for
+every step outside {X and its descendants}.  Its cursor starts at 0: the runner
+passes over every step that already has a result, so only X, its descendants and
+any step the base run never reached actually execute (docs/run-state.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hwf_lsp.workflow.graph import ancestors, descendants
+from hwf_lsp.workflow.runner import check_startable, iso_utc, new_run_state, run_name
+from hwf_lsp.workflow.stores import RunStore
+from hwf_lsp.workflow.vocabulary import fields_for
+
+IGNORED_FOR_STALENESS = frozenset({"title"})
+"""Fields that do not change what a step computes; layout keys are ignored as unknown fields."""
+
+
+def _has_result(state: dict[str, Any], node_id: str) -> bool:
+    outputs = state.get("outputs")
+    skipped = state.get("skipped")
+    return (isinstance(outputs, dict) and node_id in outputs) or (
+        isinstance(skipped, list) and node_id in skipped
+    )
+
+
+def _definition(design: Any, node_id: str) -> dict[str, Any] | None:
+    """The fields of `node_id` that decide what it computes (known fields, minus title)."""
+    nodes = design.get("nodes") if isinstance(design, dict) else None
+    for node in nodes if isinstance(nodes, list) else ():
+        if isinstance(node, dict) and node.get("id") == node_id:
+            known = {f.name for f in fields_for(str(node.get("type")))} - IGNORED_FOR_STALENESS
+            return {k: v for k, v in node.items() if k in known}
+    return None
+
+
+def stale_ancestors(base: dict[str, Any], design: dict[str, Any], upstream: list[str]) -> list[str]:
+    """Ancestors whose definition differs between the base run's snapshot and `design`."""
+    snapshot = base.get("design")
+    return [a for a in upstream if _definition(snapshot, a) != _definition(design, a)]
+
+
+def prepare_rerun(
+    runs: RunStore,
+    design: dict[str, Any],
+    from_node: str,
+    *,
+    name: str | None = None,
+    base_run_id: str | None = None,
+    clock: Callable[[], float] = time.time,
+) -> tuple[dict[str, Any], list[str]]:
+    """A new persisted (not advanced) run of `design` from `from_node`, and notices for the user."""
+    name = run_name(design, name)
+    plan = check_startable(design, f"design {name!r}")
+    step_ids = [step["id"] for step in plan]
+    if from_node not in step_ids:
+        raise ValueError(
+            f"cannot run from {from_node!r}: not a step of design {name!r} "
+            f"(steps: {', '.join(step_ids)})"
+        )
+    nodes = design["nodes"]
+    downstream = {from_node} | descendants(nodes, from_node)
+    upstream = [s for s in step_ids if s in ancestors(nodes, from_node)]
+    notices: list[str] = []
+
+    base: dict[str, Any] | None
+    if base_run_id is not None:
+        base = runs.load(base_run_id)
+        missing = [a for a in upstream if not _has_result(base, a)]
+        if missing:
+            raise ValueError(
+                f"run {base_run_id} cannot be the base of a run from {from_node!r}: "
+                f"it has no result for {', '.join(missing)}"
+            )
+    else:
+        candidates = runs.recent(
+            where=lambda s: s.get("name") == name and all(_has_result(s, a) for a in upstream)
+        )
+        base = candidates[0] if candidates else None
+
+    state = new_run_state(runs.new_run_id(), name, design, clock())
+    state["base_run"] = base["run_id"] if base else None
+    state["from_node"] = from_node
+    state["stale"] = []
+    if base is None:
+        notices.append(
+            f"no earlier run of {name!r} has a result for every step upstream of "
+            f"{from_node!r}: running from the beginning"
+        )
+    else:
+        reused = [s for s in step_ids if s not in downstream and _has_result(base, s)]
+        for step in reused:
+            if step in base["outputs"]:
+                state["outputs"][step] = base["outputs"][step]
+            if step in base.get("skipped", []):
+                state["skipped"].append(step)
+            if step in (base.get("answers") or {}):
+                state["answers"][step] = base["answers"][step]
+        if isinstance(base.get("design"), dict):
+            state["stale"] = stale_ancestors(base, design, upstream)
+            for step in state["stale"]:
+                notices.append(
+                    f"output of {step} reused from run {base['run_id']} may be stale: "
+                    f"{step} changed since"
+                )
+        elif upstream:
+            notices.append(
+                f"run {base['run_id']} has no design snapshot: cannot tell whether the "
+                "reused upstream outputs are stale"
+            )
+        notices.insert(0, f"running from {from_node!r}, reusing {len(reused)} step result"
+                          f"{'s' if len(reused) != 1 else ''} of run {base['run_id']}")
+    state["log"].append({"at": iso_utc(clock()), "node": from_node, "event": "created",
+                         "detail": "; ".join(notices)})
+    runs.save(state)
+    return state, notices

@@ -1,0 +1,569 @@
+"""The sequential runner: advances a JSON run state one step at a time, persisting after each.
+
+`cursor` is the index of the next step of `build_run_plan(design)`, so resuming is
+calling `advance` again.  A step whose result (output or skip) is already in the
+state is passed over without running: that is how "run from here" reuses the
+upstream results of an earlier run, and why a crash between a side effect and
+its persist only ever repeats the last step.  See docs/run-state.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition
+from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key, render_text
+from hwf_lsp.workflow.graph import parents_of
+from hwf_lsp.workflow.locks import LOCKS_DIRNAME, RunBusyError, RunLock
+from hwf_lsp.workflow.names import check_design_name, check_run_id
+from hwf_lsp.workflow.numbers import whole_number
+from hwf_lsp.workflow.plan import build_run_plan
+from hwf_lsp.workflow.seams import AgentCancelled, AgentFailure, AgentRequest, AgentSeam
+from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
+from hwf_lsp.workflow.validator import validate_designer_graph
+from hwf_lsp.workflow.vocabulary import (
+    DEFAULT_APPROVAL_OPTIONS,
+    FINISHED_STATUSES,
+    RUN_STATUSES,
+)
+
+log = logging.getLogger(__name__)
+
+SPEC_KEYS: tuple[str, ...] = (
+    "run_id", "name", "cursor", "status", "outputs", "skipped", "pending", "error",
+    "answers", "deliveries", "attempts",
+)
+"""The run-state keys of the spec, in its order."""
+EXTRA_KEYS: tuple[str, ...] = ("design", "created_at", "updated_at", "log")
+"""Documented extras every run of ours carries (docs/run-state.md)."""
+RERUN_KEYS: tuple[str, ...] = ("base_run", "from_node", "stale")
+"""Documented extras of a "run from here" run."""
+
+CHECKPOINTS: tuple[str, ...] = ("step-start", "before-persist", "after-persist", "after-delivery")
+"""Named crash points: the reliability tests kill the runner at each of them."""
+
+_MISSING: Any = object()
+
+
+def iso_utc(seconds: float) -> str:
+    """ISO-8601 UTC with milliseconds and a Z, e.g. 2026-11-30T05:00:00.000Z."""
+    stamp = datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+    return stamp.replace("+00:00", "Z")
+
+
+def parse_iso(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.timestamp()
+
+
+def run_name(design: Any, name: str | None) -> str:
+    """The design name a run is filed under: the one given, else the design's own."""
+    if name is None and isinstance(design, dict):
+        name = design.get("name")
+    if name is None:
+        raise ValueError("a run needs a design name: the design has no 'name'")
+    return check_design_name(name)
+
+
+def check_startable(design: Any, what: str = "design") -> list[dict]:
+    """Validate and plan `design`; ValueError listing the first defects if it cannot run."""
+    defects = validate_designer_graph(design)
+    if defects:
+        raise ValueError(format_defects(what, defects) + " — a design with defects cannot run")
+    return build_run_plan(design)
+
+
+def new_run_state(run_id: str, name: str, design: dict, now: float) -> dict[str, Any]:
+    """A fresh state: the spec keys in the spec's order, then our documented extras."""
+    stamp = iso_utc(now)
+    return {
+        "run_id": check_run_id(run_id),
+        "name": name,
+        "cursor": 0,
+        "status": "running",
+        "outputs": {},
+        "skipped": [],
+        "pending": None,
+        "error": None,
+        "answers": {},
+        "deliveries": [],
+        "attempts": {},
+        "design": json.loads(json.dumps(design)),  # a snapshot, and proof it is JSON
+        "created_at": stamp,
+        "updated_at": stamp,
+        "log": [],
+    }
+
+
+def agent_output(result: Any) -> Any:
+    """`structured` if that key is present, else `output`, else "" — presence, not truthiness."""
+    if isinstance(result, dict):
+        if "structured" in result:
+            return result["structured"]
+        if "output" in result:
+            return result["output"]
+    return ""
+
+
+def _check_state(state: dict[str, Any], run_id: str) -> None:
+    """Refuse a state the runner cannot advance, naming the run and the bad key."""
+    def bad(why: str) -> ValueError:
+        return ValueError(f"run {run_id} is corrupt: {why}")
+
+    cursor = state.get("cursor")
+    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
+        raise bad("cursor must be a non-negative integer")
+    if state.get("status") not in RUN_STATUSES:
+        raise bad(f"unknown status {state.get('status')!r}")
+    for key, kind in (("outputs", dict), ("skipped", list)):
+        if not isinstance(state.get(key), kind):
+            raise bad(f"{key} must be a JSON {'object' if kind is dict else 'array'}")
+    for key, kind in (("answers", dict), ("deliveries", list), ("attempts", dict),
+                      ("log", list)):
+        value = state.setdefault(key, kind())
+        if not isinstance(value, kind):
+            raise bad(f"{key} must be a JSON {'object' if kind is dict else 'array'}")
+    pending = state.setdefault("pending", None)
+    if pending is not None and not isinstance(pending, dict):
+        raise bad("pending must be an object or null")
+    if state.get("status") in ("awaiting_agent", "awaiting_approval") and pending is None:
+        raise bad(f"status {state['status']} without pending")
+
+
+class Runner:
+    """Advances runs stored in a RunStore; one runner per run at a time (RunLock)."""
+
+    def __init__(
+        self,
+        runs: RunStore,
+        *,
+        agent: AgentSeam | None = None,
+        delivery: Delivery | None = None,
+        allow_model_override: bool = False,
+        clock: Callable[[], float] = time.time,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        cancel_event: threading.Event | None = None,
+        checkpoint: Callable[[str], None] | None = None,
+        designs: DesignStore | None = None,
+    ) -> None:
+        self.runs = runs
+        self.agent = agent
+        self.delivery = delivery
+        self.allow_model_override = allow_model_override
+        self.clock = clock
+        self.on_event = on_event
+        self.cancel_event = cancel_event
+        self.checkpoint = checkpoint
+        self.designs = designs
+        """Where to find the design of a run that has no `design` snapshot (e.g. a canvas run)."""
+
+    # --- public -----------------------------------------------------------
+
+    def create(self, design: dict[str, Any], *, name: str | None = None) -> dict[str, Any]:
+        """Validate and persist a new run without advancing it."""
+        name = run_name(design, name)
+        check_startable(design, f"design {name!r}")
+        state = new_run_state(self.runs.new_run_id(), name, design, self.clock())
+        self._log(state, None, "created", f"run of design {name!r}")
+        self.runs.save(state)
+        return state
+
+    def start(self, design: dict[str, Any], *, name: str | None = None) -> dict[str, Any]:
+        return self.advance(self.create(design, name=name)["run_id"])
+
+    def advance(self, run_id: str) -> dict[str, Any]:
+        """Step until the run parks, finishes or is cancelled; persist after every step."""
+        with self._locked(run_id) as state:
+            return self._drive(state)
+
+    def answer(self, run_id: str, choice: str) -> dict[str, Any]:
+        """Answer the parked approval with one of its options, then advance."""
+        with self._locked(run_id) as state:
+            pending = self._pending(state, "awaiting_approval", "an approval")
+            options = pending.get("options") or list(DEFAULT_APPROVAL_OPTIONS)
+            if choice not in options:
+                raise ValueError(
+                    f"{choice!r} is not an option of approval {pending.get('node')!r}: "
+                    f"choose one of {', '.join(map(str, options))}"
+                )
+            self._apply_answer(state, pending, choice, f"answered {choice!r}")
+            return self._drive(state)
+
+    def respond(
+        self, run_id: str, *, output: Any = _MISSING, structured: Any = _MISSING
+    ) -> dict[str, Any]:
+        """Give the parked agent step its result (structured wins, as from a seam), then advance."""
+        if output is _MISSING and structured is _MISSING:
+            raise ValueError("respond needs an output or a structured result")
+        with self._locked(run_id) as state:
+            pending = self._pending(state, "awaiting_agent", "an agent")
+            node_id = pending.get("node")
+            self._expect_cursor_at(state, node_id)
+            state["pending"] = None
+            state["status"] = "running"
+            value = structured if structured is not _MISSING else output
+            self._finish_step(state, node_id, "agent", value, "done", "responded")
+            return self._drive(state)
+
+    def cancel(self, run_id: str) -> dict[str, Any]:
+        """Cancel now if the run is idle; if another runner holds it, ask that runner to stop.
+
+        In the second case the returned state is the one on disk (status not yet
+        `cancelled`); the holder cancels between steps.
+        """
+        try:
+            with self._locked(run_id) as state:
+                if state["status"] in FINISHED_STATUSES:
+                    return state
+                return self._cancel(state)
+        except RunBusyError:
+            marker = self._cancel_marker(run_id)
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+            return self.runs.load(run_id)
+
+    # --- driving ----------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, run_id: str) -> Iterator[dict[str, Any]]:
+        check_run_id(run_id)
+        with RunLock(self.runs.root, run_id):
+            self.runs.sweep(run_id)  # we hold the lock: any temp file of this run is an orphan
+            state = self.runs.load(run_id)
+            _check_state(state, run_id)
+            yield state
+
+    def _drive(self, state: dict[str, Any]) -> dict[str, Any]:
+        if state["status"] in FINISHED_STATUSES:
+            return state
+        plan = self._plan(state)
+        if self._cancel_requested(state):
+            return self._cancel(state)
+        if state["status"] == "awaiting_approval" and not self._deadline_passed(state, plan):
+            return state
+        if state["status"] == "awaiting_agent":
+            if self.agent is None:
+                return state
+            self._expect_cursor_at(state, state["pending"].get("node"))
+            state["pending"] = None
+            state["status"] = "running"
+        state["status"] = "running"
+        state["error"] = None
+        while True:
+            if self._cancel_requested(state):
+                return self._cancel(state)
+            cursor = state["cursor"]
+            if cursor > len(plan):
+                raise ValueError(f"run {state['run_id']} is corrupt: cursor past the plan")
+            if cursor == len(plan):
+                return self._end(state, "completed", None)
+            node = plan[cursor]
+            if node["id"] in state["outputs"] or node["id"] in state["skipped"]:
+                state["cursor"] = cursor + 1  # already has a result (run from here)
+                continue
+            outcome = self._step(state, node, cursor, len(plan))
+            if outcome in ("parked", "failed", "cancelled"):
+                return state
+
+    def _step(self, state: dict[str, Any], node: dict[str, Any], index: int, total: int) -> str:
+        node_id, kind = node["id"], node.get("type")
+        base = {"run_id": state["run_id"], "node": node_id, "kind": kind, "index": index,
+                "total": total}
+        self._emit({"event": "step-start", **base})
+        self._checkpoint("step-start")
+        skipped_parent = next((p for p in parents_of(node) if p in state["skipped"]), None)
+        if skipped_parent is not None:
+            outcome = self._skip(state, node_id, f"parent {skipped_parent!r} was skipped")
+        elif kind == "agent":
+            outcome = self._agent_step(state, node)
+        elif kind == "condition":
+            outcome = self._condition_step(state, node)
+        elif kind == "approval":
+            outcome = self._approval_step(state, node)
+        elif kind == "output":
+            outcome = self._output_step(state, node)
+        else:  # build_run_plan only yields step kinds; a hand-edited snapshot could lie
+            outcome = self._fail(state, node_id, f"step {node_id!r} has unknown type {kind!r}")
+        self._emit({"event": "step-finish", "outcome": outcome, **base})
+        if outcome in ("parked", "failed"):
+            self._emit_status(state)
+        return outcome
+
+    # --- step kinds -------------------------------------------------------
+
+    def _agent_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
+        node_id = node["id"]
+        request = AgentRequest(
+            prompt=str(node.get("prompt", "")),
+            context=self._context(state, node),
+            profile=node.get("profile") if isinstance(node.get("profile"), str) else None,
+            timeout_minutes=whole_number(node.get("timeout_minutes")),
+            correlation_id=f"workflow:{state['run_id']}:{node_id}",
+            model=(node.get("model") if self.allow_model_override
+                   and isinstance(node.get("model"), str) else None),
+        )
+        if self.agent is None:
+            state["status"] = "awaiting_agent"
+            state["pending"] = {
+                "kind": "agent", "node": node_id, "prompt": request.prompt,
+                "context": request.context, "profile": request.profile,
+                "timeout_minutes": request.timeout_minutes,
+                "correlation_id": request.correlation_id,
+                "waiting_since": iso_utc(self.clock()),
+            }
+            self._log(state, node_id, "parked", "awaiting an agent: no agent seam configured")
+            self._persist(state)
+            return "parked"
+        try:
+            result = self.agent.perform(request, cancel_event=self.cancel_event)
+        except AgentCancelled:
+            self._cancel(state)
+            return "cancelled"
+        except Exception as exc:  # noqa: BLE001 - any seam error is a failed attempt
+            failures = (whole_number(state["attempts"].get(node_id)) or 0) + 1
+            state["attempts"][node_id] = failures
+            retries = whole_number(node.get("retries")) or 0
+            reason = str(exc) if isinstance(exc, AgentFailure) else f"{type(exc).__name__}: {exc}"
+            if failures > retries:
+                return self._fail(
+                    state, node_id,
+                    f"agent step {node_id!r} failed after {failures} attempt"
+                    f"{'s' if failures != 1 else ''}: {reason}",
+                )
+            self._log(state, node_id, "attempt-failed",
+                      f"attempt {failures} of {retries + 1} failed: {reason}")
+            self._persist(state)
+            return "retry"
+        return self._finish_step(state, node_id, "agent", agent_output(result), "done", "completed")
+
+    def _condition_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
+        node_id = node["id"]
+        expression = node.get("expression")
+        try:
+            condition = parse_condition(expression if isinstance(expression, str) else "")
+        except ConditionError as exc:
+            return self._fail(state, node_id, f"condition {node_id!r} cannot be parsed: {exc}")
+        value, reason = evaluate(condition, state["outputs"])
+        if not value:
+            why = f"{expression} is false" + (f" ({reason})" if reason else "")
+            return self._skip(state, node_id, why)
+        return self._finish_step(state, node_id, "condition", True, "done", f"{expression} is true")
+
+    def _approval_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
+        node_id = node["id"]
+        options = node.get("options")
+        if not (isinstance(options, list) and options and all(isinstance(o, str) for o in options)):
+            options = list(DEFAULT_APPROVAL_OPTIONS)
+        on_timeout = node.get("on_timeout") if node.get("on_timeout") in ("reject", "escalate") \
+            else "reject"
+        state["status"] = "awaiting_approval"
+        state["pending"] = {
+            "kind": "approval", "node": node_id, "question": str(node.get("question", "")),
+            "options": list(options), "context": self._context(state, node),
+            "correlation_id": f"workflow:{state['run_id']}:{node_id}",
+            "waiting_since": iso_utc(self.clock()),
+            "timeout_minutes": whole_number(node.get("timeout_minutes")),
+            "on_timeout": on_timeout,
+        }
+        self._log(state, node_id, "parked", "awaiting approval")
+        self._persist(state)
+        return "parked"
+
+    def _output_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
+        node_id = node["id"]
+        collected = {
+            p: state["outputs"][p]
+            for p in parents_of(node)
+            if p in state["outputs"] and p not in state["skipped"]
+        }
+        state["outputs"][node_id] = collected
+        deliver = node.get("deliver")
+        if deliver:
+            target = node.get("target") if isinstance(node.get("target"), str) else None
+            self._deliver(state, node_id, str(deliver), render_text(collected),
+                          delivery_key(state["run_id"], node_id), target)
+        return self._finish_step(state, node_id, "output", collected, "done", "collected")
+
+    # --- approvals --------------------------------------------------------
+
+    def _deadline_passed(self, state: dict[str, Any], plan: list[dict]) -> bool:
+        """Apply a passed approval deadline; True when the run may go on (answered reject)."""
+        pending = state["pending"]
+        minutes = whole_number(pending.get("timeout_minutes"))
+        since = parse_iso(pending.get("waiting_since"))
+        if not minutes or since is None or self.clock() - since < minutes * 60:
+            return False
+        node_id = pending.get("node")
+        if pending.get("on_timeout") == "escalate":
+            key = delivery_key(state["run_id"], str(node_id), "escalation")
+            if not delivered_ok(state, key):
+                text = (f"Approval {node_id!r} of run {state['run_id']} ({state.get('name')}) "
+                        f"has waited more than {minutes} minutes: {pending.get('question', '')}")
+                self._deliver(state, str(node_id), "notification", text, key, None)
+                self._persist(state)
+            return False
+        self._expect_cursor_at(state, node_id, plan)
+        self._apply_answer(state, pending, "reject", f"no answer within {minutes} minutes: reject")
+        return True
+
+    def _apply_answer(self, state: dict[str, Any], pending: dict, choice: str, why: str) -> None:
+        node_id = pending.get("node")
+        self._expect_cursor_at(state, node_id)
+        state["answers"][node_id] = choice
+        state["outputs"][node_id] = {"choice": choice}
+        state["pending"] = None
+        state["status"] = "running"
+        if choice == "reject":
+            state["skipped"].append(node_id)  # rejecting prunes the downstream branch
+        self._log(state, node_id, "answered", why)
+        state["cursor"] += 1
+        self._persist(state)
+
+    # --- shared step endings ----------------------------------------------
+
+    def _finish_step(
+        self, state: dict[str, Any], node_id: str, kind: str, output: Any, outcome: str,
+        detail: str,
+    ) -> str:
+        state["outputs"][node_id] = output
+        state["cursor"] += 1
+        self._log(state, node_id, outcome if outcome != "done" else "completed", detail)
+        self._persist(state)
+        return outcome
+
+    def _skip(self, state: dict[str, Any], node_id: str, why: str) -> str:
+        if node_id not in state["skipped"]:
+            state["skipped"].append(node_id)
+        state["cursor"] += 1
+        self._log(state, node_id, "skipped", why)
+        self._persist(state)
+        return "skipped"
+
+    def _fail(self, state: dict[str, Any], node_id: str, error: str) -> str:
+        state["status"] = "failed"
+        state["error"] = error
+        state["pending"] = None
+        self._log(state, node_id, "failed", error)
+        self._clear_cancel_marker(state["run_id"])
+        self._persist(state)
+        return "failed"
+
+    def _end(self, state: dict[str, Any], status: str, detail: str | None) -> dict[str, Any]:
+        state["status"] = status
+        state["pending"] = None
+        self._log(state, None, status, detail)
+        self._clear_cancel_marker(state["run_id"])
+        self._persist(state)
+        self._emit_status(state)
+        return state
+
+    def _cancel(self, state: dict[str, Any]) -> dict[str, Any]:
+        return self._end(state, "cancelled", "cancelled by the user")
+
+    def _deliver(self, state: dict[str, Any], node_id: str, deliver: str, text: str, key: str,
+                 target: str | None) -> None:
+        """Deliver unless `key` already has an ok receipt; record the receipt (not persisted)."""
+        if delivered_ok(state, key):
+            return
+        sender = self.delivery if self.delivery is not None else Delivery()
+        receipt = sender.send(deliver=deliver, text=text, run_id=state["run_id"],
+                              node_id=node_id, key=key, target=target, clock=self.clock)
+        self._checkpoint("after-delivery")
+        state["deliveries"].append(receipt)
+        self._log(state, node_id, "delivered" if receipt["ok"] else "delivery-failed",
+                  f"{deliver} {key}" + ("" if receipt["ok"] else f": {receipt.get('error')}"))
+
+    # --- helpers ----------------------------------------------------------
+
+    def _plan(self, state: dict[str, Any]) -> list[dict]:
+        design = state.get("design")
+        if not isinstance(design, dict):
+            if self.designs is None:
+                raise ValueError(f"run {state['run_id']} has no design snapshot")
+            design = self.designs.load(state.get("name"))
+        try:
+            return build_run_plan(design)
+        except ValueError as exc:
+            raise ValueError(f"run {state['run_id']}: its design cannot be planned: {exc}") from exc
+
+    def _pending(self, state: dict[str, Any], status: str, what: str) -> dict[str, Any]:
+        if state["status"] != status:
+            raise ValueError(
+                f"run {state['run_id']} is not waiting for {what} (status: {state['status']})"
+            )
+        return state["pending"]
+
+    def _expect_cursor_at(self, state: dict[str, Any], node_id: Any,
+                          plan: list[dict] | None = None) -> None:
+        plan = self._plan(state) if plan is None else plan
+        cursor = state["cursor"]
+        if cursor >= len(plan) or plan[cursor]["id"] != node_id:
+            raise ValueError(
+                f"run {state['run_id']} is corrupt: pending step {node_id!r} is not at the cursor"
+            )
+
+    def _context(self, state: dict[str, Any], node: dict[str, Any]) -> str:
+        """The parents' outputs as a JSON object (parents without an output are left out)."""
+        outputs = state["outputs"]
+        return json.dumps({p: outputs[p] for p in parents_of(node) if p in outputs},
+                          ensure_ascii=False)
+
+    def _cancel_marker(self, run_id: str) -> Path:
+        return self.runs.root / LOCKS_DIRNAME / f"{check_run_id(run_id)}.cancel"
+
+    def _cancel_requested(self, state: dict[str, Any]) -> bool:
+        if self.cancel_event is not None and self.cancel_event.is_set():
+            return True
+        return self._cancel_marker(state["run_id"]).exists()
+
+    def _clear_cancel_marker(self, run_id: str) -> None:
+        try:
+            self._cancel_marker(run_id).unlink()
+        except FileNotFoundError:
+            pass
+
+    def _persist(self, state: dict[str, Any]) -> None:
+        state["updated_at"] = iso_utc(self.clock())
+        self._checkpoint("before-persist")
+        self.runs.save(state)
+        self._checkpoint("after-persist")
+
+    def _log(self, state: dict[str, Any], node: str | None, event: str, detail: Any) -> None:
+        state["log"].append({"at": iso_utc(self.clock()), "node": node, "event": event,
+                             "detail": detail})
+
+    def _checkpoint(self, label: str) -> None:
+        if self.checkpoint is not None:
+            self.checkpoint(label)
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(copy.deepcopy(event))
+        except Exception:  # noqa: BLE001 - a broken progress display must not break the run
+            log.warning("on_event callback failed", exc_info=True)
+
+    def _emit_status(self, state: dict[str, Any]) -> None:
+        event = {"event": "run-status", "run_id": state["run_id"], "status": state["status"]}
+        if state.get("error"):
+            event["error"] = state["error"]
+        if state.get("pending"):
+            event["pending"] = state["pending"]
+        self._emit(event)

@@ -1,0 +1,209 @@
+"""DesignStore and RunStore: designs and runs as JSON files under $HERMES_HOME.
+
+Designs live at `workflow-designs/<name>.json`, runs at `workflow-runs/<run_id>.json`
+(spec).  Every write is atomic (see atomic.py).  The store re-validates a design
+before writing it: a second line of defence, not a second rulebook.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp.workflow.atomic import atomic_write_json, sweep_temp_files
+from hwf_lsp.workflow.names import check_design_name, check_run_id, hermes_home, safe_child
+from hwf_lsp.workflow.validator import validate_designer_graph
+
+log = logging.getLogger(__name__)
+
+DESIGNS_DIRNAME = "workflow-designs"
+RUNS_DIRNAME = "workflow-runs"
+OPEN_SWEEP_GRACE_S = 300.0
+"""At store open other processes may be mid-write; only temp files this old are orphans."""
+MAX_DEFECTS_IN_ERROR = 5
+
+
+@dataclass(frozen=True, slots=True)
+class StoreReadError:
+    """A file `recent()` could not read, so it can be reported instead of crashing."""
+
+    path: Path
+    message: str
+
+
+def _read_json_object(path: Path, what: str) -> dict[str, Any]:
+    """Read a JSON object: missing -> FileNotFoundError; anything else wrong -> ValueError."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"{what} is unreadable: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{what} is corrupt: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    except RecursionError:
+        raise ValueError(f"{what} is corrupt: nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is corrupt: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+class DesignStore:
+    """Designs by name.  `save` refuses a design with defects."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        sweep_temp_files(self.root, older_than=OPEN_SWEEP_GRACE_S)
+
+    @classmethod
+    def at_home(cls, home: Path | None = None) -> DesignStore:
+        return cls((hermes_home() if home is None else Path(home)) / DESIGNS_DIRNAME)
+
+    def path(self, name: str) -> Path:
+        return safe_child(self.root, f"{check_design_name(name)}.json")
+
+    def save(self, name: str, design: dict[str, Any]) -> Path:
+        """Validate, then write atomically.  The file's `name` is the store name."""
+        path = self.path(name)
+        if not isinstance(design, dict):
+            raise ValueError(f"design {name!r} must be a JSON object")
+        inner = design.get("name")
+        if inner is not None and inner != name:
+            raise ValueError(
+                f"design {name!r} says its name is {inner!r}; the two must agree"
+            )
+        defects = validate_designer_graph(design)
+        if defects:
+            raise ValueError(format_defects(f"design {name!r}", defects))
+        atomic_write_json(path, {"name": name, **design} if inner is None else design)
+        return path
+
+    def load(self, name: str) -> dict[str, Any]:
+        return _read_json_object(self.path(name), f"design {name!r}")
+
+    def list(self) -> list[str]:
+        """Names of the stored designs, sorted; files with illegal names are ignored."""
+        try:
+            entries = os.listdir(self.root)
+        except FileNotFoundError:
+            return []
+        names = []
+        for entry in entries:
+            if not entry.endswith(".json"):
+                continue
+            try:
+                names.append(check_design_name(entry[: -len(".json")]))
+            except ValueError:
+                continue
+        return sorted(names)
+
+
+def format_defects(what: str, defects: list[dict[str, Any]], limit: int = MAX_DEFECTS_IN_ERROR) -> str:
+    """`<what> has N defect(s): node/field: msg; ...` — the first `limit` of them."""
+    parts = []
+    for defect in defects[:limit]:
+        where = "/".join(str(x) for x in (defect.get("node"), defect.get("field")) if x)
+        parts.append(f"{where}: {defect.get('msg')}" if where else str(defect.get("msg")))
+    more = f" (and {len(defects) - limit} more)" if len(defects) > limit else ""
+    plural = "s" if len(defects) != 1 else ""
+    return f"{what} has {len(defects)} defect{plural}: " + "; ".join(parts) + more
+
+
+def _timestamp(state: dict[str, Any], fallback: float) -> float:
+    stamp = state.get("updated_at")
+    if isinstance(stamp, str):
+        try:
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    return fallback
+
+
+class RunStore:
+    """Run states by run id, shared by every surface (canvas, chat, cron, CLI, editor)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        sweep_temp_files(self.root, older_than=OPEN_SWEEP_GRACE_S)
+
+    @classmethod
+    def at_home(cls, home: Path | None = None) -> RunStore:
+        return cls((hermes_home() if home is None else Path(home)) / RUNS_DIRNAME)
+
+    @staticmethod
+    def new_run_id() -> str:
+        return secrets.token_hex(6)
+
+    def path(self, run_id: str) -> Path:
+        return safe_child(self.root, f"{check_run_id(run_id)}.json")
+
+    def save(self, state: dict[str, Any]) -> Path:
+        if not isinstance(state, dict):
+            raise ValueError("run state must be a JSON object")
+        path = self.path(state.get("run_id"))
+        atomic_write_json(path, state)
+        return path
+
+    def load(self, run_id: str) -> dict[str, Any]:
+        state = _read_json_object(self.path(run_id), f"run {run_id}")
+        if state.get("run_id") != run_id:
+            raise ValueError(f"run {run_id} is corrupt: its run_id is {state.get('run_id')!r}")
+        return state
+
+    def sweep(self, run_id: str) -> list[Path]:
+        """Remove this run's orphan temp files; call it holding the run's lock."""
+        return sweep_temp_files(self.root, target=self.path(run_id).name)
+
+    def recent_with_errors(
+        self, limit: int | None = None, *, where: Callable[[dict[str, Any]], bool] | None = None
+    ) -> tuple[list[dict[str, Any]], list[StoreReadError]]:
+        """Every run on disk, newest first (updated_at, else mtime), and the unreadable ones."""
+        try:
+            entries = list(os.scandir(self.root))
+        except FileNotFoundError:
+            return [], []
+        found: list[tuple[float, str, dict[str, Any]]] = []
+        errors: list[StoreReadError] = []
+        for entry in entries:
+            if not entry.name.endswith(".json") or entry.name.startswith("."):
+                continue
+            run_id = entry.name[: -len(".json")]
+            try:
+                check_run_id(run_id)
+                mtime = entry.stat().st_mtime
+                state = self.load(run_id)
+            except FileNotFoundError:
+                continue  # deleted between listing and reading
+            except (ValueError, OSError) as exc:
+                errors.append(StoreReadError(Path(entry.path), str(exc)))
+                continue
+            if where is not None and not where(state):
+                continue
+            found.append((_timestamp(state, mtime), run_id, state))
+        found.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        states = [state for _, _, state in found]
+        return (states if limit is None else states[:limit]), errors
+
+    def recent(
+        self, limit: int | None = None, *, where: Callable[[dict[str, Any]], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        """Like recent_with_errors, logging a warning per unreadable file instead."""
+        states, errors = self.recent_with_errors(limit, where=where)
+        for error in errors:
+            log.warning("skipping unreadable run file %s: %s", error.path, error.message)
+        return states
