@@ -18,9 +18,15 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/python examples/demo.py
 
-test: test-python
+test: test-python test-vscode
 
-test-python: $(STAMP)
+# Debian packages the tests drive as real clients (Neovim). Installed once, as root.
+DEB_STAMP := $(VENV)/.debian-installed
+$(DEB_STAMP): $(STAMP)
+	command -v nvim >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim; }
+	touch $(DEB_STAMP)
+
+test-python: $(STAMP) $(DEB_STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
@@ -28,3 +34,42 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+BENCH_STAMP := $(VENV)/.bench-installed
+PEER_STAMP := bench/peer/node_modules/.package-lock.json
+
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+$(PEER_STAMP): bench/peer/package-lock.json
+	cd bench/peer && npm ci --no-audit --no-fund
+
+bench: $(BENCH_STAMP) $(PEER_STAMP)
+	$(PY) -m bench
+
+bench-smoke: $(BENCH_STAMP) $(PEER_STAMP)
+	$(PY) -m bench --smoke
+
+soak: $(STAMP) ; HWF_SOAK=1 $(PY) -m pytest -q -p no:cacheprovider tests/reliability  # reliability soak: long variants (see docs/reliability.md)
+
+# The VS Code extension: `make vsix` bundles and packages it (vscode-extension/hermes-workflow.vsix);
+# `make test-vscode` runs its unit tests, then installs the .vsix into real VS Code (code-server,
+# installed once into ~/.cache/code-server-e2e with Debian's Chromium) and drives it headless.
+EXT := vscode-extension
+EXT_NPM := $(EXT)/node_modules/.package-lock.json
+E2E_NPM := $(EXT)/e2e/node_modules/.package-lock.json
+
+$(EXT_NPM): $(EXT)/package-lock.json
+	cd $(EXT) && npm ci --no-audit --no-fund
+
+$(E2E_NPM): $(EXT)/e2e/package-lock.json
+	cd $(EXT)/e2e && npm ci --no-audit --no-fund
+
+vsix: $(EXT_NPM)
+	cd $(EXT) && npm run --silent package
+
+test-vscode: $(STAMP) vsix $(E2E_NPM)
+	cd $(EXT) && npm run --silent test:unit
+	bash $(EXT)/e2e/install-code-server.sh
+	node $(EXT)/e2e/run.js

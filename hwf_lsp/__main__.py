@@ -1,0 +1,7 @@
+"""`python -m hwf_lsp`: the language server (same as `hwf-lsp`)."""
+
+from __future__ import annotations
+
+from hwf_lsp.server.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,175 @@
+"""Hover: what a kind or field means (from the vocabulary) and what a node is and did.
+
+A node reference (its id, an `after` entry, `out.<id>` in a condition) shows the
+node's kind, title, the first line of its prompt (or question, expression,
+text) and, from the newest run on disk, its status and a preview of its output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..workflow.conditions import NAME_PATTERN, resolve_path
+from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
+from .context import KEY, VALUE, cursor_context
+from .design import Design, NodeInfo, design_of
+from .jsontree import ParsedDocument, source_offset
+from .navigation import occurrence_at
+from .runs_index import DONE, FAILED, SKIPPED, WAITING, RunInfo
+
+PREVIEW_CHARS = 400
+STATUS_LABELS = {DONE: "✓ done", FAILED: "✗ failed", WAITING: "⏸ waiting",
+                 SKIPPED: "⤼ skipped"}
+FIELD_RULES = {
+    "id": "identity", "type": "known-kind", "after": "edges", "prompt": "required-payload",
+    "question": "required-payload", "expression": "condition", "retries": "retries",
+    "timeout_minutes": "deadline", "on_timeout": "deadline", "deliver": "delivery",
+    "target": "delivery", "color": "note-color",
+}
+_EXPR_PATH = re.compile(r"\s*out\.(" + NAME_PATTERN + r")((?:\." + NAME_PATTERN + r")*)")
+
+
+@dataclass(frozen=True, slots=True)
+class HoverResult:
+    markdown: str
+    start: int
+    end: int
+
+
+def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None) -> HoverResult | None:
+    design = design_of(doc)
+    occ = occurrence_at(doc, offset, design)
+    if occ is not None:
+        info = design.by_id.get(occ.node_id)
+        text = node_markdown(info, run) if info else f"No node has the id `{occ.node_id}`."
+        return HoverResult(text, occ.start, occ.end)
+    ctx = cursor_context(doc, offset)
+    if not ctx.in_design_node or ctx.member is None:
+        return _top_level(ctx)
+    info = design.infos[ctx.node_index]
+    member = ctx.member
+    if ctx.role == KEY and member.key_start <= offset <= member.key_end:
+        return _field_hover(info, member.key, member.key_start, member.key_end)
+    if ctx.role != VALUE or member.value is None:
+        return None
+    value = member.value
+    if member.key == "type" and isinstance(value.value, str) and value.value in KINDS:
+        return HoverResult(kind_markdown(value.value), value.start, value.end)
+    if member.key == "expression" and value.kind == "string":
+        found = _expression_path(doc, design, value, offset, run)
+        if found is not None:
+            return found
+    return _field_hover(info, member.key, value.start, value.end)
+
+
+def _top_level(ctx: Any) -> HoverResult | None:
+    member = ctx.member
+    if ctx.path != () or member is None or ctx.role != KEY:
+        return None
+    docs = {"name": "**name** — the design's name (`^[a-z0-9][a-z0-9_.-]{0,63}$`); runs of the "
+                    "design are found by it.",
+            "nodes": f"**nodes** — the design's nodes. Rule `graph-shape`: {RULES['graph-shape']}."}
+    if member.key in docs:
+        return HoverResult(docs[member.key], member.key_start, member.key_end)
+    return None
+
+
+def kind_markdown(kind: str) -> str:
+    return f"**{kind}** (node kind)\n\n{KIND_DOCS[kind]}"
+
+
+def field_markdown(field: Field, kind: str | None) -> str:
+    head = f"**{field.name}** · {kind + ' ' if kind else ''}field · {field.type}"
+    lines = [head, "", field.doc]
+    facts = []
+    if field.required:
+        facts.append("required")
+    if field.minimum is not None and field.maximum is not None:
+        facts.append(f"allowed: {field.minimum}–{field.maximum}")
+    if field.enum:
+        facts.append("allowed: " + ", ".join(json.dumps(v) for v in field.enum))
+    if field.default is not None:
+        facts.append(f"default: `{json.dumps(field.default)}`")
+    if facts:
+        lines += ["", " · ".join(facts)]
+    rule = FIELD_RULES.get(field.name)
+    if rule:
+        lines += ["", f"Rule `{rule}`: {RULES[rule]}"]
+    return "\n".join(lines)
+
+
+def _field_hover(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | None:
+    kind = info.kind if info.kind in KINDS else None
+    field = field_named(kind, key) if kind else None
+    if field is None:
+        field = next((f for k in KINDS if (f := field_named(k, key)) is not None), None)
+        if field is None:
+            return HoverResult(f"**{key}** — {EDITOR_RULES['unknown-field']}.", start, end)
+        return HoverResult(field_markdown(field, None) + (
+            f"\n\n`{key}` is not a field of {kind} nodes." if kind else ""), start, end)
+    return HoverResult(field_markdown(field, kind), start, end)
+
+
+def _preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=1)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def first_line(info: NodeInfo) -> str | None:
+    for key in ("prompt", "question", "expression", "text"):
+        value = info.data.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip().splitlines()[0][:200]
+    return None
+
+
+def node_markdown(info: NodeInfo, run: RunInfo | None) -> str:
+    head = f"**{info.id}** · {info.kind or 'no kind'}"
+    if info.title:
+        head += f" — {info.title}"
+    lines = [head]
+    line = first_line(info)
+    if line:
+        lines += ["", f"> {line}"]
+    if run is not None and info.id is not None:
+        status = run.node_status(info.id)
+        label = STATUS_LABELS.get(status, "not run") if status else "not run yet"
+        lines += ["", f"Newest run `{run.run_id}` ({run.status}): {label}"]
+        if info.id in run.outputs:
+            lines += ["", "```json", _preview(run.outputs[info.id]), "```"]
+    return "\n".join(lines)
+
+
+def _expression_path(doc: ParsedDocument, design: Design, value: Any, offset: int,
+                     run: RunInfo | None) -> HoverResult | None:
+    """Hover on a path segment of `out.<node>.<path>`: that value in the newest run."""
+    match = _EXPR_PATH.match(value.value)
+    if not match or not match.group(2):
+        return None
+    base = match.start(2)
+    segments = match.group(2)[1:].split(".")
+    pos = base + 1
+    for index, segment in enumerate(segments):
+        start = source_offset(doc.text, value, pos)
+        end = source_offset(doc.text, value, pos + len(segment))
+        if start <= offset <= end:
+            path = [int(s) if re.fullmatch(r"0|[1-9][0-9]*", s) else s
+                    for s in segments[: index + 1]]
+            where = f"out.{match.group(1)}." + ".".join(segments[: index + 1])
+            if run is None or match.group(1) not in run.outputs:
+                return HoverResult(f"`{where}` — no run of this design has an output for "
+                                   f"`{match.group(1)}` yet.", start, end)
+            found, got = resolve_path(run.outputs[match.group(1)], path)
+            if not found:
+                return HoverResult(f"`{where}` — not in the newest run's output "
+                                   f"(run `{run.run_id}`).", start, end)
+            return HoverResult(f"`{where}` in run `{run.run_id}`:\n\n```json\n"
+                               f"{_preview(got)}\n```", start, end)
+        pos += len(segment) + 1
+    return None

@@ -1,0 +1,946 @@
+"""A tolerant JSON parser that keeps positions: parsing never fails.
+
+The editor needs a tree for text that is being typed: an unterminated string, a
+missing comma, a trailing comma, an unclosed object at the end.  `parse` returns
+a tree for any string plus a list of `SyntaxIssue`s, and never raises or
+recurses (an explicit stack; 10^6 nested arrays are fine).
+
+Speed: this runs on every keystroke on documents up to megabytes.  Valid JSON
+(the common case) is first decoded by `json.loads` in C; the positioned tree is
+then built only when someone asks for it (`doc.root`).  The tree builder
+tokenises with one compiled regex and decodes strings with the C
+`scanstring`, so a long prompt is one C call, never a per-character Python loop.
+
+Offsets are Python string indices (code points); see positions.py for lines.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from json.decoder import scanstring as _scanstring
+from json.scanner import make_scanner
+from typing import Any
+
+__all__ = [
+    "JsonNode",
+    "Member",
+    "SyntaxIssue",
+    "ParsedDocument",
+    "parse",
+    "source_offset",
+    "contains",
+]
+
+BOM = "\ufeff"
+
+
+class JsonNode:
+    """One JSON value in the text.
+
+    Attributes: kind ('object' | 'array' | 'string' | 'number' | 'true' | 'false' |
+    'null' | 'invalid'); start (offset of the first character); end (one past the
+    last; for an unclosed string/container: where recovery ended); value (scalars:
+    the decoded Python value; a number too large to convert is None); members
+    (objects: Members in source order, duplicates kept); items (arrays); parent;
+    closed (False for an unterminated string or a container without its closer);
+    member (the Member whose value this node is; None for items and the root).
+
+    In a valid document the children of a container are found on first access of
+    `members`/`items` (one level at a time, skipping nested values in C), so a
+    finding deep in a 1 MB design does not pay for building the whole tree.
+    """
+
+    __slots__ = ("kind", "start", "end", "value", "_members", "_items", "parent", "closed",
+                 "member", "_source", "_py")
+
+    def __init__(self, kind: str, start: int, end: int, value: Any = None,
+                 members: list[Member] | None = None, items: list[JsonNode] | None = None,
+                 parent: JsonNode | None = None, closed: bool = True,
+                 member: Member | None = None) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.value = value
+        self._members = members
+        self._items = items
+        self.parent = parent
+        self.closed = closed
+        self.member = member
+        self._source: str | None = None
+        """The document text while this (valid) container's children are not built yet."""
+        self._py: Any = None
+        """Its decoded value while not built, when that mirrors the text (see _lazy_value)."""
+
+    @property
+    def members(self) -> list[Member] | None:
+        if self._source is not None:
+            _expand(self)
+        return self._members
+
+    @members.setter
+    def members(self, value: list[Member] | None) -> None:
+        self._members = value
+
+    @property
+    def items(self) -> list[JsonNode] | None:
+        if self._source is not None:
+            _expand(self)
+        return self._items
+
+    @items.setter
+    def items(self, value: list[JsonNode] | None) -> None:
+        self._items = value
+
+    def __repr__(self) -> str:
+        return f"JsonNode({self.kind}, {self.start}, {self.end})"
+
+
+@dataclass(slots=True, eq=False)
+class Member:
+    key: str
+    key_start: int
+    """Offset of the key's opening quote."""
+    key_end: int
+    """One past the key's closing quote (or where an unterminated key ended)."""
+    value: JsonNode | None
+    """None when the value is missing (`"key": ` then `,` or `}`)."""
+    colon: int | None
+    """Offset of the ':' or None when it is missing."""
+    parent: JsonNode | None = None
+
+    @property
+    def start(self) -> int:
+        return self.key_start
+
+    @property
+    def end(self) -> int:
+        """End of the value, else of the colon, else of the key."""
+        if self.value is not None:
+            return self.value.end
+        if self.colon is not None:
+            return self.colon + 1
+        return self.key_end
+
+    def __repr__(self) -> str:
+        return f"Member({self.key!r}, {self.key_start}, {self.end})"
+
+
+@dataclass(slots=True)
+class SyntaxIssue:
+    msg: str
+    start: int
+    end: int
+
+
+# --- tokens ----------------------------------------------------------------
+
+_WS = " \t\n\r"
+_PUNCT = "{}[]:,"
+_WORD = re.compile(r'[^ \t\n\r{}\[\]:,"]+')
+"""A bare word: anything up to whitespace, punctuation or a quote."""
+_SKIP_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_STRING_BODY = re.compile(r'[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*\\?')
+"""The rest of a string up to its closing quote or the end of its line (recovery)."""
+_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(.?))', re.S)
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
+                   "r": "\r", "t": "\t"}
+_CONTROL = re.compile(r"[\x00-\x1f]")
+_LITERALS = {"true": True, "false": False, "null": None}
+_NOT_JSON_NUMBERS = {"NaN", "Infinity", "-Infinity", "+Infinity"}
+
+
+def _number_value(word: str, match: re.Match[str]) -> int | float | None:
+    """A JSON number's value as json.loads gives it; None when it cannot be converted."""
+    try:
+        if match.group(1) is None and match.group(2) is None:
+            return int(word)
+        return float(word)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _decode_lenient(raw: str, base: int, issues: list[SyntaxIssue]) -> str:
+    """Decode a string body that `scanstring` rejected, noting each problem."""
+    for bad in _CONTROL.finditer(raw):
+        issues.append(SyntaxIssue("Invalid control character in string (escape it)",
+                                  base + bad.start(), base + bad.end()))
+    if "\\" not in raw:
+        return raw
+    out: list[str] = []
+    pos = 0
+    pending_high: int | None = None  # index in `out` of a \uD8xx awaiting its pair
+    for esc in _ESCAPE.finditer(raw):
+        if esc.start() > pos:
+            out.append(raw[pos : esc.start()])
+            pending_high = None
+        pos = esc.end()
+        hex_digits, simple, other = esc.groups()
+        if hex_digits is not None:
+            code = int(hex_digits, 16)
+            if pending_high is not None and 0xDC00 <= code <= 0xDFFF:
+                high = ord(out[pending_high])
+                out[pending_high] = chr(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
+                pending_high = None
+                continue
+            out.append(chr(code))
+            pending_high = len(out) - 1 if 0xD800 <= code <= 0xDBFF else None
+            continue
+        pending_high = None
+        if simple is not None:
+            out.append(_SIMPLE_ESCAPES[simple])
+        else:
+            issues.append(SyntaxIssue("Invalid escape sequence in string",
+                                      base + esc.start(), base + esc.end()))
+            out.append(other or "")
+    out.append(raw[pos:])
+    return "".join(out)
+
+
+# --- the parser ------------------------------------------------------------
+
+# Frame states.  Objects: expecting a key or '}' (first), a key after ',', a colon,
+# a value, or ',' / '}'.  Arrays: a value or ']' (first), a value after ',', ',' / ']'.
+_O_FIRST, _O_KEY, _O_COLON, _O_VALUE, _O_NEXT = range(5)
+_A_FIRST, _A_VALUE, _A_NEXT = range(5, 8)
+_CLOSER = {"object": "}", "array": "]"}
+
+
+class _Frame:
+    __slots__ = ("node", "state", "member", "detached", "py", "comma")
+
+    def __init__(self, node: JsonNode, state: int, py: Any) -> None:
+        self.node = node
+        self.state = state
+        self.member: Member | None = None
+        self.detached = False
+        """The current member is a bare-word key kept out of `members`."""
+        self.py = py
+        self.comma = -1
+        """Offset of this container's last ',' (for a trailing-comma issue)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class _DuplicateWatch:
+    """object_pairs_hook for json.loads: builds dicts as json.loads does, notes duplicates."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            self.seen = True
+        return result
+
+
+class _StrictDecoder(json.JSONDecoder):
+    """Decodes exactly what the builder accepts: no NaN/Infinity, duplicates watched."""
+
+    def __init__(self, watch: _DuplicateWatch) -> None:
+        super().__init__(parse_constant=_reject_constant, object_pairs_hook=watch)
+
+
+_SCAN_DEPTH = 64
+"""Try the C scanner on containers at most this deep (its recursion is limited)."""
+
+
+class _Builder:
+    """One pass over the text: tokens -> tree (+ Python value when asked)."""
+
+    def __init__(self, text: str, with_values: bool) -> None:
+        self.text = text
+        self.with_values = with_values
+        self.issues: list[SyntaxIssue] = []
+        self.root: JsonNode | None = None
+        self.root_value: Any = None
+        self.valid_value: Any = None
+        self.duplicates = False
+        """Whether some object repeats a key (lets duplicate_keys skip its walk)."""
+        self.watch = _DuplicateWatch()
+        self.scan = make_scanner(_StrictDecoder(self.watch))
+
+    def issue(self, msg: str, start: int, end: int) -> None:
+        """Record a problem, once per range: one bad token gets one message."""
+        issues = self.issues
+        if issues and issues[-1].start == start and issues[-1].end == end:
+            return
+        issues.append(SyntaxIssue(msg, start, end))
+
+    # scalars ---------------------------------------------------------------
+
+    def string(self, quote: int) -> tuple[str, int, bool]:
+        """(decoded value, end, closed) of the string starting at `quote`.
+
+        A string without its closing quote ends at the end of its line: while
+        typing, the rest of the line is what the user means to be in it.
+        """
+        text = self.text
+        try:
+            value, end = _scanstring(text, quote + 1, True)
+            return value, end, True
+        except ValueError:
+            pass
+        body = _STRING_BODY.match(text, quote + 1)
+        stop = body.end()
+        closed = stop < len(text) and text[stop] == '"'
+        value = _decode_lenient(text[quote + 1 : stop], quote + 1, self.issues)
+        if closed:
+            return value, stop + 1, True
+        self.issue("Unterminated string", quote, stop)
+        return value, stop, False
+
+    def word(self, word: str, start: int, end: int) -> tuple[JsonNode, str | None]:
+        """A bare word as a value node, and what is wrong with it (reported once placed)."""
+        if word in _LITERALS:
+            return JsonNode(word, start, end, _LITERALS[word]), None
+        match = _NUMBER.fullmatch(word)
+        if match is not None:
+            return JsonNode("number", start, end, _number_value(word, match)), None
+        if word in _NOT_JSON_NUMBERS:
+            return JsonNode("invalid", start, end), f"{word} is not a valid JSON number"
+        shown = word if len(word) <= 30 else word[:30] + "…"
+        return JsonNode("invalid", start, end), f"Unexpected '{shown}': expected a JSON value"
+
+    def valid_container(self, start: int) -> JsonNode | None:
+        """A container at `start` that is valid JSON as a whole, scanned in C; else None.
+
+        Most of a document being typed is valid: only the containers around the
+        error go token by token, everything else costs one C call.
+        """
+        watch = self.watch
+        watch.seen = False
+        try:
+            value, end = self.scan(self.text, start)
+        except (ValueError, RecursionError, StopIteration):
+            return None
+        if watch.seen:
+            self.duplicates = True
+        self.valid_value = value if self.with_values else None
+        return _lazy_value(self.text, start, None, end, None if watch.seen else value)
+
+    # the loop ----------------------------------------------------------------
+
+    def run(self) -> None:  # noqa: C901 - one state machine reads best as one loop
+        text = self.text
+        n = len(text)
+        with_values = self.with_values
+        skip_ws = _SKIP_WS.match
+        word_at = _WORD.match
+        pos = 1 if text.startswith(BOM) else 0
+        stack: list[_Frame] = []
+        open_count = {"object": 0, "array": 0}
+        top: _Frame | None = None
+        done = False  # the root value is complete
+        last_end = pos
+        while pos < n:
+            punct = text[pos]
+            if punct in _WS:
+                pos = skip_ws(text, pos).end()
+                if pos >= n:
+                    break
+                punct = text[pos]
+            start = pos
+            bad_word = None
+            if punct == '"':
+                node = None
+                string_value, pos, string_closed = self.string(start)
+            elif punct in _PUNCT:
+                node = None
+                pos += 1
+                # The root is skipped: json.loads has just rejected the whole text.
+                if (punct == "{" or punct == "[") and 0 < len(stack) < _SCAN_DEPTH:
+                    node = self.valid_container(start)
+                    if node is not None:
+                        pos = node.end
+            else:
+                pos = word_at(text, pos).end()
+                node, bad_word = self.word(text[start:pos], start, pos)
+                punct = ""
+            last_end = pos
+            # Issues about a token point at its first character only when it is a
+            # whole scanned container (token by token it would be just the bracket).
+            token_end = start + 1 if punct == "{" or punct == "[" else pos
+            # a value token (scalar, '{' or '[')?
+            is_value = node is not None or punct in '{["'
+            if top is None:
+                if done:
+                    self.issue("End of file expected", start, pos)
+                    break
+                if not is_value:
+                    self.issue(f"Unexpected '{punct}': expected a JSON value", start, pos)
+                    continue
+                placement = "root"
+            else:
+                state = top.state
+                placement = ""
+                if state >= _A_FIRST:  # array
+                    if is_value:
+                        if state == _A_NEXT:
+                            self.issue("Expected ',' or ']' after an item", start, token_end)
+                        placement = "item"
+                    elif punct == ",":
+                        if state != _A_NEXT:
+                            self.issue("Expected a value before ','", start, pos)
+                        top.comma = start
+                        top.state = _A_VALUE
+                        continue
+                    elif punct == "]":
+                        if state == _A_VALUE:
+                            self.issue("Trailing comma", top.comma, top.comma + 1)
+                        top = self._close(stack, open_count, pos)
+                        continue
+                    elif punct == "}":
+                        if open_count["object"]:
+                            top = self._close_mismatched(stack, open_count, "object", start, pos)
+                        else:
+                            self.issue("Unexpected '}'", start, pos)
+                        continue
+                    else:  # ':'
+                        self.issue("Unexpected ':' in an array", start, pos)
+                        continue
+                else:  # object
+                    if punct == '"' and state in (_O_NEXT, _O_COLON, _O_VALUE):
+                        # A string followed by ':' is a new key, whatever came before.
+                        after = _SKIP_WS.match(text, pos).end()
+                        if after < n and text[after] == ":":
+                            if state == _O_NEXT:
+                                self.issue("Expected ',' or '}' after a member", start, pos)
+                            elif state == _O_COLON:
+                                self.issue("Expected ':' after the property name",
+                                           top.member.key_start, top.member.key_end)
+                            else:
+                                colon = top.member.colon
+                                self.issue("Expected a value", colon, colon + 1)
+                            state = top.state = _O_KEY
+                    if state in (_O_FIRST, _O_KEY):
+                        if punct == '"':
+                            member = Member(string_value, start, pos, None, None,
+                                            top.node)
+                            top.node._members.append(member)
+                            top.member = member
+                            top.detached = False
+                            top.state = _O_COLON
+                            continue
+                        if punct == "}":
+                            if state == _O_KEY:
+                                self.issue("Trailing comma", top.comma, top.comma + 1)
+                            top = self._close(stack, open_count, pos)
+                            continue
+                        if punct == "{" or punct == "[":
+                            self.issue("Expected a property name in double quotes",
+                                       start, token_end)
+                            placement = "detached"
+                        elif node is not None:  # a bare word where a key belongs
+                            self.issue("Expected a property name in double quotes",
+                                       start, pos)
+                            top.member = Member(text[start:pos], start, pos, None, None,
+                                                top.node)
+                            top.detached = True  # kept out of members and the value
+                            top.state = _O_COLON
+                            continue
+                        elif punct == "]":
+                            if open_count["array"]:
+                                top = self._close_mismatched(stack, open_count, "array",
+                                                             start, pos)
+                            else:
+                                self.issue("Unexpected ']'", start, pos)
+                            continue
+                        else:
+                            self.issue(f"Unexpected '{punct}': expected a property name",
+                                       start, pos)
+                            continue
+                    elif state == _O_COLON:
+                        if punct == ":":
+                            top.member.colon = start
+                            top.state = _O_VALUE
+                            continue
+                        if is_value:
+                            self.issue("Expected ':' after the property name",
+                                       top.member.key_start, top.member.key_end)
+                            placement = "value"
+                        elif punct == ",":
+                            self.issue("Expected ':' after the property name",
+                                       top.member.key_start, top.member.key_end)
+                            top.comma = start
+                            top.state = _O_KEY
+                            continue
+                        elif punct == "}":
+                            self.issue("Expected ':' after the property name",
+                                       top.member.key_start, top.member.key_end)
+                            top = self._close(stack, open_count, pos)
+                            continue
+                        else:
+                            top = self._unexpected_in_object(stack, open_count, punct,
+                                                             start, pos)
+                            continue
+                    elif state == _O_VALUE:
+                        if is_value:
+                            placement = "value"
+                        elif punct == ",":
+                            self.issue("Expected a value", start, pos)
+                            top.comma = start
+                            top.state = _O_KEY
+                            continue
+                        elif punct == "}":
+                            self.issue("Expected a value", start, pos)
+                            top = self._close(stack, open_count, pos)
+                            continue
+                        else:
+                            top = self._unexpected_in_object(stack, open_count, punct,
+                                                             start, pos)
+                            continue
+                    else:  # _O_NEXT
+                        if punct == ",":
+                            top.comma = start
+                            top.state = _O_KEY
+                            continue
+                        if punct == "}":
+                            top = self._close(stack, open_count, pos)
+                            continue
+                        if is_value:
+                            self.issue("Expected ',' or '}' after a member", start, token_end)
+                            placement = "detached"
+                        else:
+                            top = self._unexpected_in_object(stack, open_count, punct,
+                                                             start, pos)
+                            continue
+            # place a value ------------------------------------------------------
+            if bad_word is not None:
+                self.issue(bad_word, start, pos)
+            if punct == '"':
+                node = JsonNode("string", start, pos, string_value, None, None, None,
+                                string_closed)
+                frame = None
+                py = string_value
+            elif node is not None and node._source is not None:  # a valid container
+                frame = None
+                py = self.valid_value
+            elif node is None:  # '{' or '['
+                if punct == "{":
+                    node = JsonNode("object", start, pos, None, [])
+                    py: Any = {} if with_values else None
+                    frame = _Frame(node, _O_FIRST, py)
+                else:
+                    node = JsonNode("array", start, pos, None, None, [])
+                    py = [] if with_values else None
+                    frame = _Frame(node, _A_FIRST, py)
+            else:
+                frame = None
+                py = node.value
+            if placement == "item":
+                parent = node.parent = top.node
+                parent._items.append(node)
+                if with_values:
+                    top.py.append(py)
+                top.state = _A_NEXT
+            elif placement == "value":
+                node.parent = top.node
+                member = top.member
+                member.value = node
+                node.member = member
+                if with_values and not top.detached:
+                    top.py[member.key] = py
+                top.state = _O_NEXT
+            elif placement == "root":
+                self.root = node
+                self.root_value = py
+                done = True
+            else:  # "detached": parsed for balance, kept out of the tree's members/items
+                node.parent = top.node
+            if frame is not None:
+                open_count[node.kind] += 1
+                stack.append(frame)
+                top = frame
+        self._finish(stack, last_end)
+
+
+    def _close(self, stack: list[_Frame], open_count: dict[str, int], end: int) -> _Frame | None:
+        frame = stack.pop()
+        frame.node.end = end
+        open_count[frame.node.kind] -= 1
+        self._note_duplicates(frame.node)
+        return stack[-1] if stack else None
+
+    def _note_duplicates(self, node: JsonNode) -> None:
+        members = node._members
+        if not self.duplicates and members and len(members) > 1:
+            if len({m.key for m in members}) != len(members):
+                self.duplicates = True
+
+    def _close_mismatched(self, stack: list[_Frame], open_count: dict[str, int], kind: str,
+                          start: int, end: int) -> _Frame | None:
+        """A closer for an outer container: the inner ones were never closed."""
+        inner = stack[-1].node
+        self.issue(f"Expected '{_CLOSER[inner.kind]}' before '{_CLOSER[kind]}'", start, end)
+        while stack[-1].node.kind != kind:
+            frame = stack.pop()
+            frame.node.end = start
+            frame.node.closed = False
+            open_count[frame.node.kind] -= 1
+            self._note_duplicates(frame.node)
+        return self._close(stack, open_count, end)
+
+    def _unexpected_in_object(self, stack: list[_Frame], open_count: dict[str, int],
+                              punct: str, start: int, end: int) -> _Frame | None:
+        if punct == "]" and open_count["array"]:
+            return self._close_mismatched(stack, open_count, "array", start, end)
+        self.issue(f"Unexpected '{punct}'", start, end)
+        return stack[-1]
+
+    def _finish(self, stack: list[_Frame], last_end: int) -> None:
+        n = len(self.text)
+        if self.root is None:
+            self.issue("Expected a JSON value", last_end if last_end < n else n, n)
+            return
+        if not stack:
+            return
+        top = stack[-1]
+        if top.state == _O_COLON:
+            self.issue("Expected ':' after the property name",
+                       top.member.key_start, top.member.key_end)
+        elif top.state == _O_VALUE:
+            self.issue("Expected a value", last_end, last_end)
+        self.issue(f"Expected '{_CLOSER[top.node.kind]}' before the end of the text",
+                   last_end, last_end)
+        for frame in stack:
+            frame.node.end = n
+            frame.node.closed = False
+            self._note_duplicates(frame.node)
+
+
+# --- lazy tree for valid JSON -------------------------------------------------
+
+_SCAN_ONCE = make_scanner(json.JSONDecoder())
+"""C scanner: (value, end) of the JSON value at an offset; used to skip nested values."""
+_SCALAR_KIND = {"\"": "string", "t": "true", "f": "false", "n": "null"}
+
+
+def _lazy_value(text: str, pos: int, parent: JsonNode | None, end: int = -1,
+                py: Any = None) -> JsonNode:
+    """The node for the (valid) value at `pos`; a container's children come later.
+
+    `end`, when known (the last child of a container ends where its parent's
+    closer does), saves scanning the value.  `py` is the container's decoded
+    value when it is known to mirror the text (no duplicate keys): its length
+    tells which child is the last one.
+    """
+    first = text[pos]
+    if first == "{" or first == "[":
+        if end < 0:
+            end = _SCAN_ONCE(text, pos)[1]
+        node = JsonNode("object" if first == "{" else "array", pos, end, parent=parent)
+        node._source = text
+        node._py = py if isinstance(py, dict | list) else None
+        return node
+    value, end = _SCAN_ONCE(text, pos)
+    return JsonNode(_SCALAR_KIND.get(first, "number"), pos, end, value, parent=parent)
+
+
+def _end_before_space(text: str, pos: int) -> int:
+    """Offset just past the last non-whitespace character before `pos`."""
+    while pos > 0 and text[pos - 1] in _WS:
+        pos -= 1
+    return pos
+
+
+def _expand(node: JsonNode) -> None:
+    """Build one level of children of a container from text known to be valid JSON."""
+    text = node._source
+    py = node._py
+    if text is None:
+        return  # another thread expanded it meanwhile
+    skip = _SKIP_WS.match
+    pos = skip(text, node.start + 1).end()
+    last = len(py) - 1 if py is not None else -1
+    last_end = _end_before_space(text, node.end - 1) if py is not None else -1
+    index = 0
+    if node.kind == "array":
+        items: list[JsonNode] = []
+        if text[pos] != "]":
+            while True:
+                item = _lazy_value(text, pos, node, last_end if index == last else -1,
+                                   py[index] if py is not None else None)
+                items.append(item)
+                pos = skip(text, item.end).end()
+                if text[pos] != ",":
+                    break
+                pos = skip(text, pos + 1).end()
+                index += 1
+        node._items = items
+        node._source = node._py = None  # last: a reader in another thread never sees a gap
+        return
+    members: list[Member] = []
+    if text[pos] != "}":
+        while True:
+            key, key_end = _scanstring(text, pos + 1, True)
+            colon = skip(text, key_end).end()
+            value = _lazy_value(text, skip(text, colon + 1).end(), node,
+                                last_end if index == last else -1,
+                                py[key] if py is not None else None)
+            member = Member(key, pos, key_end, value, colon, node)
+            value.member = member
+            members.append(member)
+            pos = skip(text, value.end).end()
+            if text[pos] != ",":
+                break
+            pos = skip(text, pos + 1).end()
+            index += 1
+    node._members = members
+    node._source = node._py = None
+
+
+# --- the document ----------------------------------------------------------
+
+_UNSET: Any = object()
+
+
+class ParsedDocument:
+    """The text, its tree (built on first use for valid JSON) and its syntax issues."""
+
+    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._root: JsonNode | None = _UNSET
+        self._errors: list[SyntaxIssue] | None = None
+        self._value: Any = _UNSET
+        self._has_duplicates: bool | None = None
+
+    # --- lazily built state ---
+
+    def _build(self, with_values: bool) -> None:
+        builder = _Builder(self.text, with_values)
+        # Millions of new objects would trigger full collections over and over
+        # (quadratic on deep documents); collect once afterwards instead.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            builder.run()
+        finally:
+            if collecting:
+                gc.enable()
+        self._root = builder.root
+        self._errors = builder.issues
+        self._has_duplicates = builder.duplicates
+        if with_values:
+            self._value = builder.root_value
+
+    @property
+    def root(self) -> JsonNode | None:
+        """The tree's root value; None when the text holds no value at all."""
+        if self._root is _UNSET:
+            self._build(with_values=self._value is _UNSET)
+        return self._root
+
+    @property
+    def errors(self) -> list[SyntaxIssue]:
+        """Syntax issues in source order of discovery (empty for valid JSON)."""
+        if self._errors is None:
+            self._build(with_values=self._value is _UNSET)
+        return self._errors
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.errors
+
+    def to_python(self) -> Any:
+        """The recovered value: duplicate keys keep the last; invalid tokens and
+        numbers too large to convert are None; members without a value are dropped."""
+        if self._value is _UNSET:
+            self._build(with_values=True)
+        return self._value
+
+    # --- queries ---
+
+    def node_at_path(self, path: tuple[str | int, ...] | list[str | int]) -> JsonNode | None:
+        """The value at `path` (keys: the member that counts, i.e. the last one)."""
+        node = self.root
+        for step in path:
+            if node is None:
+                return None
+            if isinstance(step, str):
+                member = _last_member(node, step)
+                node = member.value if member is not None else None
+            else:
+                items = node.items
+                if items is None or not 0 <= step < len(items):
+                    return None
+                node = items[step]
+        return node
+
+    def member_at_path(self, path: tuple[str | int, ...] | list[str | int]) -> Member | None:
+        """The member at `path`, e.g. ("nodes", 3, "retries"); the last one with that key."""
+        if not path or not isinstance(path[-1], str):
+            return None
+        owner = self.node_at_path(tuple(path[:-1]))
+        return _last_member(owner, path[-1]) if owner is not None else None
+
+    def path_to_offset(self, offset: int) -> list[JsonNode | Member]:
+        """Nodes and members enclosing `offset`, outermost first, innermost last.
+
+        A closed string or container encloses the offsets strictly between its
+        delimiters; a number, literal, invalid token or unclosed element also
+        encloses its end (the cursor right after a half-typed word is "in" it).
+        A Member is listed when the offset is in its key, colon or value span.
+        """
+        chain: list[JsonNode | Member] = []
+        node = self.root
+        while node is not None and contains(node, offset):
+            chain.append(node)
+            if node.members:
+                member = _member_at(node.members, offset)
+                if member is None:
+                    break
+                chain.append(member)
+                node = member.value
+            elif node.items:
+                node = _item_at(node.items, offset)
+            else:
+                break
+        return chain
+
+    def duplicate_keys(self) -> list[Member]:
+        """Members whose key appears again later in the same object (the ones that lose)."""
+        if self._has_duplicates is False:
+            return []
+        found: list[Member] = []
+        root = self.root
+        stack = [root] if root is not None else []
+        while stack:
+            node = stack.pop()
+            if node._source is not None and node._py is not None:
+                continue  # not built yet and known to mirror a decoded value: no repeats
+            if node.members is not None:
+                last: dict[str, Member] = {}
+                for member in node.members:
+                    last[member.key] = member
+                    if member.value is not None:
+                        stack.append(member.value)
+                if len(last) != len(node.members):
+                    found.extend(m for m in node.members if last[m.key] is not m)
+            elif node.items:
+                stack.extend(node.items)
+        found.sort(key=lambda m: m.key_start)
+        return found
+
+
+def contains(node: JsonNode, offset: int) -> bool:
+    """Whether `offset` is inside `node` (see ParsedDocument.path_to_offset)."""
+    if node.closed and node.kind in ("object", "array", "string"):
+        return node.start < offset < node.end
+    return node.start <= offset <= node.end
+
+
+def _last_member(node: JsonNode, key: str) -> Member | None:
+    if node.members is None:
+        return None
+    for member in reversed(node.members):
+        if member.key == key:
+            return member
+    return None
+
+
+def _member_at(members: list[Member], offset: int) -> Member | None:
+    index = bisect_right(members, offset, key=lambda m: m.key_start) - 1
+    if index < 0:
+        return None
+    member = members[index]
+    return member if member.key_start <= offset <= member.end else None
+
+
+def _item_at(items: list[JsonNode], offset: int) -> JsonNode | None:
+    index = bisect_right(items, offset, key=lambda n: n.start) - 1
+    if index < 0:
+        return None
+    item = items[index]
+    return item if contains(item, offset) else None
+
+
+def path_of(target: JsonNode | Member) -> tuple[str | int, ...]:
+    """The path from the root to a node or member, e.g. ("nodes", 3, "after", 0)."""
+    steps: list[str | int] = []
+    node: JsonNode | None
+    if isinstance(target, Member):
+        steps.append(target.key)
+        node = target.parent
+    else:
+        node = target
+    while node is not None and node.parent is not None:
+        parent = node.parent
+        if node.member is not None:
+            steps.append(node.member.key)
+        elif parent.items is not None:
+            index = bisect_right(parent.items, node.start, key=lambda n: n.start) - 1
+            steps.append(index)
+        node = parent
+    steps.reverse()
+    return tuple(steps)
+
+
+def source_offset(text: str, node: JsonNode, index: int) -> int:
+    """Offset in `text` of character `index` of a string node's decoded value.
+
+    Escapes make decoded and source indices differ (`\\n` is 2 source characters,
+    `\\ud83d\\ude00` is 12 for one character); `index == len(value)` maps to the
+    end of the last character.  Clamped, never raising.
+    """
+    body_start = node.start + 1
+    body_end = node.end - 1 if node.closed else node.end
+    if index <= 0:
+        return body_start
+    raw = text[body_start:body_end]
+    if "\\" not in raw:
+        return body_start + min(index, len(raw))
+    decoded = 0
+    pos = 0
+    while pos < len(raw) and decoded < index:
+        if raw[pos] != "\\":
+            backslash = raw.find("\\", pos)
+            if backslash < 0:
+                backslash = len(raw)
+            take = min(backslash - pos, index - decoded)
+            pos += take
+            decoded += take
+            continue
+        esc = _ESCAPE.match(raw, pos)
+        hex_digits = esc.group(1)
+        pos = esc.end()
+        if hex_digits is not None and 0xD800 <= int(hex_digits, 16) <= 0xDBFF:
+            pair = _ESCAPE.match(raw, pos)
+            if pair is not None and pair.group(1) is not None and \
+                    0xDC00 <= int(pair.group(1), 16) <= 0xDFFF:
+                pos = pair.end()  # one decoded character for the surrogate pair
+        decoded += 1
+    return body_start + pos
+
+
+# --- entry point -------------------------------------------------------------
+
+
+def parse(text: str) -> ParsedDocument:
+    """Parse `text` (any string): never raises, never recurses."""
+    doc = ParsedDocument(text)
+    body = text[1:] if text.startswith(BOM) else text
+    watch = _DuplicateWatch()
+    try:
+        value = json.loads(body, parse_constant=_reject_constant, object_pairs_hook=watch)
+    except Exception:  # noqa: BLE001 - anything json.loads rejects goes the slow way
+        doc._build(with_values=True)
+        return doc
+    doc._value = value
+    doc._errors = []
+    doc._has_duplicates = watch.seen
+    start = _SKIP_WS.match(text, len(text) - len(body)).end()
+    end = _end_before_space(text, len(text))
+    doc._root = _lazy_value(text, start, None, end, None if watch.seen else value)
+    return doc

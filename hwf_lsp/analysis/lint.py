@@ -1,0 +1,154 @@
+"""Editor-only checks: warnings the rulebook deliberately does not make.
+
+The canvas accepts these designs, so they are warnings, never errors:
+unknown fields (likely typos), a condition reading a node that does not run
+before it, a condition path the newest run's output does not have, and
+duplicate keys (JSON keeps only the last one).  Rule codes come from
+vocabulary.EDITOR_RULES.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from ..workflow.conditions import ConditionError, parse_condition, resolve_path
+from ..workflow.graph import ancestors, usable_id
+from ..workflow.vocabulary import (
+    ALL_FIELD_NAMES,
+    CONDITION,
+    KINDS,
+    MAX_NODES,
+    NOTE,
+    TRIGGER,
+    fields_for,
+)
+from .jsontree import JsonNode, ParsedDocument
+from .locate import Finding, node_object, string_span
+
+__all__ = ["lint", "unknown_fields", "condition_warnings", "duplicate_key_warnings"]
+
+WARNING = "warning"
+_FIELD_NAMES: dict[str, frozenset[str]] = {
+    kind: frozenset(f.name for f in fields_for(kind)) for kind in KINDS
+}
+
+
+def lint(doc: ParsedDocument, value: Any = None, *, run_outputs: dict | None = None,
+         have_value: bool = False) -> list[Finding]:
+    """Every editor warning for `doc`; `value` is doc.to_python() when the caller has it."""
+    if not have_value:
+        value = doc.to_python()
+    found = duplicate_key_warnings(doc)
+    nodes = value.get("nodes") if isinstance(value, dict) else None
+    if isinstance(nodes, list):
+        found.extend(unknown_fields(doc, nodes))
+        found.extend(condition_warnings(doc, nodes, run_outputs))
+    return found
+
+
+def duplicate_key_warnings(doc: ParsedDocument) -> list[Finding]:
+    """The losing occurrences of every repeated key, in any object."""
+    return [
+        Finding("duplicate-key", WARNING,
+                f"Duplicate key '{member.key}'; only the last one counts",
+                member.key_start, member.key_end)
+        for member in doc.duplicate_keys()
+    ]
+
+
+def _suggest(name: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return f" — did you mean '{close[0]}'?" if close else ""
+
+
+def unknown_fields(doc: ParsedDocument, nodes: list) -> list[Finding]:
+    """Keys no field of the node's kind defines (all kinds' fields for an unknown kind)."""
+    found: list[Finding] = []
+    for index, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            continue
+        kind = node.get("type")
+        known_kind = isinstance(kind, str) and kind in KINDS
+        names = _FIELD_NAMES[kind] if known_kind else ALL_FIELD_NAMES
+        if node.keys() <= names:
+            continue  # the common case, decided in C
+        strangers = [key for key in node if key not in names]
+        obj = node_object(doc, index)
+        if obj is None or obj.members is None:
+            continue
+        where = f"{kind} node" if known_kind else "node"
+        ident = usable_id(node)
+        candidates = sorted(names)
+        stranger_set = set(strangers)
+        for member in obj.members:
+            if member.key in stranger_set:
+                found.append(Finding(
+                    "unknown-field", WARNING,
+                    f"Unknown field '{member.key}' on {where}{_suggest(member.key, candidates)}",
+                    member.key_start, member.key_end, ident, member.key, index,
+                ))
+    return found
+
+
+def _expression_node(obj: JsonNode | None) -> JsonNode | None:
+    if obj is None or obj.members is None:
+        return None
+    for member in reversed(obj.members):
+        if member.key == "expression":
+            value = member.value
+            return value if value is not None and value.kind == "string" else None
+    return None
+
+
+def condition_warnings(doc: ParsedDocument, nodes: list,
+                       run_outputs: dict | None = None) -> list[Finding]:
+    """not-upstream and path-absent warnings for every condition node."""
+    found: list[Finding] = []
+    if len(nodes) > MAX_NODES:
+        return found  # a graph-shape error already; ancestors per condition would be O(n^2)
+    kind_of: dict[str, Any] = {}
+    for other in nodes:
+        other_id = usable_id(other)
+        if other_id is not None:
+            kind_of.setdefault(other_id, other.get("type"))
+    for index, node in enumerate(nodes):
+        if not isinstance(node, dict) or node.get("type") != CONDITION:
+            continue
+        text = node.get("expression")
+        if not isinstance(text, str):
+            continue
+        try:
+            condition = parse_condition(text)
+        except ConditionError:
+            continue  # the rulebook reports it
+        target = condition.node
+        ident = usable_id(node)
+        if target not in kind_of or kind_of[target] in (NOTE, TRIGGER):
+            continue  # no such node, or one without output: the rulebook reports it
+        literal = _expression_node(node_object(doc, index))
+        if literal is None:
+            continue
+        if ident is None:
+            continue  # without a usable id it has no place in the graph (a rulebook defect)
+        if target not in ancestors(nodes, ident):
+            start, end = string_span(doc, literal, condition.node_span)
+            found.append(Finding(
+                "not-upstream", WARNING,
+                f"out.{target} is read here, but '{target}' does not run before this node "
+                f"(add it to after, directly or through a parent)",
+                start, end, ident, "expression", index,
+            ))
+            continue
+        if isinstance(run_outputs, dict) and target in run_outputs:
+            ok, _ = resolve_path(run_outputs[target], condition.path)
+            if not ok:
+                start, end = string_span(doc, literal, condition.path_span)
+                shown = ".".join(str(s) for s in condition.path)
+                found.append(Finding(
+                    "path-absent", WARNING,
+                    f"The newest run's output of '{target}' has no path '{shown}'; "
+                    "this condition would be false",
+                    start, end, ident, "expression", index,
+                ))
+    return found

@@ -1,0 +1,74 @@
+"""Document symbols: the design's nodes in run-plan order, each with its kind.
+
+The trigger comes first (where a run starts), then the steps in the order the
+run executes them, then what never runs (notes, nodes without a usable kind).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..workflow.vocabulary import TRIGGER
+from .design import design_of
+from .jsontree import ParsedDocument
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    name: str
+    kind: str | None
+    detail: str
+    start: int
+    end: int
+    """The node's whole object."""
+    selection_start: int
+    selection_end: int
+    """Its id value (else its opening brace)."""
+    plan_position: int | None
+    """1-based position in the run plan, for steps."""
+
+
+def document_symbols(doc: ParsedDocument) -> list[Symbol]:
+    design = design_of(doc)
+    plan = {ident: i + 1 for i, ident in enumerate(design.plan_order())}
+    first: list[Symbol] = []
+    steps: list[tuple[int, Symbol]] = []
+    rest: list[Symbol] = []
+    for info in design.infos:
+        obj = info.obj
+        if obj is None:
+            continue
+        id_member = info.member("id")
+        id_value = id_member.value if id_member is not None else None
+        if id_value is not None:
+            selection = (id_value.start, id_value.end)
+        else:
+            selection = (obj.start, min(obj.start + 1, obj.end))
+        name = info.id or f"(node {info.index} without id)"
+        position = plan.get(info.id) if info.id and design.by_id.get(info.id) is info else None
+        detail = (info.kind or "no kind") + (f" — {info.title}" if info.title else "")
+        if position is not None:
+            detail = f"#{position} {detail}"
+        symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection, position)
+        if info.kind == TRIGGER:
+            first.append(symbol)
+        elif position is not None:
+            steps.append((position, symbol))
+        else:
+            rest.append(symbol)
+    steps.sort(key=lambda pair: pair[0])
+    return first + [s for _, s in steps] + rest
+
+
+def matches_query(name: str, query: str) -> bool:
+    """Case-insensitive subsequence match, as editors filter workspace symbols."""
+    if not query:
+        return True
+    name = name.lower()
+    pos = 0
+    for char in query.lower():
+        pos = name.find(char, pos)
+        if pos < 0:
+            return False
+        pos += 1
+    return True

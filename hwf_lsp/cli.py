@@ -1,0 +1,179 @@
+"""The `hwf` command: check designs and run them from a terminal.
+
+Thin by design: argparse lives here, the work lives in `cli_check` (contract 2)
+and `cli_runs` (contract 4). Both call the engine; they don't copy it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from hwf_lsp.cli_common import EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, CliError, err
+
+EPILOG = f"""\
+examples:
+  hwf check examples/*.hwf.json             # file:line:col: error[rule] message (1-based)
+  hwf check --format json broken.hwf.json   # contract 2: 0-based, UTF-16 ranges
+  hwf run examples/review-flow.hwf.json --agent-command "python examples/agents/echo_agent.py"
+  hwf run review-flow                       # a design stored in $HERMES_HOME/workflow-designs
+  hwf run review-flow --from review         # re-run 'review' and downstream, reusing the rest
+  hwf answer 3f2a9c01d4e5 approve           # answer a parked approval, then continue
+  hwf respond 3f2a9c01d4e5 --structured '{{"score": 8}}'
+  hwf runs
+  hwf show 3f2a9c01d4e5 --json
+
+{EXIT_CODES_HELP}
+
+environment:
+  HERMES_HOME        where designs and runs live (default ~/.hermes)
+  HWF_AGENT_COMMAND  the agent command when --agent-command is not given
+  HWF_DELIVERY_COMMAND  the channel delivery command when --delivery-command is not given
+"""
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hwf-lsp")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _add_runner_options(parser: argparse.ArgumentParser) -> None:
+    """Options of every subcommand that advances a run (who performs its steps)."""
+    parser.add_argument(
+        "--agent-command", metavar="CMD",
+        help="command that performs agent steps (split like a shell would, never run by "
+        "one); JSON request on stdin, answer on stdout. Default: $HWF_AGENT_COMMAND; "
+        "with neither, agent steps park for `hwf respond`",
+    )
+    parser.add_argument(
+        "--delivery-command", metavar="CMD",
+        help="command that delivers `channel` outputs; gets {target, text, run_id, node_id, "
+        "key} on stdin. Default: $HWF_DELIVERY_COMMAND; with neither, channel deliveries "
+        "are recorded as failed (ok: false) and the run goes on",
+    )
+    parser.add_argument(
+        "--allow-model-override", action="store_true",
+        help="pass an agent node's `model` to the agent command (off by default)",
+    )
+    _add_home_option(parser)
+
+
+def _add_home_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hermes-home", metavar="DIR",
+        help="use DIR instead of $HERMES_HOME (default ~/.hermes)",
+    )
+
+
+def _add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hwf",
+        description="Check Hermes Workflow designs and run them from the terminal. Runs are "
+        "shared with the canvas, chat, cron and the editor through $HERMES_HOME.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"hwf {package_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name, help=help_text, description=help_text, epilog=EXIT_CODES_HELP,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    check = add("check", "check design files against the rulebook (and editor warnings)")
+    check.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text: path:line:col (1-based); json: contract 2 "
+                       "(0-based lines, UTF-16 characters)")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="design files")
+
+    run = add("run", "start a run of a design and advance it until it completes or parks")
+    run.add_argument("design", metavar="DESIGN",
+                     help="a design file, or the name of a design in $HERMES_HOME")
+    run.add_argument("--from", dest="from_node", metavar="NODE",
+                     help="run from here: re-run NODE and its descendants, reusing "
+                     "upstream outputs of a base run")
+    run.add_argument("--base-run", metavar="RUN_ID",
+                     help="with --from: the run whose upstream outputs are reused "
+                     "(default: the newest suitable run of the design)")
+    _add_runner_options(run)
+
+    resume = add("resume", "advance a run again (after a crash, or once its wait is over)")
+    resume.add_argument("run_id", metavar="RUN_ID")
+    _add_runner_options(resume)
+
+    answer = add("answer", "answer a run parked at an approval, then advance it")
+    answer.add_argument("run_id", metavar="RUN_ID")
+    answer.add_argument("choice", metavar="CHOICE", help="one of the approval's options")
+    _add_runner_options(answer)
+
+    respond = add("respond", "give the result of a run's parked agent step, then advance it")
+    respond.add_argument("run_id", metavar="RUN_ID")
+    given = respond.add_mutually_exclusive_group(required=True)
+    given.add_argument("--output", metavar="TEXT", help="the agent's text output")
+    given.add_argument("--structured", metavar="JSON", help="the agent's structured output")
+    _add_runner_options(respond)
+
+    runs = add("runs", "list the runs in $HERMES_HOME, newest first")
+    _add_json_option(runs)
+    _add_home_option(runs)
+
+    show = add("show", "show one run: status, steps, what it waits for, where it lives")
+    show.add_argument("run_id", metavar="RUN_ID")
+    _add_json_option(show)
+    _add_home_option(show)
+
+    cancel = add("cancel", "cancel a run (a parked or running one)")
+    cancel.add_argument("run_id", metavar="RUN_ID")
+    _add_home_option(cancel)
+    return parser
+
+
+def _tolerate_any_terminal() -> None:
+    """Never crash on a character the terminal's encoding lacks (ids, arrows, ellipses)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _tolerate_any_terminal()
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            from hwf_lsp.cli_check import run_check
+
+            return run_check(args.paths, args.format)
+        from hwf_lsp import cli_runs
+
+        return cli_runs.dispatch(args)
+    except CliError as error:
+        err(f"hwf {args.command}: error: {error.message}")
+        return error.code
+    except KeyboardInterrupt:
+        err(f"hwf {args.command}: interrupted")
+        return 130
+    except BrokenPipeError:  # `hwf runs | head`: the reader left; nothing more to say
+        return EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001 - a bug: still one line, unless asked for more
+        if os.environ.get("HWF_DEBUG"):
+            raise
+        err(f"hwf {args.command}: internal error: {type(exc).__name__}: {exc} "
+            "(this is a bug; HWF_DEBUG=1 shows the traceback)")
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

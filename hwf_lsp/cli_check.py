@@ -1,0 +1,89 @@
+"""`hwf check`: the editor's verdict on design files, for terminals and CI (contract 2).
+
+It uses the same analysis as the language server (`analysis.check.check_text`), so a
+range printed here is the range the editor underlines. The text format is 1-based
+for people (`path:line:col`); the JSON format is the contract: 0-based lines and
+UTF-16 characters, as LSP counts them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hwf_lsp.analysis.check import check_text, finding_to_contract
+from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.cli_common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    err,
+    json_text,
+    out,
+)
+from hwf_lsp.cli_design import read_design_text
+
+ERROR, WARNING = "error", "warning"
+
+
+def contract_entries(text: str) -> list[dict[str, Any]]:
+    """Every finding of `text` as a contract-2 defect dict, plus `rule` and `severity`.
+
+    `rule` and `severity` are extra keys (allowed by the contract): they let a
+    script tell the rulebook's errors from the editor's warnings.
+    """
+    _doc, findings = check_text(text)
+    index = LineIndex(text)
+    return [finding_to_contract(f, index, with_rule=True) for f in findings]
+
+
+def is_error(entry: dict[str, Any]) -> bool:
+    return str(entry.get("severity", ERROR)).lower() == ERROR
+
+
+def text_lines(path: str, entries: list[dict[str, Any]]) -> list[str]:
+    """`path:line:col: severity[rule] msg`, 1-based line and column (UTF-16 columns)."""
+    lines = []
+    for entry in entries:
+        start = entry["range"]["start"]
+        where = f"{path}:{start['line'] + 1}:{start['character'] + 1}"
+        rule = entry.get("rule") or "?"
+        lines.append(f"{where}: {entry.get('severity', ERROR)}[{rule}] {entry['msg']}")
+    return lines
+
+
+def run_check(paths: list[str], fmt: str) -> int:
+    """Check every path; 2 if any is unreadable, else 1 if any has errors, else 0.
+
+    Warnings (unknown field, duplicate key, not-upstream...) are shown but never fail.
+    """
+    report: list[dict[str, Any]] = []
+    unreadable = failed = False
+    errors = warnings = 0
+    for path in paths:
+        try:
+            text = read_design_text(path)
+        except CliError as error:
+            err(f"hwf check: error: {error.message}")
+            unreadable = True
+            report.append({"path": path, "error": error.message, "defects": []})
+            continue
+        entries = contract_entries(text)
+        file_errors = sum(1 for e in entries if is_error(e))
+        errors += file_errors
+        warnings += len(entries) - file_errors
+        failed = failed or file_errors > 0
+        report.append({"path": path, "defects": entries})
+        if fmt == "text":
+            for line in text_lines(path, entries):
+                out(line)
+    if fmt == "json":
+        out(json_text(report))
+    else:
+        checked = len(paths) - sum(1 for r in report if "error" in r)
+        err(f"checked {checked} file{'s' if checked != 1 else ''}: "
+            f"{errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}")
+    if unreadable:
+        return EXIT_USAGE
+    return EXIT_FAILED if failed else EXIT_OK

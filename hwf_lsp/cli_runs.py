@@ -1,0 +1,338 @@
+"""`hwf run/resume/answer/respond/runs/show/cancel`: runs from a terminal (contract 4).
+
+Runs live in $HERMES_HOME/workflow-runs, the same place the canvas, chat, cron and
+the editor use. A run started here can be answered anywhere, and the other way
+round. Every command is one short process: park and resume work across processes
+because the state is on disk after every step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp import cli_render as render
+from hwf_lsp.cli_common import (
+    EXIT_BUSY,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_PARKED,
+    EXIT_USAGE,
+    CliError,
+    err,
+    json_text,
+    out,
+)
+from hwf_lsp.cli_design import load_design, refuse_defects
+from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.locks import RunBusyError
+from hwf_lsp.workflow.names import hermes_home
+from hwf_lsp.workflow.rerun import prepare_rerun
+from hwf_lsp.workflow.runner import Runner
+from hwf_lsp.workflow.seams import agent_seam_from_env
+from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
+
+DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
+STATUS_EXIT = {
+    "completed": EXIT_OK,
+    "failed": EXIT_FAILED,
+    "cancelled": EXIT_FAILED,
+    "awaiting_agent": EXIT_PARKED,
+    "awaiting_approval": EXIT_PARKED,
+    "running": EXIT_OK,  # not expected once advance returns; nothing went wrong
+}
+
+
+# --- where things live ------------------------------------------------------
+
+
+def home_of(args: argparse.Namespace) -> Path:
+    return Path(args.hermes_home).expanduser() if args.hermes_home else hermes_home()
+
+
+def stores_of(args: argparse.Namespace) -> tuple[DesignStore, RunStore]:
+    home = home_of(args)
+    return DesignStore(home / DESIGNS_DIRNAME), RunStore(home / RUNS_DIRNAME)
+
+
+# --- the runner, configured from flags and environment ----------------------
+
+
+def runner_options(args: argparse.Namespace) -> list[str]:
+    """The flags to repeat in a suggested next command, so it runs the same way."""
+    words: list[str] = []
+    if getattr(args, "agent_command", None):
+        words += ["--agent-command", args.agent_command]
+    if getattr(args, "delivery_command", None):
+        words += ["--delivery-command", args.delivery_command]
+    if getattr(args, "allow_model_override", False):
+        words.append("--allow-model-override")
+    if args.hermes_home:
+        words += ["--hermes-home", args.hermes_home]
+    return words
+
+
+def notify_on_stderr(text: str) -> None:
+    lines = text.splitlines() or [""]
+    err(f"[notification] {lines[0]}")
+    for line in lines[1:]:
+        err(f"               {line}")
+
+
+def make_runner(args: argparse.Namespace, runs: RunStore, designs: DesignStore,
+                printer: StepPrinter) -> Runner:
+    try:
+        agent = agent_seam_from_env(args.agent_command)
+    except ValueError as exc:  # shlex: unbalanced quotes
+        raise CliError(f"--agent-command / $HWF_AGENT_COMMAND: {exc}") from None
+    channel = args.delivery_command or os.environ.get(DELIVERY_ENV) or None
+    try:
+        channel_argv = shlex.split(channel) if channel else None
+    except ValueError as exc:
+        raise CliError(f"--delivery-command / ${DELIVERY_ENV}: {exc}") from None
+    return Runner(
+        runs,
+        agent=agent,
+        delivery=Delivery(notify=notify_on_stderr, channel_argv=channel_argv or None),
+        allow_model_override=args.allow_model_override,
+        on_event=printer,
+        designs=designs,
+    )
+
+
+class StepPrinter:
+    """Prints one line per finished step, as the run goes (reads the just-persisted state)."""
+
+    def __init__(self, runs: RunStore) -> None:
+        self.runs = runs
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("event") != "step-finish" or event.get("outcome") == "parked":
+            return
+        try:
+            state = self.runs.load(event["run_id"])
+        except (OSError, ValueError):
+            return
+        node = {"id": event["node"], "type": event.get("kind")}
+        outcome = event.get("outcome")
+        if outcome == "retry":
+            status = "retry"
+            detail = render.last_log_detail(state, event["node"]) or ""
+        else:
+            status = render.step_status(state, event["node"], event.get("index", -1))
+            detail = render.step_detail(state, node, status)
+        position = f"[{event.get('index', 0) + 1}/{event.get('total', '?')}]"
+        out(render.step_line(position, node, status, detail))
+
+
+# --- reporting the outcome ----------------------------------------------------
+
+
+def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
+           designs: DesignStore) -> int:
+    """Say where the run stands and what to do next; the exit code follows its status."""
+    state = with_design(state, designs)
+    run_id = state["run_id"]
+    status = state.get("status")
+    if status in ("awaiting_approval", "awaiting_agent"):
+        pending = state.get("pending") or {}
+        plan = render.plan_of(state)
+        index = next((i for i, n in enumerate(plan) if n["id"] == pending.get("node")), None)
+        if index is not None:
+            node = plan[index]
+            out(render.step_line(f"[{index + 1}/{len(plan)}]", node, "waiting",
+                                 render.step_detail(state, node, "waiting")))
+        for line in render.next_steps(state, runner_options(args)):
+            out(line)
+    elif status == "completed":
+        out(f"run {run_id} completed")
+    elif status == "failed":
+        out(f"run {run_id} failed: {state.get('error')}")
+    elif status == "cancelled":
+        out(f"run {run_id} is cancelled")
+    out(f"state: {runs.path(run_id)}")
+    return STATUS_EXIT.get(str(status), EXIT_FAILED)
+
+
+def engine_call(fn, *a, **kw):  # noqa: ANN001, ANN201 - a thin error translator
+    """Run an engine call, turning its documented exceptions into one-line CLI errors."""
+    try:
+        return fn(*a, **kw)
+    except RunBusyError as exc:
+        raise CliError(f"{exc}; try again when it is done (hwf show {exc.run_id})",
+                       EXIT_BUSY) from None
+    except FileNotFoundError as exc:
+        raise CliError(str(exc)) from None
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def print_reused(state: dict[str, Any]) -> None:
+    """Steps a run from here takes over from its base run: shown, not run again."""
+    plan = render.plan_of(state)
+    for index, node in enumerate(plan):
+        status = render.step_status(state, node["id"], index)
+        if status in ("done", "skipped", "rejected"):
+            detail = f"from run {state.get('base_run')}: {render.step_detail(state, node, status)}"
+            out(render.step_line(f"[{index + 1}/{len(plan)}]", node, "reused", detail))
+
+
+def with_design(state: dict[str, Any], designs: DesignStore) -> dict[str, Any]:
+    """The state, with the stored design attached when the run has no snapshot.
+
+    Runs the canvas or chat started may carry no `design`; the runner then uses
+    the stored design of the same name, and so does the display. The file is not changed.
+    """
+    if isinstance(state.get("design"), dict) or not isinstance(state.get("name"), str):
+        return state
+    try:
+        return {**state, "design": designs.load(state["name"])}
+    except (OSError, ValueError):
+        return state
+
+
+def announce(runs: RunStore, designs: DesignStore, run_id: str, what: str) -> None:
+    """Print the parked step being moved on, before the steps that follow it print."""
+    state = with_design(engine_call(runs.load, run_id), designs)
+    pending = state.get("pending") or {}
+    plan = render.plan_of(state)
+    index = next((i for i, n in enumerate(plan) if n["id"] == pending.get("node")), None)
+    if index is not None:
+        out(render.step_line(f"[{index + 1}/{len(plan)}]", plan[index], "answered"
+                             if pending.get("kind") == "approval" else "responded", what))
+
+
+# --- the subcommands ------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    designs, runs = stores_of(args)
+    design, name, where = load_design(args.design, designs)
+    refuse_defects(design, where)
+    if args.base_run and not args.from_node:
+        raise CliError("--base-run only makes sense with --from NODE")
+    printer = StepPrinter(runs)
+    runner = make_runner(args, runs, designs, printer)
+    notices: list[str] = []
+    if args.from_node:
+        state, notices = engine_call(prepare_rerun, runs, design, args.from_node, name=name,
+                                     base_run_id=args.base_run)
+    else:
+        state = engine_call(runner.create, design, name=name)
+    out(f"run {state['run_id']} of {state['name']} started ({where})")
+    for notice in notices:
+        out(f"note: {notice}")
+    if args.from_node:
+        print_reused(state)
+    state = engine_call(runner.advance, state["run_id"])
+    return report(state, runs, args, designs)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    designs, runs = stores_of(args)
+    runner = make_runner(args, runs, designs, StepPrinter(runs))
+    state = engine_call(runner.advance, args.run_id)
+    return report(state, runs, args, designs)
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    designs, runs = stores_of(args)
+    runner = make_runner(args, runs, designs, StepPrinter(runs))
+    announce(runs, designs, args.run_id, repr(args.choice))
+    state = engine_call(runner.answer, args.run_id, args.choice)
+    return report(state, runs, args, designs)
+
+
+def cmd_respond(args: argparse.Namespace) -> int:
+    designs, runs = stores_of(args)
+    if args.structured is not None:
+        try:
+            given = {"structured": json.loads(args.structured)}
+        except (ValueError, RecursionError) as exc:
+            raise CliError(f"--structured is not valid JSON: {exc}") from None
+    else:
+        given = {"output": args.output}
+    runner = make_runner(args, runs, designs, StepPrinter(runs))
+    announce(runs, designs, args.run_id, render.preview(next(iter(given.values()))))
+    state = engine_call(runner.respond, args.run_id, **given)
+    return report(state, runs, args, designs)
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    designs, runs = stores_of(args)
+    before = engine_call(runs.load, args.run_id)
+    runner = Runner(runs, designs=designs)
+    state = engine_call(runner.cancel, args.run_id)
+    if before.get("status") in ("completed", "failed", "cancelled"):
+        out(f"run {args.run_id} had already finished ({before.get('status')}); nothing to cancel")
+    elif state.get("status") == "cancelled":
+        out(f"run {args.run_id} cancelled")
+    else:
+        out(f"run {args.run_id} is busy: asked its runner to stop after the current step")
+    return EXIT_OK
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    designs, runs = stores_of(args)
+    states, errors = runs.recent_with_errors()
+    summaries = [render.summary(with_design(s, designs), str(runs.path(s["run_id"])))
+                 for s in states]
+    for error in errors:
+        err(f"hwf runs: skipping unreadable run file {error.path}: {error.message}")
+    if args.json:
+        out(json_text(summaries))
+    elif summaries:
+        for line in render.runs_table(summaries):
+            out(line)
+    else:
+        out(f"no runs in {runs.root}")
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    designs, runs = stores_of(args)
+    state = engine_call(runs.load, args.run_id)
+    if args.json:
+        out(json_text(state))
+        return EXIT_OK
+    state = with_design(state, designs)
+    out(f"run {state['run_id']} of {state.get('name')}: {state.get('status')}")
+    for key, label in (("from_node", "from node"), ("base_run", "base run"),
+                       ("created_at", "created"), ("updated_at", "updated")):
+        if state.get(key):
+            out(f"  {label}: {state[key]}")
+    for line in render.step_lines(state):
+        out(line)
+    if state.get("error"):
+        out(f"error: {state['error']}")
+    for line in render.next_steps(state, runner_options(args)):
+        out(line)
+    out(f"state: {runs.path(state['run_id'])}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "resume": cmd_resume,
+    "answer": cmd_answer,
+    "respond": cmd_respond,
+    "cancel": cmd_cancel,
+    "runs": cmd_runs,
+    "show": cmd_show,
+}
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    try:
+        return COMMANDS[args.command](args)
+    except RunBusyError as exc:
+        raise CliError(str(exc), EXIT_BUSY) from None
+    except OSError as exc:
+        raise CliError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
+
+
+__all__ = ["dispatch", "EXIT_USAGE"]

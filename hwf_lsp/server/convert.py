@@ -1,0 +1,131 @@
+"""The only place that turns analysis results (offsets, dataclasses) into lsprotocol types.
+
+Offsets are Python string indices; positions are (line, character) counted in
+the encoding negotiated with the client (UTF-16 unless the client offered
+UTF-8 or UTF-32 first).  Keeping this in one module means a wrong unit can only
+be wrong here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from hwf_lsp.analysis.positions import LineIndex
+
+SOURCE = "hwf"
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "info": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def encoding_name(kind: Any) -> str:
+    """'utf-16', 'utf-8' or 'utf-32' from a PositionEncodingKind (or its string)."""
+    value = getattr(kind, "value", kind)
+    if isinstance(value, str) and value.lower() in ("utf-8", "utf-32"):
+        return value.lower()
+    return "utf-16"
+
+
+def position(lines: LineIndex, offset: int, encoding: str) -> types.Position:
+    line, character = lines.position(offset, encoding)
+    return types.Position(line=line, character=character)
+
+
+def to_range(lines: LineIndex, start: int, end: int, encoding: str) -> types.Range:
+    if end < start:
+        end = start
+    return types.Range(
+        start=position(lines, start, encoding), end=position(lines, end, encoding)
+    )
+
+
+def to_offset(lines: LineIndex, pos: types.Position, encoding: str) -> int:
+    return lines.offset(pos.line, pos.character, encoding)
+
+
+def severity(name: Any) -> types.DiagnosticSeverity:
+    return _SEVERITY.get(str(getattr(name, "value", name)).lower(), types.DiagnosticSeverity.Error)
+
+
+def diagnostic(finding: Any, lines: LineIndex, encoding: str) -> types.Diagnostic:
+    """A check.Finding as a Diagnostic: code = the rule, source = "hwf"."""
+    data: dict[str, Any] = {}
+    for key in ("node", "field", "index"):
+        value = getattr(finding, key, None)
+        if value is not None:
+            data[key] = value
+    return types.Diagnostic(
+        range=to_range(lines, finding.start, finding.end, encoding),
+        message=finding.msg,
+        severity=severity(finding.severity),
+        code=finding.rule,
+        source=SOURCE,
+        data=data or None,
+    )
+
+
+def diagnostics(findings: list[Any], lines: LineIndex, encoding: str) -> list[types.Diagnostic]:
+    return [diagnostic(f, lines, encoding) for f in findings]
+
+
+# --- completion ----------------------------------------------------------------
+
+_COMPLETION_KIND = {
+    "kind": types.CompletionItemKind.Class,
+    "field": types.CompletionItemKind.Property,
+    "property": types.CompletionItemKind.Property,
+    "enum": types.CompletionItemKind.EnumMember,
+    "node": types.CompletionItemKind.Reference,
+    "path": types.CompletionItemKind.Field,
+    "operator": types.CompletionItemKind.Operator,
+    "literal": types.CompletionItemKind.Value,
+    "snippet": types.CompletionItemKind.Snippet,
+}
+
+
+def markup(text: str, markdown: bool) -> types.MarkupContent:
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    return types.MarkupContent(kind=kind, value=text)
+
+
+def completion_item(item: Any, lines: LineIndex, encoding: str,
+                    markdown: bool) -> types.CompletionItem:
+    """An analysis.completion.Completion as a CompletionItem with a text edit."""
+    return types.CompletionItem(
+        label=item.label,
+        kind=_COMPLETION_KIND.get(item.kind, types.CompletionItemKind.Text),
+        detail=item.detail,
+        documentation=markup(item.documentation, markdown) if item.documentation else None,
+        sort_text=item.sort_text,
+        filter_text=item.filter_text,
+        preselect=item.preselect or None,
+        insert_text_format=types.InsertTextFormat.Snippet if item.snippet
+        else types.InsertTextFormat.PlainText,
+        text_edit=types.TextEdit(range=to_range(lines, item.start, item.end, encoding),
+                                 new_text=item.insert_text),
+    )
+
+
+# --- edits, locations, hover -----------------------------------------------------
+
+
+def text_edit(lines: LineIndex, start: int, end: int, new_text: str,
+              encoding: str) -> types.TextEdit:
+    return types.TextEdit(range=to_range(lines, start, end, encoding), new_text=new_text)
+
+
+def location(uri: str, lines: LineIndex, start: int, end: int,
+             encoding: str) -> types.Location:
+    return types.Location(uri=uri, range=to_range(lines, start, end, encoding))
+
+
+def hover(result: Any, lines: LineIndex, encoding: str, markdown: bool) -> types.Hover:
+    return types.Hover(contents=markup(result.markdown, markdown),
+                       range=to_range(lines, result.start, result.end, encoding))

@@ -1,0 +1,158 @@
+"""Which documents are designs, and what the server last learned about each one.
+
+Only files matching the design globs get anything from the server (PRODUCT.md):
+a package.json open next to a design must stay untouched.  Globs are matched on
+the file's path, absolute and relative to each workspace folder, with `**`
+spanning directories and `*` staying inside one.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from hwf_lsp.analysis.check import check_document
+from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.analysis.runs_index import design_name
+
+log = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=64)
+def glob_regex(glob: str) -> re.Pattern[str]:
+    """A compiled regex for one glob: `**/` any directories, `*`, `?`, `{a,b}`, `[...]`."""
+    out: list[str] = []
+    i, n = 0, len(glob)
+    depth = 0
+    while i < n:
+        char = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "{":
+            out.append("(?:")
+            depth += 1
+        elif char == "}" and depth:
+            out.append(")")
+            depth -= 1
+        elif char == "," and depth:
+            out.append("|")
+        elif char == "[":
+            close = glob.find("]", i + 1)
+            if close > i + 1:
+                body = glob[i + 1 : close].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = close + 1
+                continue
+            out.append(re.escape(char))
+        else:
+            out.append(re.escape(char))
+        i += 1
+    out.append(")" * depth)
+    try:
+        return re.compile("".join(out))
+    except re.error:
+        return re.compile(re.escape(glob))
+
+
+def uri_to_path(uri: str) -> str | None:
+    """The file-system path of a `file:` URI with forward slashes, else None."""
+    try:
+        parsed = urlparse(uri)
+    except ValueError:
+        return None
+    if parsed.scheme != "file":
+        return None
+    path = unquote(parsed.path)
+    if re.match(r"^/[A-Za-z]:", path):  # file:///C:/x -> C:/x
+        path = path[1:]
+    return path.replace("\\", "/")
+
+
+def is_design_uri(uri: str, globs: tuple[str, ...], folders: tuple[str, ...] = ()) -> bool:
+    """True when `uri` names a file that one of `globs` matches."""
+    path = uri_to_path(uri)
+    if not path:
+        return False
+    candidates = [path]
+    for folder in folders:
+        base = uri_to_path(folder) or folder
+        base = base.rstrip("/") + "/"
+        if path.startswith(base):
+            candidates.append(path[len(base):])
+    for glob in globs:
+        regex = glob_regex(glob.replace("\\", "/"))
+        if any(regex.fullmatch(candidate) for candidate in candidates):
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class Analysis:
+    """Everything computed from one version of a document's text.
+
+    Findings are computed on first use: completion and hover need the tree and
+    the run, not the verdict, so a request that races ahead of validation only
+    pays for the parse.
+    """
+
+    uri: str
+    version: int | None
+    text: str
+    doc: Any
+    """analysis.jsontree.ParsedDocument"""
+    run: Any = None
+    """runs_index.RunInfo of the newest run of this design, or None."""
+    stale: bool = False
+    """Set when outside data (runs on disk) may have changed: recompute even this version."""
+    _findings: list[Any] | None = field(default=None, repr=False)
+    _lines: LineIndex | None = field(default=None, repr=False)
+
+    @property
+    def findings(self) -> list[Any]:
+        """analysis.check.Finding, syntax then rulebook then warnings."""
+        if self._findings is None:
+            outputs = self.run.outputs if self.run is not None else None
+            self._findings = check_document(self.doc, run_outputs=outputs)
+        return self._findings
+
+    @property
+    def lines(self) -> LineIndex:
+        if self._lines is None:
+            self._lines = LineIndex(self.text)
+        return self._lines
+
+
+def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
+            check: bool = True) -> Analysis:
+    """Parse (and with `check`, check) one version of a design, with its newest run.
+
+    One parse serves the design name (which run to read), the rulebook and the lint.
+    """
+    doc = parse(text)
+    run = None
+    if runs is not None:
+        try:
+            run = runs.newest(design_name(doc.to_python(), uri_to_path(uri)))
+        except Exception:  # noqa: BLE001 - run data is a bonus, never a failure
+            log.exception("reading runs failed")
+    result = Analysis(uri=uri, version=version, text=text, doc=doc, run=run)
+    if check:
+        result.findings  # noqa: B018 - computed here, in the caller's thread
+    return result

@@ -1,0 +1,44 @@
+"""textDocument/codeAction: quick fixes for the findings under the requested range."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from hwf_lsp.analysis.fixes import fixes_for
+from hwf_lsp.server import convert
+from hwf_lsp.server.guard import guarded
+
+if TYPE_CHECKING:
+    from hwf_lsp.server.server import HwfServer
+
+
+def register(server: HwfServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    @guarded(default=list)
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        only = params.context.only if params.context else None
+        if only and not any(str(getattr(k, "value", k)).startswith("quickfix") for k in only):
+            return []
+        uri = params.text_document.uri
+        analysis = server.analysis(uri)
+        if analysis is None:
+            return None
+        encoding = server.encoding
+        lines = analysis.lines
+        start = convert.to_offset(lines, params.range.start, encoding)
+        end = convert.to_offset(lines, params.range.end, encoding)
+        touching = [f for f in analysis.findings if f.start <= end and start <= f.end]
+        actions = []
+        for fix in fixes_for(analysis.doc, touching):
+            edits = [convert.text_edit(lines, s, e, text, encoding) for s, e, text in fix.edits]
+            actions.append(types.CodeAction(
+                title=fix.title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[convert.diagnostic(fix.finding, lines, encoding)],
+                is_preferred=fix.preferred or None,
+                edit=types.WorkspaceEdit(changes={uri: edits}),
+            ))
+        return actions

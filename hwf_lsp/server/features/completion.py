@@ -1,0 +1,44 @@
+"""textDocument/completion: analysis.completion at the cursor, as text edits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from hwf_lsp.analysis.completion import complete
+from hwf_lsp.server import convert
+from hwf_lsp.server.guard import guarded
+
+if TYPE_CHECKING:
+    from hwf_lsp.server.server import HwfServer
+
+TRIGGER_CHARACTERS = ['"', ".", ":", "[", ",", " ", "{"]
+
+
+def supports_markdown(server: HwfServer, path: str) -> bool:
+    formats = get_capability(server.client_capabilities, path, None) or []
+    return types.MarkupKind.Markdown in formats
+
+
+def register(server: HwfServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                    types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
+    @guarded()
+    def completion(params: types.CompletionParams) -> types.CompletionList | None:
+        analysis = server.analysis(params.text_document.uri)
+        if analysis is None:
+            return None
+        encoding = server.encoding
+        offset = convert.to_offset(analysis.lines, params.position, encoding)
+        snippets = bool(get_capability(
+            server.client_capabilities,
+            "text_document.completion.completion_item.snippet_support", False))
+        markdown = supports_markdown(
+            server, "text_document.completion.completion_item.documentation_format")
+        items = complete(analysis.doc, offset, run=analysis.run, snippets=snippets)
+        return types.CompletionList(
+            is_incomplete=False,
+            items=[convert.completion_item(i, analysis.lines, encoding, markdown) for i in items],
+        )

@@ -1,0 +1,152 @@
+"""Diagnostics on open, change and save: newest version only, never out of order.
+
+No debounce: a validation starts as soon as a change arrives and its result is
+published as soon as it is computed.  Per document there is at most one
+validation in flight (in a worker thread, so the event loop keeps reading
+edits).  When it finishes, the result is published only if no newer version
+arrived meanwhile; otherwise the newest text is validated next and the stale
+result is dropped.  `published` remembers the last version sent per document,
+so a version is never published after a newer one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from lsprotocol import types
+
+from hwf_lsp.server import convert
+from hwf_lsp.server.documents import Analysis, analyse
+from hwf_lsp.server.guard import guarded
+
+if TYPE_CHECKING:
+    from hwf_lsp.server.server import HwfServer
+
+log = logging.getLogger(__name__)
+
+
+class Validator:
+    """Coalescing, ordered validation of every open design."""
+
+    def __init__(self, server: HwfServer) -> None:
+        self.server = server
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.published: dict[str, int | None] = {}
+        self.uris: dict[str, str] = {}
+        """Unquoted key -> the URI as the client spelled it (publish with the client's)."""
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hwf-validate")
+
+    def schedule(self, uri: str) -> None:
+        """Validate `uri`'s newest text soon (one validation in flight per document)."""
+        key = unquote(uri)
+        self.uris.setdefault(key, uri)
+        task = self.tasks.get(key)
+        if task is not None and not task.done():
+            return  # the running loop picks up the newest version when it finishes
+        self.tasks[key] = asyncio.get_running_loop().create_task(self._run(key))
+
+    def schedule_all(self) -> None:
+        """Revalidate every open document (settings or run data changed)."""
+        try:
+            uris = list(self.server.workspace.text_documents)
+        except RuntimeError:
+            return
+        for uri in uris:
+            self.schedule(uri)
+
+    def closed(self, uri: str) -> None:
+        key = unquote(uri)
+        task = self.tasks.pop(key, None)
+        if task is not None:
+            task.cancel()
+        if key in self.published:
+            self.published.pop(key, None)
+            self._publish(key, None, [])
+        self.server.forget(key)
+        self.uris.pop(key, None)
+
+    async def _run(self, key: str) -> None:
+        server = self.server
+        loop = asyncio.get_running_loop()
+        while True:
+            current = server.open_text(key)
+            if current is None:
+                return
+            if not server.is_design(key):
+                if key in self.published:  # it stopped being a design: clear what we said
+                    self.published.pop(key, None)
+                    self._publish(key, None, [])
+                return
+            version, text = current
+            cached = server.analyses.get(key)
+            if cached is not None and cached.version == version and cached.text == text \
+                    and not cached.stale:
+                result: Analysis = cached
+            else:
+                runs = server.runs
+                try:
+                    result = await loop.run_in_executor(
+                        self.pool, analyse, key, version, text, runs
+                    )
+                except Exception:  # noqa: BLE001
+                    log.exception("validation of %s failed", key)
+                    return
+            now = server.open_text(key)
+            if now is None:
+                return
+            if now[0] != version or now[1] != text or not server.is_design(key):
+                continue  # a newer version or new settings arrived: start over
+            server.remember(result)
+            last = self.published.get(key)
+            if last is not None and version is not None and version < last:
+                return
+            items = convert.diagnostics(result.findings, result.lines, server.encoding)
+            self.published[key] = version
+            self._publish(key, version, items)
+            return
+
+    def _publish(self, key: str, version: int | None, items: list[types.Diagnostic]) -> None:
+        try:
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=self.uris.get(key, key), diagnostics=items, version=version)
+            )
+        except Exception:  # noqa: BLE001
+            log.exception("publishing diagnostics failed")
+
+
+def register(server: HwfServer) -> None:
+    validator = Validator(server)
+    server.validator = validator
+
+    def on_settings(ls: HwfServer, before: object) -> None:
+        validator.schedule_all()
+
+    server.settings_listeners.append(on_settings)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @guarded()
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        validator.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @guarded()
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        validator.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @guarded()
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        key = unquote(params.text_document.uri)
+        cached = server.analyses.get(key)
+        if cached is not None:
+            cached.stale = True  # run data may have changed: recompute this version
+        validator.schedule(key)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @guarded()
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        validator.closed(params.text_document.uri)

@@ -1,0 +1,29 @@
+"""textDocument/references: every `id`, `after` entry and `out.<id>` of one node id."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from hwf_lsp.analysis.navigation import references as references_at
+from hwf_lsp.server import convert
+from hwf_lsp.server.guard import guarded
+
+if TYPE_CHECKING:
+    from hwf_lsp.server.server import HwfServer
+
+
+def register(server: HwfServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @guarded()
+    def references(params: types.ReferenceParams) -> list[types.Location] | None:
+        analysis = server.analysis(params.text_document.uri)
+        if analysis is None:
+            return None
+        encoding = server.encoding
+        offset = convert.to_offset(analysis.lines, params.position, encoding)
+        include = params.context.include_declaration if params.context else True
+        found = references_at(analysis.doc, offset, include_declaration=include)
+        return [convert.location(params.text_document.uri, analysis.lines, o.start, o.end,
+                                 encoding) for o in found]

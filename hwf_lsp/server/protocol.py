@@ -1,0 +1,226 @@
+"""pygls's protocol with a text-sync that cannot be broken by the client.
+
+pygls applies incremental edits by splitting on every character Python treats
+as a line break (including U+2028 and form feeds, which LSP does not count) and
+mishandles ranges past the end of the document.  This protocol applies edits
+with the same line rules as `analysis.positions`, clamps out-of-range positions
+and never raises: a bad edit leaves a best-effort text, not a dead document.
+
+It also answers every request, which pygls 2.1 does not: pygls structures a
+message inside `json.loads`' object_hook, so a request whose params do not fit
+the LSP types raises there and nobody replies.  Here the object hook keeps raw
+dicts, and `handle_message` structures the whole message where a failure can
+still be answered: -32602 for bad params, -32600 for a malformed message or a
+request after `shutdown`, -32002 before `initialize`; a notification that does
+not fit is logged and dropped.  A result that cannot be serialised becomes a
+-32603 error instead of silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from typing import Any
+from urllib.parse import unquote
+
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+)
+
+from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.server.convert import encoding_name
+
+log = logging.getLogger(__name__)
+
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_NOT_INITIALIZED = -32002
+MAX_ERROR_DETAIL_CHARS = 500
+
+
+def _valid_id(value: Any) -> bool:
+    """JSON-RPC ids we can echo: strings and integers (not bools)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _describe_structuring_error(exc: BaseException) -> str:
+    """What did not fit, as cattrs says it (`... @ $.position.line`), kept short."""
+    cause = exc
+    try:
+        details = cattrs.transform_error(cause) if isinstance(
+            cause, cattrs.BaseValidationError) else [str(cause) or type(cause).__name__]
+    except Exception:  # noqa: BLE001 - describing the error must not be a second error
+        details = [type(cause).__name__]
+    text = "; ".join(details)
+    return text if len(text) <= MAX_ERROR_DETAIL_CHARS else text[:MAX_ERROR_DETAIL_CHARS] + "..."
+
+
+def apply_change(text: str, change: Any, encoding: str) -> str:
+    """`text` after one TextDocumentContentChangeEvent (full or ranged), clamped."""
+    new_text = getattr(change, "text", None)
+    if not isinstance(new_text, str):
+        return text
+    rng = getattr(change, "range", None)
+    if rng is None:
+        return new_text
+    lines = LineIndex(text)
+    start = lines.offset(rng.start.line, rng.start.character, encoding)
+    end = lines.offset(rng.end.line, rng.end.character, encoding)
+    if end < start:
+        start, end = end, start
+    return text[:start] + new_text + text[end:]
+
+
+class HwfProtocol(LanguageServerProtocol):
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        try:
+            uri = params.text_document.uri
+            document = self.workspace.text_documents.get(unquote(uri))
+            if document is not None:
+                encoding = encoding_name(self.workspace.position_encoding)
+                text = document.source
+                for change in params.content_changes or ():
+                    text = apply_change(text, change, encoding)
+                document._source = text  # pygls keeps no public setter
+                document.version = params.text_document.version
+        except Exception:  # noqa: BLE001 - a junk edit must not take the server down
+            log.exception("could not apply a change")
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    # --- every request gets an answer ------------------------------------------------
+
+    exit_code: int | None = None
+    """Set by the `exit` notification: 0 after `shutdown`, else 1.  pygls swallows the
+    SystemExit carrying it, so the program's main should return this."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """Keep raw dicts: structuring happens in `handle_message`, where it can be answered."""
+        return data
+
+    def handle_message(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            if hasattr(message, "jsonrpc"):  # already structured by someone else
+                super().handle_message(message)
+            else:
+                self._reply_error(None, INVALID_REQUEST, "a JSON-RPC message must be an object")
+            return
+        has_id, has_method = "id" in message, "method" in message
+        msg_id, method = message.get("id"), message.get("method")
+        is_request = has_id and has_method
+        if message.get("jsonrpc") != self.VERSION or (has_method and not isinstance(method, str)):
+            why = "not a JSON-RPC 2.0 message" if message.get("jsonrpc") != self.VERSION \
+                else "method must be a string"
+            if has_id:
+                self._reply_error(msg_id if _valid_id(msg_id) else None, INVALID_REQUEST, why)
+            else:
+                log.warning("dropping a malformed message: %s", why)
+            return
+        if method == types.EXIT and not has_id:
+            self.exit_code = 0 if self._shutdown else 1  # LSP: 1 when exit comes unannounced
+        if is_request and not _valid_id(msg_id):
+            self._reply_error(None, INVALID_REQUEST, "request id must be a string or an integer")
+            return
+        if is_request and self._shutdown:
+            self._reply_error(msg_id, INVALID_REQUEST,
+                              f"{method}: the server is shutting down (shutdown was requested)")
+            return
+        if has_method and self._workspace is None and method not in (
+            types.INITIALIZE, types.EXIT
+        ):
+            if is_request:
+                self._reply_error(msg_id, SERVER_NOT_INITIALIZED,
+                                  f"{method}: the server is not initialized")
+            else:
+                log.warning("dropping notification %r received before initialize", method)
+            return
+        if is_request and method not in self.fm.builtin_features and method not in self.fm.features:
+            self._reply_error(msg_id, METHOD_NOT_FOUND, f"Method Not Found: {method}")
+            return
+        try:
+            structured = self._structure(message)
+        except Exception as exc:  # noqa: BLE001 - cattrs raises many kinds; all mean "bad shape"
+            self._structuring_failed(message, is_request, exc)
+            return
+        super().handle_message(structured)
+
+    def _structure(self, data: dict[str, Any]) -> Any:
+        """pygls's choice of type per message (without its traceback logging on failure)."""
+        if "id" in data:
+            if "error" in data:
+                return self._converter.structure(data, types.ResponseErrorMessage)
+            if "method" in data:
+                kind = self.get_message_type(data["method"]) or JsonRPCRequestMessage
+                return self._converter.structure(data, kind)
+            kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+            return self._converter.structure(data, kind)
+        kind = self.get_message_type(data.get("method", "")) or JsonRPCNotification
+        return self._converter.structure(data, kind)
+
+    def _structuring_failed(self, message: dict, is_request: bool, exc: Exception) -> None:
+        detail = _describe_structuring_error(exc)
+        method = message.get("method")
+        if is_request:
+            self._reply_error(message["id"], INVALID_PARAMS, f"invalid params for {method}: {detail}")
+        elif method is not None:
+            log.warning("dropping notification %r with invalid params: %s", method, detail)
+        else:  # a response from the client to one of our requests, in the wrong shape
+            future = self._request_futures.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                future.set_exception(JsonRpcException(f"invalid response: {detail}"))
+            log.warning("invalid response to request %r: %s", message.get("id"), detail)
+
+    def _reply_error(self, msg_id: Any, code: int, message: str) -> None:
+        log.warning("answering request %r with error %d: %s", msg_id, code, message)
+        if msg_id is None:  # JSON-RPC wants `"id": null`, which the converter would drop
+            self._send_data({"jsonrpc": self.VERSION, "id": None,
+                             "error": {"code": code, "message": message}})
+            return
+        self._send_response(msg_id, error=types.ResponseError(code=code, message=message))
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's `_send_data`, except that a response whose result cannot be serialised
+        becomes a -32603 error response instead of no response at all."""
+        if not data:
+            return
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except Exception:  # noqa: BLE001
+            log.exception("could not serialise an outgoing message")
+            msg_id = getattr(data, "id", None)
+            if not (hasattr(data, "result") or hasattr(data, "error")) or msg_id is None:
+                return
+            error = types.ResponseErrorMessage(id=msg_id, error=types.ResponseError(
+                code=INTERNAL_ERROR, message="internal error: the result could not be serialised"))
+            body = json.dumps(error, default=self._serialize_message)
+        payload = body.encode(self.CHARSET)
+        if self._include_headers:
+            header = (
+                f"Content-Length: {len(payload)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            )
+            payload = header.encode(self.CHARSET) + payload
+        try:
+            res = self.writer.write(payload)
+            if inspect.isawaitable(res):
+                asyncio.ensure_future(res)
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError")
+            raise
+        except Exception as error:  # noqa: BLE001
+            log.exception("Error sending data")
+            self._server._report_server_error(error, JsonRpcException)

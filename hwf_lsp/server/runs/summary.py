@@ -1,0 +1,104 @@
+"""The run summary of docs/commands.md: what the editor shows of one run state.
+
+Commands answer with it and `hwf/runsChanged` carries a list of them, so a
+client never has to read run files itself.  Built from any dict a run file may
+hold (another tool's, a hand-edited one): junk keys become None, never a crash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp.workflow.plan import build_run_plan
+
+STEP_DONE, STEP_SKIPPED, STEP_WAITING, STEP_FAILED, STEP_NOT_RUN = (
+    "done", "skipped", "waiting", "failed", None,
+)
+
+
+def _plan_of(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run's plan from its design snapshot; [] when it has none or it cannot be planned."""
+    design = state.get("design")
+    if not isinstance(design, dict):
+        return []
+    try:
+        return build_run_plan(design)
+    except Exception:  # noqa: BLE001 - a hand-edited snapshot must not break a summary
+        return []
+
+
+def failed_step(state: dict[str, Any]) -> str | None:
+    """The step a failed run failed at: its last `failed` log entry, else the step at the cursor.
+
+    Every failure (agent retries exhausted, unparsable condition) leaves the cursor on
+    the failing step, so the cursor is a sound fallback for runs without a log.
+    """
+    if state.get("status") != "failed":
+        return None
+    log = state.get("log")
+    if isinstance(log, list):
+        for entry in reversed(log):
+            if isinstance(entry, dict) and entry.get("event") == "failed":
+                node = entry.get("node")
+                if isinstance(node, str):
+                    return node
+    plan = _plan_of(state)
+    cursor = state.get("cursor")
+    if isinstance(cursor, int) and not isinstance(cursor, bool) and 0 <= cursor < len(plan):
+        return plan[cursor]["id"]
+    return None
+
+
+def step_status(state: dict[str, Any], step_id: str, failed: str | None = None) -> str | None:
+    """done / skipped / waiting / failed for one step of a run, None when it has not run."""
+    skipped = state.get("skipped")
+    if isinstance(skipped, list) and step_id in skipped:
+        return STEP_SKIPPED
+    outputs = state.get("outputs")
+    if isinstance(outputs, dict) and step_id in outputs:
+        return STEP_DONE
+    pending = state.get("pending")
+    if isinstance(pending, dict) and pending.get("node") == step_id:
+        return STEP_WAITING
+    if failed is not None and failed == step_id:
+        return STEP_FAILED
+    return STEP_NOT_RUN
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def run_summary(state: dict[str, Any], runs_root: Path | str) -> dict[str, Any]:
+    """`{run_id, name, status, cursor, steps, step_states, pending, error, created_at,
+    updated_at, base_run?, from_node?, stale?, path}` — see docs/commands.md.
+
+    `steps` is the number of steps (as `hwf runs --json` has it); `step_states` says
+    where each one stands."""
+    run_id = _str_or_none(state.get("run_id"))
+    failed = failed_step(state)
+    plan = _plan_of(state)
+    step_states = [
+        {"id": step["id"], "type": step.get("type"), "status": step_status(state, step["id"], failed)}
+        for step in plan
+    ]
+    cursor = state.get("cursor")
+    pending = state.get("pending")
+    summary: dict[str, Any] = {
+        "run_id": run_id,
+        "name": _str_or_none(state.get("name")),
+        "status": _str_or_none(state.get("status")),
+        "cursor": cursor if isinstance(cursor, int) and not isinstance(cursor, bool) else None,
+        "steps": len(plan) or None,
+        "step_states": step_states,
+        "pending": pending if isinstance(pending, dict) else None,
+        "error": state.get("error"),
+        "created_at": _str_or_none(state.get("created_at")),
+        "updated_at": _str_or_none(state.get("updated_at")),
+    }
+    for key in ("base_run", "from_node", "stale"):
+        if key in state:
+            summary[key] = state[key]
+    summary["path"] = str(Path(runs_root) / f"{run_id}.json") if run_id else None
+    return summary

@@ -1,0 +1,232 @@
+"""The hwf language server: state shared by the features, and the list of features.
+
+Each LSP method lives in its own module under `features/` with a
+`register(server)` function; `FEATURES` lists them in registration order.
+Modules that do not exist yet (issue 4 adds code lenses, commands and run
+watching) are skipped, so adding one is adding a file and nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from hwf_lsp.analysis.runs_index import RunsIndex
+from hwf_lsp.server import guard
+from hwf_lsp.server.convert import encoding_name
+from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
+from hwf_lsp.server.guard import guarded
+from hwf_lsp.server.protocol import HwfProtocol
+from hwf_lsp.server.settings import SECTION, Settings
+
+log = logging.getLogger("hwf_lsp.server")
+
+SERVER_NAME = "hwf-lsp"
+SERVER_VERSION = "0.1.0"
+
+FEATURES: tuple[str, ...] = (
+    "diagnostics",
+    "completion",
+    "hover",
+    "definition",
+    "references",
+    "rename",
+    "document_symbols",
+    "workspace_symbols",
+    "code_actions",
+    "inlay_hints",
+    # issue 4 (another helper): code lenses, commands, run watching
+    "code_lens",
+    "commands",
+)
+
+
+class HwfServer(LanguageServer):
+    """pygls server plus what every feature needs: settings, designs, analyses, runs."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            SERVER_NAME,
+            SERVER_VERSION,
+            protocol_cls=HwfProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.settings = Settings()
+        self.analyses: dict[str, Analysis] = {}
+        """Last analysis per document URI (unquoted), any version."""
+        self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
+        """Called after the settings change (e.g. to revalidate every design)."""
+        self._runs: RunsIndex | None = None
+        self.validator: Any = None
+        """features.diagnostics.Validator, set when that feature registers."""
+
+    def revalidate_all(self, *, runs_changed: bool = False) -> None:
+        """Hook for run watching (issue 4): recompute every open design's diagnostics."""
+        if runs_changed:
+            if self._runs is not None:
+                self._runs.invalidate()
+            for cached in self.analyses.values():
+                cached.stale = True
+        if self.validator is not None:
+            self.validator.schedule_all()
+        if runs_changed:
+            self.refresh_inlay_hints()
+
+    def refresh_inlay_hints(self) -> None:
+        """Ask the client to re-request inlay hints (run statuses changed), if it can."""
+        caps = self.client_capabilities
+        inlay = caps.workspace.inlay_hint if caps and caps.workspace else None
+        if inlay is not None and inlay.refresh_support:
+            try:
+                self.workspace_inlay_hint_refresh(None)
+            except Exception:  # noqa: BLE001
+                log.exception("inlay hint refresh failed")
+
+    # --- negotiated facts ------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        try:
+            return encoding_name(self.workspace.position_encoding)
+        except RuntimeError:  # not initialized yet
+            return "utf-16"
+
+    def folder_uris(self) -> tuple[str, ...]:
+        try:
+            workspace = self.workspace
+        except RuntimeError:
+            return ()
+        uris = [folder.uri for folder in workspace.folders.values()]
+        if workspace.root_uri:
+            uris.append(workspace.root_uri)
+        return tuple(uris)
+
+    # --- designs ---------------------------------------------------------
+    def is_design(self, uri: str) -> bool:
+        return is_design_uri(unquote(uri), self.settings.design_globs, self.folder_uris())
+
+    @property
+    def runs(self) -> RunsIndex:
+        home = self.settings.home()
+        if self._runs is None or self._runs.home != home:
+            self._runs = RunsIndex(home)
+        return self._runs
+
+    def open_text(self, uri: str) -> tuple[int | None, str] | None:
+        """(version, text) of an open document, or None when it is not open."""
+        try:
+            document = self.workspace.text_documents.get(unquote(uri))
+        except RuntimeError:
+            return None
+        if document is None:
+            return None
+        return document.version, document.source
+
+    def analysis(self, uri: str) -> Analysis | None:
+        """The analysis of the open design's current text (computed now if stale)."""
+        if not self.is_design(uri):
+            return None
+        current = self.open_text(uri)
+        if current is None:
+            return None
+        version, text = current
+        key = unquote(uri)
+        cached = self.analyses.get(key)
+        if cached is not None and cached.version == version and not cached.stale and (
+            cached.text is text or cached.text == text
+        ):
+            return cached
+        result = analyse(key, version, text, self.runs, check=False)
+        self.remember(result)
+        return result
+
+    def remember(self, result: Analysis) -> None:
+        key = unquote(result.uri)
+        cached = self.analyses.get(key)
+        if cached is None or cached.version is None or result.version is None or (
+            result.version >= cached.version
+        ):
+            self.analyses[key] = result
+
+    def forget(self, uri: str) -> None:
+        self.analyses.pop(unquote(uri), None)
+
+    # --- settings --------------------------------------------------------
+    def apply_settings(self, raw: Any) -> None:
+        before = self.settings
+        self.settings = before.merged(raw)
+        if self.settings != before:
+            log.info("settings: %s", self.settings)
+            for listener in list(self.settings_listeners):
+                try:
+                    listener(self, before)
+                except Exception:  # noqa: BLE001
+                    log.exception("settings listener failed")
+
+    async def pull_configuration(self) -> None:
+        """Ask the client for section `hwf` when it can answer workspace/configuration."""
+        caps = self.client_capabilities
+        if not (caps.workspace and caps.workspace.configuration):
+            return
+        try:
+            result = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+            )
+        except Exception:  # noqa: BLE001 - a client that fails here keeps the defaults
+            log.exception("workspace/configuration failed")
+            return
+        if result:
+            self.apply_settings(result[0])
+
+
+def _register_lifecycle(server: HwfServer) -> None:
+    @server.feature(types.INITIALIZE)
+    @guarded()
+    def initialize(params: types.InitializeParams) -> None:
+        options = params.initialization_options
+        if options is not None:
+            server.apply_settings(options)
+
+    @server.feature(types.INITIALIZED)
+    @guarded()
+    async def initialized(params: types.InitializedParams) -> None:
+        await server.pull_configuration()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @guarded()
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        if params.settings is not None:
+            server.apply_settings(params.settings)
+        await server.pull_configuration()
+
+
+def build_server() -> HwfServer:
+    server = HwfServer()
+
+    def report(message: str) -> None:
+        server.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
+                                                         message=message))
+
+    guard.on_error = report
+    _register_lifecycle(server)
+    for name in FEATURES:
+        try:
+            module = importlib.import_module(f"hwf_lsp.server.features.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"hwf_lsp.server.features.{name}":
+                continue  # not written yet
+            log.exception("feature %s cannot be imported; the server runs without it", name)
+            continue
+        except Exception:  # noqa: BLE001 - one broken feature must not take the others down
+            log.exception("feature %s cannot be imported; the server runs without it", name)
+            continue
+        try:
+            module.register(server)
+        except Exception:  # noqa: BLE001
+            log.exception("feature %s failed to register; the server runs without it", name)
+    return server

@@ -1,0 +1,111 @@
+"""LineIndex: offsets <-> LSP positions in UTF-16 (default), UTF-8 and UTF-32 units."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hwf_lsp.analysis.positions import LineIndex
+
+# (text, offset, encoding, expected (line, character))
+POSITION_CASES = [
+    ("abc", 0, "utf-16", (0, 0)),
+    ("abc", 3, "utf-16", (0, 3)),
+    ("ab\ncd", 3, "utf-16", (1, 0)),
+    ("ab\ncd", 2, "utf-16", (0, 2)),
+    ("ab\r\ncd", 4, "utf-16", (1, 0)),
+    ("ab\r\ncd", 5, "utf-16", (1, 1)),
+    ("ab\rcd", 3, "utf-16", (1, 0)),  # a lone \r ends a line, as LSP says
+    ("a\r\rb", 3, "utf-16", (2, 0)),
+    ("a\n\r\nb", 4, "utf-16", (2, 0)),
+    ("😀x", 1, "utf-16", (0, 2)),  # an emoji is two UTF-16 units
+    ("😀x", 2, "utf-16", (0, 3)),
+    ("😀x", 1, "utf-8", (0, 4)),
+    ("😀x", 1, "utf-32", (0, 1)),
+    ("日本x", 2, "utf-16", (0, 2)),  # CJK is one UTF-16 unit, three UTF-8 bytes
+    ("日本x", 2, "utf-8", (0, 6)),
+    ("é\n😀😀!", 4, "utf-16", (1, 4)),
+    ("\ud800x", 1, "utf-16", (0, 1)),  # a raw lone surrogate counts one unit
+    ("\ud800x", 1, "utf-8", (0, 3)),
+    ("abc", -5, "utf-16", (0, 0)),  # clamped
+    ("ab\ncd", 99, "utf-16", (1, 2)),
+    ("", 0, "utf-16", (0, 0)),
+]
+
+
+@pytest.mark.parametrize(("text", "offset", "encoding", "expected"), POSITION_CASES)
+def test_position(text: str, offset: int, encoding: str, expected: tuple[int, int]) -> None:
+    assert LineIndex(text).position(offset, encoding) == expected
+
+
+# (text, line, character, encoding, expected offset)
+OFFSET_CASES = [
+    ("ab\ncd", 1, 1, "utf-16", 4),
+    ("ab\r\ncd", 1, 0, "utf-16", 4),
+    ("ab\r\ncd", 0, 99, "utf-16", 2),  # past the line end: clamped before the break
+    ("ab\rcd", 0, 99, "utf-16", 2),
+    ("ab\ncd", 7, 0, "utf-16", 5),  # past the last line: end of text
+    ("ab\ncd", -1, 3, "utf-16", 0),
+    ("ab\ncd", 1, -4, "utf-16", 3),
+    ("😀x", 0, 2, "utf-16", 1),
+    ("😀x", 0, 1, "utf-16", 0),  # inside a surrogate pair: before the character
+    ("😀x", 0, 3, "utf-16", 2),
+    ("😀x", 0, 4, "utf-8", 1),
+    ("😀x", 0, 2, "utf-8", 0),  # inside a UTF-8 sequence
+    ("😀x", 0, 1, "utf-32", 1),
+    ("日本x", 0, 6, "utf-8", 2),
+    ("\ud83d\ude00x", 0, 2, "utf-16", 2),  # two raw surrogates are two code points
+    ("\ud83d\ude00x", 0, 1, "utf-16", 1),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "character", "encoding", "expected"), OFFSET_CASES)
+def test_offset(text: str, line: int, character: int, encoding: str, expected: int) -> None:
+    assert LineIndex(text).offset(line, character, encoding) == expected
+
+
+@given(st.text(alphabet=st.sampled_from("ab\n\r é日😀\t\ud800"), max_size=60),
+       st.sampled_from(["utf-16", "utf-8", "utf-32"]))
+def test_round_trip(text: str, encoding: str) -> None:
+    index = LineIndex(text)
+    for offset in range(len(text) + 1):
+        if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
+            continue  # between \r and \n: no position of its own
+        line, character = index.position(offset, encoding)
+        assert index.offset(line, character, encoding) == offset
+
+
+def test_line_count_matches_lsp_line_breaks() -> None:
+    assert LineIndex("a\nb\r\nc\rd").line_count == 4
+    assert LineIndex("").line_count == 1
+    assert LineIndex("x\n").line_count == 2
+
+
+def test_fast_on_a_megabyte() -> None:
+    lines = ["  \"prompt\": \"" + "word " * 40 + "é😀\"," for _ in range(5000)]
+    text = "\n".join(lines)
+    one_line = text.replace("\n", " ")
+    started = time.perf_counter()
+    for sample in (text, one_line):
+        index = LineIndex(sample)
+        for offset in range(0, len(sample), len(sample) // 500):
+            line, character = index.position(offset)
+            assert index.offset(line, character) == offset
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
+def test_long_lines_agree_with_plain_counting(encoding: str) -> None:
+    """Lines longer than the checkpoint chunk use cached counts: same answers."""
+    codec = {"utf-16": "utf-16-le", "utf-8": "utf-8", "utf-32": "utf-32-le"}[encoding]
+    width = {"utf-16": 2, "utf-8": 1, "utf-32": 4}[encoding]
+    text = "head\n" + "".join("ab😀日" if i % 7 else "x" * 50 for i in range(9000)) + "\ntail"
+    index = LineIndex(text)
+    for offset in range(5, len(text) - 5, 997):
+        line_start = index.line_starts[index.position(offset)[0]]
+        units = len(text[line_start:offset].encode(codec)) // width
+        assert index.position(offset, encoding) == (1, units)
+        assert index.offset(1, units, encoding) == offset

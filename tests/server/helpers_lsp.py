@@ -1,0 +1,151 @@
+"""Helpers for the end-to-end server tests: documents, waiting, markers, run files."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+from hwf_lsp.analysis.positions import LineIndex
+
+HERMES_HOME = Path(os.environ.get("HWF_TEST_HERMES_HOME", ""))
+RUNS_DIR = HERMES_HOME / "workflow-runs"
+WORKSPACE = Path(os.environ.get("HWF_TEST_WORKSPACE", ""))
+
+
+def _record_publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+    client.diagnostics[params.uri] = params.diagnostics
+    client.published.append(params)
+
+
+def _count_refresh(client: LanguageClient, params: None) -> None:
+    client.refreshes = getattr(client, "refreshes", 0) + 1
+
+
+def make_client() -> LanguageClient:
+    client = LanguageClient(converter_factory=default_converter)
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _record_publish
+    # refresh requests the recorded client capabilities claim to support
+    features[types.WORKSPACE_INLAY_HINT_REFRESH] = _count_refresh
+    features[types.WORKSPACE_CODE_LENS_REFRESH] = _count_refresh
+    register_lsp_features(client, features)
+    client.published = []
+    return client
+
+
+def server_config() -> ClientServerConfig:
+    """`python -m hwf_lsp` with HERMES_HOME pointing at the session's temporary home."""
+    return ClientServerConfig(
+        server_command=[sys.executable, "-m", "hwf_lsp"],
+        client_factory=make_client,
+        server_env={**os.environ, "HERMES_HOME": str(HERMES_HOME)},
+    )
+
+
+def design_uri(name: str, suffix: str = ".hwf.json") -> str:
+    return (WORKSPACE / f"{name}{suffix}").as_uri()
+
+
+def position(text: str, offset: int, encoding: str) -> types.Position:
+    line, character = LineIndex(text).position(offset, encoding)
+    return types.Position(line=line, character=character)
+
+
+def span_range(text: str, start: int, end: int, encoding: str) -> types.Range:
+    return types.Range(start=position(text, start, encoding), end=position(text, end, encoding))
+
+
+def as_tuple(rng: types.Range) -> tuple[int, int, int, int]:
+    return (rng.start.line, rng.start.character, rng.end.line, rng.end.character)
+
+
+def open_doc(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
+    client.versions[uri] = version
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="json", version=version,
+                                             text=text)))
+
+
+def change_doc(client: LanguageClient, uri: str, text: str) -> int:
+    version = client.versions.get(uri, 0) + 1
+    client.versions[uri] = version
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    return version
+
+
+def close_doc(client: LanguageClient, uri: str) -> None:
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+
+
+async def wait_published(client: LanguageClient, uri: str, version: int,
+                         timeout: float = 20.0) -> list[types.Diagnostic]:
+    """The diagnostics published for exactly `version` of `uri` (waits for them)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for params in reversed(client.published):
+            if params.uri == uri and params.version == version:
+                return list(params.diagnostics)
+        if time.monotonic() > deadline:
+            seen = [(p.uri, p.version) for p in client.published if p.uri == uri]
+            raise AssertionError(f"no diagnostics for {uri} v{version}; got {seen}")
+        await asyncio.sleep(0.005)
+
+
+async def open_and_wait(client: LanguageClient, uri: str, text: str) -> list[types.Diagnostic]:
+    open_doc(client, uri, text)
+    return await wait_published(client, uri, 1)
+
+
+def marked(source: str) -> tuple[str, list[tuple[int, int]]]:
+    """Text with «…» markers removed, and the [start, end) offsets they enclosed."""
+    spans: list[tuple[int, int]] = []
+    out: list[str] = []
+    start = None
+    length = 0
+    for char in source:
+        if char == "«":
+            start = length
+        elif char == "»":
+            spans.append((start, length))
+        else:
+            out.append(char)
+            length += 1
+    return "".join(out), spans
+
+
+def cursor(source: str) -> tuple[str, int]:
+    """Text with the `|` cursor marker removed, and its offset."""
+    offset = source.index("|")
+    return source[:offset] + source[offset + 1:], offset
+
+
+def write_run(name: str, run_id: str, outputs: dict[str, Any], *, status: str = "completed",
+              skipped: list[str] | None = None, pending: dict | None = None,
+              error: Any = None, updated_at: str = "2026-11-30T05:00:00Z",
+              design: dict | None = None) -> Path:
+    """A run state file in the test Hermes home, in the spec's format."""
+    RUNS_DIR.mkdir(parents=True, exist_ok=True)
+    state = {
+        "run_id": run_id, "name": name, "cursor": len(outputs), "status": status,
+        "outputs": outputs, "skipped": skipped or [], "pending": pending, "error": error,
+        "answers": {}, "deliveries": [], "attempts": {}, "design": design or {},
+        "updated_at": updated_at,
+    }
+    path = RUNS_DIR / f"{run_id}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state))
+    os.replace(tmp, path)
+    return path

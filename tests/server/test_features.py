@@ -1,0 +1,194 @@
+"""Quick fixes, inlay hints, document and workspace symbols, end to end."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers_lsp import (
+    WORKSPACE,
+    change_doc,
+    design_uri,
+    open_doc,
+    position,
+    wait_published,
+    write_run,
+)
+from lsprotocol import types
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+T = '{"id": "t", "type": "trigger"}'
+
+
+def doc_id(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+def apply(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    from hwf_lsp.analysis.positions import LineIndex
+
+    lines = LineIndex(text)
+    spans = sorted(((lines.offset(e.range.start.line, e.range.start.character, encoding),
+                     lines.offset(e.range.end.line, e.range.end.character, encoding), e.new_text)
+                    for e in edits), reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def design(*nodes: str, name: str = "fixes") -> str:
+    return '{"name": "' + name + '", "nodes": [\n  ' + ",\n  ".join(nodes) + "\n]}"
+
+
+AGENT = '{"id": "a", "type": "agent", "prompt": "p", "after": ["t"]'
+# (case, design, code of the diagnostic, title of the fix, text the fixed design contains)
+FIXES = [
+    ("kind", design(T, '{"id": "a", "type": "agnet", "prompt": "p", "after": ["t"]}'),
+     "known-kind", "Change type to 'agent'", '"type": "agent"'),
+    ("after-nearest", design(T, AGENT + "}", '{"id": "b", "type": "agent", "prompt": "p", '
+                             '"after": ["aa"]}'), "edges", "Change to 'a'", '"after": ["a"]'),
+    ("after-remove", design(T, AGENT + "}", '{"id": "b", "type": "agent", "prompt": "p", '
+                            '"after": ["t", "zzz"]}'), "edges", "Remove 'zzz' from after",
+     '"after": ["t"]'),
+    ("after-note", design(T, '{"id": "n", "type": "note"}', '{"id": "b", "type": "agent", '
+                          '"prompt": "p", "after": ["n", "t"]}'), "edges",
+     "Remove 'n' from after", '"after": ["t"]'),
+    ("retries-clamp", design(T, AGENT + ', "retries": 9}'), "retries",
+     "Set retries to 3 (allowed 0–3)", '"retries": 3'),
+    ("timeout-clamp", design(T, '{"id": "a", "type": "approval", "question": "q", '
+                             '"after": ["t"], "timeout_minutes": 0}'), "deadline",
+     "Set timeout_minutes to 1 (allowed 1–4320)", '"timeout_minutes": 1'),
+    ("payload", design(T, '{"id": "a", "type": "agent", "after": ["t"]}'), "required-payload",
+     "Add prompt", '"prompt": "Describe the task"'),
+    ("trigger", design('{"id": "a", "type": "agent", "prompt": "p"}'), "one-trigger",
+     "Add a trigger node", '{"id": "trigger", "type": "trigger"}, {"id": "a"'),
+    ("upstream", design(T, AGENT + "}", '{"id": "c", "type": "condition", '
+                        '"expression": "out.a.ok == true", "after": ["t"]}'), "not-upstream",
+     "Add 'a' to after", '"after": ["t", "a"]'),
+    ("typo-field", design(T, AGENT + ', "retrys": 1}'), "unknown-field",
+     "Rename to 'retries'", '"retries": 1'),
+    ("missing-comma", design(T + "\n  " + AGENT + "}"),  # no comma between the nodes
+     "json-syntax", "Insert the missing ','", T + ",\n"),
+]
+
+
+async def test_quick_fixes(client):
+    for case, text, code, title, expected in FIXES:
+        uri = design_uri(f"fix-{case}-{client.client_name}")
+        open_doc(client, uri, text)
+        diagnostics = await wait_published(client, uri, 1)
+        target = [d for d in diagnostics if d.code == code]
+        assert len(target) == 1, (case, diagnostics)
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=doc_id(uri), range=target[0].range,
+            context=types.CodeActionContext(diagnostics=target)))
+        chosen = [a for a in actions if a.title == title]
+        assert chosen, (case, [a.title for a in actions])
+        assert chosen[0].diagnostics[0].code == code
+        fixed = apply(text, chosen[0].edit.changes[uri], client.encoding)
+        assert expected in fixed, (case, fixed)
+        version = change_doc(client, uri, fixed)
+        after = await wait_published(client, uri, version)
+        assert not [d for d in after if d.code == code], (case, after)
+        assert not [d for d in after if d.code == "json-syntax"], (case, fixed)
+
+
+HINTS = design(
+    T,
+    '{"id": "b", "type": "agent", "prompt": "p", "after": ["a"]}',
+    '{"id": "a", "type": "agent", "prompt": "p", "after": ["t"]}',
+    '{"id": "c", "type": "condition", "expression": "out.b.ok == true", "after": ["b"]}',
+    '{"id": "d", "type": "agent", "prompt": "p", "after": ["c"]}',
+    '{"id": "ap", "type": "approval", "question": "q", "after": ["a"]}',
+    '{"id": "n", "type": "note", "text": "x"}',
+    name="hints-design",
+)
+
+
+async def test_inlay_hints_plan_and_status(client):
+    write_run("hints-design", "bbbb0001", {"a": {"x": 1}, "b": "text"}, status="awaiting_approval",
+              skipped=["c", "d"], pending={"kind": "approval", "node": "ap", "question": "q"})
+    uri = design_uri(f"hints-{client.client_name}")
+    open_doc(client, uri, HINTS)
+    await wait_published(client, uri, 1)
+    lines = HINTS.split("\n")
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=doc_id(uri), range=types.Range(
+            start=types.Position(line=0, character=0),
+            end=types.Position(line=len(lines), character=0))))
+    by_line: dict[int, list[str]] = {}
+    for hint in hints:
+        by_line.setdefault(hint.position.line, []).append(hint.label)
+    assert by_line == {
+        2: ["#2", "✓ done"],       # b runs after a
+        3: ["#1", "✓ done"],       # a
+        4: ["#3", "⤼ skipped"],
+        5: ["#4", "⤼ skipped"],
+        6: ["#5", "⏸ waiting"],
+    }
+    # the hint sits right after the id value
+    b_line = lines[2]
+    hint = next(h for h in hints if h.position.line == 2)
+    assert hint.position == position(HINTS, HINTS.index(b_line) + b_line.index('"b"') + 3,
+                                     client.encoding)
+
+
+async def test_failed_status_hint(client):
+    name = f"failed-design-{client.client_name}"
+    text = design(T, '{"id": "a", "type": "agent", "prompt": "p", "after": ["t"]}', name=name)
+    write_run(name, "cccc0001", {}, status="failed",
+              error="agent step 'a' failed after 3 attempts", design=json.loads(text))
+    # (run ids are per client so the two parametrisations never see each other's runs)
+    uri = design_uri(f"failed-{client.client_name}")
+    open_doc(client, uri, text)
+    await wait_published(client, uri, 1)
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=doc_id(uri), range=types.Range(
+            start=types.Position(line=0, character=0), end=types.Position(line=9, character=0))))
+    assert [h.label for h in hints] == ["#1"]  # no attempts recorded: status unknown
+    state_path = write_run(name, "cccc0002" if "neo" in name else "cccc0003", {}, status="failed",
+                           error="agent step 'a' failed after 3 attempts",
+                           updated_at="2026-11-30T06:00:00Z")
+    state = json.loads(state_path.read_text())
+    state["attempts"] = {"a": 3}
+    state_path.write_text(json.dumps(state))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=doc_id(uri)))
+    await wait_published(client, uri, 1)
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=doc_id(uri), range=types.Range(
+            start=types.Position(line=0, character=0), end=types.Position(line=9, character=0))))
+    assert [h.label for h in hints] == ["#1", "✗ failed"]
+
+
+async def test_document_symbols_in_plan_order(client):
+    uri = design_uri(f"symbols-{client.client_name}")
+    open_doc(client, uri, HINTS)
+    await wait_published(client, uri, 1)
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=doc_id(uri)))
+    assert [s.name for s in symbols] == ["t", "a", "b", "c", "d", "ap", "n"]
+    assert [s.detail.split(" ")[0] for s in symbols] == [
+        "trigger", "#1", "#2", "#3", "#4", "#5", "note"]
+    kinds = {s.name: s.kind for s in symbols}
+    assert kinds["t"] == types.SymbolKind.Event and kinds["a"] == types.SymbolKind.Function
+
+
+async def test_workspace_symbols_across_designs(client):
+    folder = WORKSPACE / "proj" / "workflow-designs"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "alpha.json").write_text(design(T, '{"id": "zeta_alpha", "type": "agent", '
+                                              '"prompt": "p", "after": ["t"]}', name="alpha"))
+    (WORKSPACE / "proj" / "beta.hwf.json").write_text(design(
+        T, '{"id": "zeta_beta", "type": "note"}', name="beta"))
+    (WORKSPACE / "proj" / "package.json").write_text(design(
+        T, '{"id": "zeta_package", "type": "note"}', name="package"))
+    (WORKSPACE / "node_modules" / "workflow-designs").mkdir(parents=True, exist_ok=True)
+    (WORKSPACE / "node_modules" / "workflow-designs" / "dep.json").write_text(design(
+        T, '{"id": "zeta_dep", "type": "note"}', name="dep"))
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="zeta"))
+    names = sorted((s.name, s.container_name) for s in found)
+    assert names == [("zeta_alpha", "alpha"), ("zeta_beta", "beta")]
+    alpha = next(s for s in found if s.name == "zeta_alpha")
+    assert alpha.location.uri == (folder / "alpha.json").as_uri()
+    assert alpha.location.range.start.line == 2
