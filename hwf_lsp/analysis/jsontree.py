@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from json.decoder import scanstring as _scanstring
 from json.scanner import make_scanner
 from typing import Any
+from weakref import ref as _ref
 
 __all__ = [
     "JsonNode",
@@ -52,10 +53,15 @@ class JsonNode:
     In a valid document the children of a container are found on first access of
     `members`/`items` (one level at a time, skipping nested values in C), so a
     finding deep in a 1 MB design does not pay for building the whole tree.
+
+    `parent` and `member` point upwards through weak references: the tree has no
+    reference cycles, so a replaced document is freed at once by reference
+    counting instead of by a garbage-collector pass over every node.  They stay
+    valid while the document (its root) is alive.
     """
 
-    __slots__ = ("kind", "start", "end", "value", "_members", "_items", "parent", "closed",
-                 "member", "_source", "_py")
+    __slots__ = ("kind", "start", "end", "value", "_members", "_items", "_parent", "closed",
+                 "_member", "_source", "_py", "__weakref__")
 
     def __init__(self, kind: str, start: int, end: int, value: Any = None,
                  members: list[Member] | None = None, items: list[JsonNode] | None = None,
@@ -67,9 +73,9 @@ class JsonNode:
         self.value = value
         self._members = members
         self._items = items
-        self.parent = parent
+        self._parent = _ref(parent) if parent is not None else None
         self.closed = closed
-        self.member = member
+        self._member = _ref(member) if member is not None else None
         self._source: str | None = None
         """The document text while this (valid) container's children are not built yet."""
         self._py: Any = None
@@ -95,22 +101,58 @@ class JsonNode:
     def items(self, value: list[JsonNode] | None) -> None:
         self._items = value
 
+    @property
+    def parent(self) -> JsonNode | None:
+        """The enclosing object or array (None for the root)."""
+        parent = self._parent
+        return parent() if parent is not None else None
+
+    @parent.setter
+    def parent(self, value: JsonNode | None) -> None:
+        self._parent = _ref(value) if value is not None else None
+
+    @property
+    def member(self) -> Member | None:
+        """The Member whose value this node is (None for array items and the root)."""
+        member = self._member
+        return member() if member is not None else None
+
+    @member.setter
+    def member(self, value: Member | None) -> None:
+        self._member = _ref(value) if value is not None else None
+
     def __repr__(self) -> str:
         return f"JsonNode({self.kind}, {self.start}, {self.end})"
 
 
-@dataclass(slots=True, eq=False)
 class Member:
-    key: str
-    key_start: int
-    """Offset of the key's opening quote."""
-    key_end: int
-    """One past the key's closing quote (or where an unterminated key ended)."""
-    value: JsonNode | None
-    """None when the value is missing (`"key": ` then `,` or `}`)."""
-    colon: int | None
-    """Offset of the ':' or None when it is missing."""
-    parent: JsonNode | None = None
+    """`"key": value` in an object.
+
+    key_start/key_end: the key's span including its quotes (or where an
+    unterminated key ended); value: None when missing (`"key": ` then `,` or
+    `}`); colon: offset of the ':' or None when it is missing; parent: the
+    object (a weak reference, see JsonNode).
+    """
+
+    __slots__ = ("key", "key_start", "key_end", "value", "colon", "_parent", "__weakref__")
+
+    def __init__(self, key: str, key_start: int, key_end: int, value: JsonNode | None,
+                 colon: int | None, parent: JsonNode | None = None) -> None:
+        self.key = key
+        self.key_start = key_start
+        self.key_end = key_end
+        self.value = value
+        self.colon = colon
+        self._parent = _ref(parent) if parent is not None else None
+
+    @property
+    def parent(self) -> JsonNode | None:
+        parent = self._parent
+        return parent() if parent is not None else None
+
+    @parent.setter
+    def parent(self, value: JsonNode | None) -> None:
+        self._parent = _ref(value) if value is not None else None
 
     @property
     def start(self) -> int:

@@ -1,15 +1,23 @@
 """The newest run of each design, read from $HERMES_HOME/workflow-runs.
 
 Completion, hover, hints and the `path-absent` check all want "what did this
-node output last time".  Reading every run file per keystroke would be slow, so
-the index is rebuilt only when the runs directory's mtime changes (every atomic
-write renames a file into it, which bumps the mtime).  A corrupt or unreadable
-run file is skipped, never raised: the editor must keep working.
+node output last time".  The runs come from one `workflow.run_cache.RunFilesCache`
+per runs dir, which re-reads only the files that changed.  Two ways to keep it
+fresh:
+
+- standalone (`auto_refresh=True`, the default): every question first checks the
+  runs directory's mtime and refreshes when it moved (every atomic write renames
+  a file into it);
+- fed (`auto_refresh=False`, the language server): someone else calls `refresh()`
+  off the event loop (the runs watcher's thread, a finished run command) and the
+  loop only reads the last snapshot, so a burst of run writes never makes a hover
+  wait for file I/O.  Only the very first question, before any snapshot, reads.
+
+A corrupt or unreadable run file is skipped, never raised: the editor must keep working.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import time
@@ -17,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
-
-log = logging.getLogger(__name__)
+from hwf_lsp.workflow.run_cache import RunFilesCache, RunsSnapshot
+from hwf_lsp.workflow.run_facts import failed_step
+from hwf_lsp.workflow.stores import RUNS_DIRNAME
 
 _MTIME_SETTLE_NS = 50_000_000
 
@@ -40,6 +48,8 @@ class RunInfo:
     updated_at: str | None
     path: str
     state: dict[str, Any] = field(repr=False, default_factory=dict)
+    failed: str | None = None
+    """The step a failed run failed at (`workflow.run_facts.failed_step`), else None."""
 
     @classmethod
     def from_state(cls, state: dict[str, Any], path: str) -> RunInfo:
@@ -61,23 +71,12 @@ class RunInfo:
             updated_at=updated if isinstance(updated, str) else None,
             path=path,
             state=state,
+            failed=failed_step(state),
         )
 
     def failed_node(self) -> str | None:
-        """The node a failed run failed on: named by `error` or `failed_node`, if at all."""
-        if self.status != "failed":
-            return None
-        for source in (self.state.get("failed_node"), self.error):
-            if isinstance(source, str) and source in self.state.get("attempts", {}):
-                return source
-            if isinstance(source, dict) and isinstance(source.get("node"), str):
-                return source["node"]
-        attempts = self.state.get("attempts")
-        if isinstance(attempts, dict) and isinstance(self.error, str):
-            for node in attempts:
-                if isinstance(node, str) and node not in self.outputs and node in self.error:
-                    return node
-        return None
+        """The node a failed run failed on (one rule for everyone: `run_facts.failed_step`)."""
+        return self.failed
 
     def node_status(self, node_id: str) -> str | None:
         """done / failed / waiting / skipped for one node, None when it has not run."""
@@ -93,62 +92,79 @@ class RunInfo:
 
 
 class RunsIndex:
-    """Newest run per design name under one Hermes home; thread-safe, cached by mtime."""
+    """Newest run per design name under one Hermes home; thread-safe."""
 
-    def __init__(self, home: Path | str) -> None:
+    def __init__(self, home: Path | str, *, auto_refresh: bool = True,
+                 cache: RunFilesCache | None = None) -> None:
         self.home = Path(home)
         self.root = self.home / RUNS_DIRNAME
+        self.auto_refresh = auto_refresh
+        self.cache = cache if cache is not None else RunFilesCache(self.root)
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
-        self._newest: dict[str, RunInfo] = {}
-        self._store: RunStore | None = None
+        self._infos: tuple[int, dict[str, RunInfo]] = (0, {})
+        """(snapshot generation, RunInfo per design name built so far)."""
 
     def newest(self, design_name: str | None) -> RunInfo | None:
         """The most recent run (updated_at, else mtime) whose `name` is `design_name`."""
         if not design_name:
             return None
-        with self._lock:
-            self._refresh()
-            return self._newest.get(design_name)
+        return self._info(self._current(), design_name)
 
     def all_newest(self) -> dict[str, RunInfo]:
-        with self._lock:
-            self._refresh()
-            return dict(self._newest)
+        snapshot = self._current()
+        return {name: info for name in snapshot.newest
+                if (info := self._info(snapshot, name)) is not None}
 
-    def invalidate(self) -> None:
-        with self._lock:
-            self._stamp = None
+    def snapshot(self) -> RunsSnapshot:
+        """Every run, newest first, as of the last refresh (refreshing as `newest` would)."""
+        return self._current()
 
-    def _refresh(self) -> None:
-        try:
-            stat = os.stat(self.root)
-            stamp = (stat.st_mtime_ns, stat.st_ino)
-        except OSError:
-            self._stamp, self._newest = None, {}
-            return
-        if stamp == self._stamp:
-            return
-        try:
-            if self._store is None:
-                self._store = RunStore(self.root)
-            states, errors = self._store.recent_with_errors()
-        except Exception:  # noqa: BLE001 - a broken runs dir must not break the editor
-            log.exception("cannot read runs under %s", self.root)
-            states, errors = [], []
-        for error in errors:
-            log.debug("skipping unreadable run %s: %s", error.path, error.message)
-        newest: dict[str, RunInfo] = {}
-        for state in states:  # newest first
-            name = state.get("name")
-            if isinstance(name, str) and name not in newest:
-                run_id = str(state.get("run_id", ""))
-                newest[name] = RunInfo.from_state(state, str(self.root / f"{run_id}.json"))
-        self._newest = newest
+    def refresh(self) -> RunsSnapshot:
+        """Re-read what changed on disk (I/O: call it off the event loop when fed)."""
+        stamp = _dir_stamp(self.root)
+        snapshot = self.cache.refresh()
         # A write in the same clock tick as the one we saw would not move the mtime:
         # trust the stamp only once it is older than the file-system's granularity.
-        settled = time.time_ns() - stat.st_mtime_ns > _MTIME_SETTLE_NS
+        settled = stamp is not None and time.time_ns() - stamp[0] > _MTIME_SETTLE_NS
         self._stamp = stamp if settled else None
+        return snapshot
+
+    def invalidate(self) -> None:
+        """Standalone mode: the next question re-checks the directory (still incremental)."""
+        self._stamp = None
+
+    def _current(self) -> RunsSnapshot:
+        snapshot = self.cache.snapshot
+        if snapshot is None:
+            return self.refresh()  # the first question: there is nothing to answer from
+        if self.auto_refresh and (self._stamp is None or _dir_stamp(self.root) != self._stamp):
+            return self.refresh()
+        return snapshot
+
+    def _info(self, snapshot: RunsSnapshot, name: str) -> RunInfo | None:
+        state = snapshot.newest.get(name)
+        if state is None:
+            return None
+        with self._lock:
+            generation, infos = self._infos
+            if generation != snapshot.generation:
+                infos = {}
+                self._infos = (snapshot.generation, infos)
+            info = infos.get(name)
+            if info is None or info.state is not state:
+                run_id = str(state.get("run_id", ""))
+                info = infos[name] = RunInfo.from_state(
+                    state, str(self.root / f"{run_id}.json"))
+            return info
+
+
+def _dir_stamp(root: Path) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(root)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_ino
 
 
 def design_name(top: Any, path: str | None) -> str | None:

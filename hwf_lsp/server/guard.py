@@ -4,6 +4,11 @@ pygls turns an exception in a request handler into an error response, and in a
 notification handler into a showMessage; neither helps a person typing.  A
 handler wrapped here logs the traceback and answers `default` instead; a
 JsonRpcException is a deliberate error answer and passes through.
+
+`RequestRefused` is the error answer for a request we decline on purpose (a
+rename to an invalid id, a run command that cannot be done): pygls logs every
+JsonRpcException with a traceback, which is noise on stderr for an ordinary
+refusal; `quiet_refusals()` keeps those records out of pygls's log.
 """
 
 from __future__ import annotations
@@ -19,6 +24,33 @@ from pygls.exceptions import JsonRpcException
 log = logging.getLogger("hwf_lsp.server")
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+PYGLS_LOGGERS = ("pygls.protocol.json_rpc", "pygls.server")
+
+
+class RequestRefused(JsonRpcException):
+    """A deliberate error answer: sent to the client, never logged with a traceback."""
+
+
+def is_refusal(record: logging.LogRecord) -> bool:
+    exc = record.exc_info[1] if record.exc_info else None
+    if isinstance(exc, RequestRefused):
+        return True
+    return any(isinstance(arg, RequestRefused) for arg in record.args or ()) \
+        if isinstance(record.args, tuple) else False
+
+
+def _drop_refusals(record: logging.LogRecord) -> bool:
+    return not is_refusal(record)
+
+
+def quiet_refusals() -> None:
+    """Keep pygls from logging RequestRefused (idempotent)."""
+    for name in PYGLS_LOGGERS:
+        logger = logging.getLogger(name)
+        if _drop_refusals not in logger.filters:
+            logger.addFilter(_drop_refusals)
+
 
 on_error: Callable[[str], Any] | None = None
 """Set by the server: tells the client (window/logMessage) that a handler failed."""

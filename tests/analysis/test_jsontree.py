@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import time
+import weakref
 from contextlib import nullcontext
 from unittest import mock
 
@@ -362,3 +364,21 @@ def test_scanning_valid_parts_changes_nothing(value: object, indent: object,
         [(m.key, m.key_start) for m in tokens.duplicate_keys()]
     if scanned.root is not None:
         _same_tree(scanned.root, tokens.root, damaged, valid=False)
+
+
+@pytest.mark.parametrize("suffix", ["", " ]"], ids=["valid", "recovered"])
+def test_a_dropped_tree_is_freed_without_the_garbage_collector(suffix: str) -> None:
+    """Upward links are weak: no reference cycles, so replacing a document frees it at once."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        doc = parse(DESIGN + suffix)
+        _check_tree(doc)  # builds every node
+        leaf = doc.node_at_path(("nodes", 1, "after", 0))
+        assert path_of(leaf) == ("nodes", 1, "after", 0)
+        probe = weakref.ref(leaf)
+        del doc, leaf
+        assert probe() is None
+    finally:
+        if collecting:
+            gc.enable()

@@ -109,3 +109,12 @@ def test_long_lines_agree_with_plain_counting(encoding: str) -> None:
         units = len(text[line_start:offset].encode(codec)) // width
         assert index.position(offset, encoding) == (1, units)
         assert index.offset(1, units, encoding) == offset
+
+
+@given(st.text(alphabet=st.sampled_from("ab\n\r😀"), max_size=40))
+def test_first_lookups_by_counting_match_the_table(text: str) -> None:
+    """The first few lookups count line breaks instead of using the table: same answers."""
+    table = LineIndex(text)
+    table.line_starts  # noqa: B018 - build the table now
+    for offset in range(len(text) + 1):
+        assert LineIndex(text).position(offset) == table.position(offset)

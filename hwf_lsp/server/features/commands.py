@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.server.documents import uri_to_path
+from hwf_lsp.server.guard import RequestRefused
 from hwf_lsp.server.runs.manager import RunManager
 from hwf_lsp.server.runs.notify import on_runs_changed, recent_summaries
 from hwf_lsp.server.runs.summary import run_summary
@@ -330,7 +330,7 @@ def _answering(server: HwfServer, command: str,
             message, code = _message_of(exc)
             server.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Error, message=f"{command}: {message}"))
-            raise JsonRpcException(message=f"{command}: {message}", code=code) from None
+            raise RequestRefused(message=f"{command}: {message}", code=code) from None
 
     run.__name__ = handler.__name__
     return run

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from hwf_lsp.analysis.navigation import RenameError, prepare_rename
 from hwf_lsp.analysis.navigation import rename as rename_edits
 from hwf_lsp.server import convert
-from hwf_lsp.server.guard import guarded
+from hwf_lsp.server.guard import RequestRefused, guarded
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
@@ -46,7 +45,7 @@ def register(server: HwfServer) -> None:
         try:
             edits = rename_edits(analysis.doc, offset, params.new_name)
         except RenameError as error:
-            raise JsonRpcException(str(error), code=REQUEST_FAILED) from None
+            raise RequestRefused(str(error), code=REQUEST_FAILED) from None
         uri = params.text_document.uri
         return types.WorkspaceEdit(changes={uri: [
             convert.text_edit(analysis.lines, start, end, text, encoding)

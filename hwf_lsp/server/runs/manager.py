@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from hwf_lsp.server.runs.cache import RunFilesCache
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.runner import Runner
@@ -125,8 +124,6 @@ class RunManager:
         self._lock = threading.Lock()
         self._stores: dict[Path, RunStore] = {}
         self._designs: dict[Path, DesignStore] = {}
-        self.files = RunFilesCache()
-        """Run states by file, for listings and hwf/runsChanged."""
 
     # --- stores and runners (settings decide; a design never does) ----------
 

@@ -1,8 +1,9 @@
 """Telling the editor that runs changed: revalidate, refresh lenses and hints, hwf/runsChanged.
 
 Called by the watcher (its thread) whenever a run file under the Hermes home
-changes, whoever wrote it.  The summaries are read on the watcher thread; the
-rest happens on the event loop, where the server's state lives.
+changes, whoever wrote it.  The run files are re-read (only those that changed,
+`workflow.run_cache`) and summarised on the watcher thread; the event loop gets a
+ready snapshot and never touches the disk for it, however many runs there are.
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ RUNS_CHANGED = "hwf/runsChanged"
 RECENT_RUNS_IN_NOTIFICATION = 50
 
 
-def recent_summaries(manager: RunManager, limit: int | None = RECENT_RUNS_IN_NOTIFICATION,
+def recent_summaries(server: HwfServer, limit: int | None = RECENT_RUNS_IN_NOTIFICATION,
                      design: str | None = None) -> list[dict[str, Any]]:
-    """Summaries of the newest runs (of one design, if given), newest first."""
-    store = manager.run_store()
-    states = manager.files.recent(store)
+    """Summaries of the newest runs (of one design, if given), newest first.
+
+    Refreshes the runs index (file I/O): call it off the event loop."""
+    snapshot = server.runs.refresh()
+    states: Any = snapshot.states
     if design is not None:
         states = [state for state in states if state.get("name") == design]
-    return [run_summary(state, store.root) for state in states[:limit]]
+    return [run_summary(state, snapshot.root) for state in states[:limit]]
 
 
 def _supports_refresh(server: HwfServer, feature: str) -> bool:
@@ -51,7 +54,7 @@ def publish_runs_changed(server: HwfServer, runs: list[dict[str, Any]]) -> None:
 def on_runs_changed(server: HwfServer, manager: RunManager) -> None:
     """The watcher's callback (watcher thread)."""
     try:
-        runs = recent_summaries(manager)
+        runs = recent_summaries(server)
     except Exception:  # noqa: BLE001 - still refresh, with what we could not list
         log.exception("listing runs failed")
         runs = []

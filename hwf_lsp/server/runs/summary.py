@@ -10,44 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.plan import build_run_plan
+from hwf_lsp.workflow.run_facts import failed_step, plan_of
+
+__all__ = ["failed_step", "run_summary", "step_status"]  # failed_step: see workflow.run_facts
 
 STEP_DONE, STEP_SKIPPED, STEP_WAITING, STEP_FAILED, STEP_NOT_RUN = (
     "done", "skipped", "waiting", "failed", None,
 )
-
-
-def _plan_of(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The run's plan from its design snapshot; [] when it has none or it cannot be planned."""
-    design = state.get("design")
-    if not isinstance(design, dict):
-        return []
-    try:
-        return build_run_plan(design)
-    except Exception:  # noqa: BLE001 - a hand-edited snapshot must not break a summary
-        return []
-
-
-def failed_step(state: dict[str, Any]) -> str | None:
-    """The step a failed run failed at: its last `failed` log entry, else the step at the cursor.
-
-    Every failure (agent retries exhausted, unparsable condition) leaves the cursor on
-    the failing step, so the cursor is a sound fallback for runs without a log.
-    """
-    if state.get("status") != "failed":
-        return None
-    log = state.get("log")
-    if isinstance(log, list):
-        for entry in reversed(log):
-            if isinstance(entry, dict) and entry.get("event") == "failed":
-                node = entry.get("node")
-                if isinstance(node, str):
-                    return node
-    plan = _plan_of(state)
-    cursor = state.get("cursor")
-    if isinstance(cursor, int) and not isinstance(cursor, bool) and 0 <= cursor < len(plan):
-        return plan[cursor]["id"]
-    return None
 
 
 def step_status(state: dict[str, Any], step_id: str, failed: str | None = None) -> str | None:
@@ -78,7 +47,7 @@ def run_summary(state: dict[str, Any], runs_root: Path | str) -> dict[str, Any]:
     where each one stands."""
     run_id = _str_or_none(state.get("run_id"))
     failed = failed_step(state)
-    plan = _plan_of(state)
+    plan = plan_of(state)
     step_states = [
         {"id": step["id"], "type": step.get("type"), "status": step_status(state, step["id"], failed)}
         for step in plan

@@ -1,0 +1,49 @@
+"""Facts read off a run state, one rule each, shared by the CLI, hints, lenses and summaries.
+
+A run state may come from another tool or a hand edit, so every function takes
+any dict and answers None rather than raising.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hwf_lsp.workflow.plan import build_run_plan
+
+
+def plan_of(state: dict[str, Any], design: Any = None) -> list[dict[str, Any]]:
+    """The run's plan: from its `design` snapshot, else from `design` (the stored or open
+    design of the same name, which is what the runner resumes with); [] when neither plans."""
+    for candidate in (state.get("design"), design):
+        if isinstance(candidate, dict) and candidate.get("nodes"):
+            try:
+                return build_run_plan(candidate)
+            except Exception:  # noqa: BLE001 - a hand-edited snapshot must not break a reader
+                continue
+    return []
+
+
+def failed_step(state: Any, design: Any = None) -> str | None:
+    """The step a failed run failed at, as the runner records it; None unless `failed`.
+
+    The runner's `_fail` is the only way a run becomes `failed`: it appends a log entry
+    `{event: "failed", node: <step id>}` and leaves `cursor` on that step (the cursor is
+    the index of the next step to run, and a failed step never ran to the end).  So:
+    the node of the last `failed` log entry, else the plan step at the cursor (for runs
+    without a log, e.g. written by another tool).  Attempts are not consulted: a
+    condition that cannot be parsed fails with no attempt counted.
+    """
+    if not isinstance(state, dict) or state.get("status") != "failed":
+        return None
+    log = state.get("log")
+    if isinstance(log, list):
+        for entry in reversed(log):
+            if isinstance(entry, dict) and entry.get("event") == "failed":
+                node = entry.get("node")
+                if isinstance(node, str) and node:
+                    return node
+    cursor = state.get("cursor")
+    if not isinstance(cursor, int) or isinstance(cursor, bool) or cursor < 0:
+        return None
+    plan = plan_of(state, design)
+    return plan[cursor]["id"] if cursor < len(plan) else None
