@@ -4,6 +4,10 @@ It uses the same analysis as the language server (`analysis.check.check_text`), 
 range printed here is the range the editor underlines. The text format is 1-based
 for people (`path:line:col`); the JSON format is the contract: 0-based lines and
 UTF-16 characters, as LSP counts them.
+
+Byte order marks: reading the file drops exactly one UTF-8 BOM (utf-8-sig in
+`read_design_text`, as editors and the design store do) and the parser drops none,
+so a file with two BOMs is a syntax error here, in the editor and in the store alike.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The editor needs a tree for text that is being typed: an unterminated string, a
 missing comma, a trailing comma, an unclosed object at the end.  `parse` returns
 a tree for any string plus a list of `SyntaxIssue`s, and never raises or
-recurses (an explicit stack; 10^6 nested arrays are fine).
+recurses (an explicit stack; nesting past MAX_DEPTH is one issue, read no further).
 
 Speed: this runs on every keystroke on documents up to megabytes.  Valid JSON
 (the common case) is first decoded by `json.loads` in C; the positioned tree is
@@ -37,6 +37,11 @@ __all__ = [
 ]
 
 BOM = "\ufeff"
+"""A byte order mark.  Whoever reads the file's bytes drops one (editors, `hwf check`
+and the stores decode with utf-8-sig), so one left in the TEXT means the file had
+two: a syntax error here, as it is for json.loads and for the engine's stores."""
+BOM_MESSAGE = ("Unexpected byte order mark (U+FEFF) at the start of the text "
+               "(a file may begin with one BOM, not two)")
 
 
 class JsonNode:
@@ -178,20 +183,58 @@ class SyntaxIssue:
     end: int
 
 
+MAX_DEPTH = 512
+"""Containers nested deeper than this are not read: one issue covers the rest of the text.
+
+A design needs a handful of levels (the root, `nodes`, a node, its `after`).
+json.loads -- and so the engine's stores -- gives up near 1000 levels (the
+interpreter's recursion limit), so a deeper text could never be loaded or run:
+stopping below that keeps the editor's verdict in line with the engine's, makes
+10^6-deep text cost milliseconds instead of seconds, and keeps every tree and
+`to_python()` value shallow enough for recursive consumers (json.dumps, ==).
+A valid text that json.loads reads is never cut (that path does not count depth).
+"""
+DEPTH_MESSAGE = (f"Nesting deeper than {MAX_DEPTH} levels: the rest of the text is not read "
+                 "(a design needs only a few levels)")
+
+
 # --- tokens ----------------------------------------------------------------
+
+
+class _LazyPattern:
+    """A regex compiled on first use.
+
+    Only text that json.loads rejects (and escaped strings) needs these, so the
+    server does not compile them at start-up (import time counts: cold start).
+    """
+
+    __slots__ = ("_pattern", "_flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern = pattern
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self._pattern, self._flags)
+        return compiled
+
 
 _WS = " \t\n\r"
 _PUNCT = "{}[]:,"
-_WORD = re.compile(r'[^ \t\n\r{}\[\]:,"]+')
+_WORD = _LazyPattern(r'[^ \t\n\r{}\[\]:,"]+')
 """A bare word: anything up to whitespace, punctuation or a quote."""
 _SKIP_WS = re.compile(r"[ \t\n\r]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_STRING_BODY = re.compile(r'[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*\\?')
+_NUMBER = _LazyPattern(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_STRING_BODY = _LazyPattern(r'[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*\\?')
 """The rest of a string up to its closing quote or the end of its line (recovery)."""
-_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(.?))', re.S)
+_ESCAPE = _LazyPattern(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(.?))', re.S)
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
                    "r": "\r", "t": "\t"}
-_CONTROL = re.compile(r"[\x00-\x1f]")
+_CONTROL = _LazyPattern(r"[\x00-\x1f]")
 _LITERALS = {"true": True, "false": False, "null": None}
 _NOT_JSON_NUMBERS = {"NaN", "Infinity", "-Infinity", "+Infinity"}
 
@@ -208,7 +251,7 @@ def _number_value(word: str, match: re.Match[str]) -> int | float | None:
 
 def _decode_lenient(raw: str, base: int, issues: list[SyntaxIssue]) -> str:
     """Decode a string body that `scanstring` rejected, noting each problem."""
-    for bad in _CONTROL.finditer(raw):
+    for bad in _CONTROL.pattern.finditer(raw):
         issues.append(SyntaxIssue("Invalid control character in string (escape it)",
                                   base + bad.start(), base + bad.end()))
     if "\\" not in raw:
@@ -216,7 +259,7 @@ def _decode_lenient(raw: str, base: int, issues: list[SyntaxIssue]) -> str:
     out: list[str] = []
     pos = 0
     pending_high: int | None = None  # index in `out` of a \uD8xx awaiting its pair
-    for esc in _ESCAPE.finditer(raw):
+    for esc in _ESCAPE.pattern.finditer(raw):
         if esc.start() > pos:
             out.append(raw[pos : esc.start()])
             pending_high = None
@@ -263,7 +306,7 @@ class _Frame:
         """The current member is a bare-word key kept out of `members`."""
         self.py = py
         self.comma = -1
-        """Offset of this container's last ',' (for a trailing-comma issue)."""
+        """Offset of a ',' that is this container's latest token, else -1 (trailing comma)."""
 
 
 def _reject_constant(name: str) -> Any:
@@ -332,7 +375,7 @@ class _Builder:
             return value, end, True
         except ValueError:
             pass
-        body = _STRING_BODY.match(text, quote + 1)
+        body = _STRING_BODY.pattern.match(text, quote + 1)
         stop = body.end()
         closed = stop < len(text) and text[stop] == '"'
         value = _decode_lenient(text[quote + 1 : stop], quote + 1, self.issues)
@@ -345,7 +388,7 @@ class _Builder:
         """A bare word as a value node, and what is wrong with it (reported once placed)."""
         if word in _LITERALS:
             return JsonNode(word, start, end, _LITERALS[word]), None
-        match = _NUMBER.fullmatch(word)
+        match = _NUMBER.pattern.fullmatch(word)
         if match is not None:
             return JsonNode("number", start, end, _number_value(word, match)), None
         if word in _NOT_JSON_NUMBERS:
@@ -377,12 +420,17 @@ class _Builder:
         n = len(text)
         with_values = self.with_values
         skip_ws = _SKIP_WS.match
-        word_at = _WORD.match
-        pos = 1 if text.startswith(BOM) else 0
+        word_at = _WORD.pattern.match
+        pos = 0
+        while pos < n and text[pos] == BOM:
+            pos += 1
+        if pos:  # see BOM: reported once, then skipped so the tree is kept
+            self.issue(BOM_MESSAGE, 0, pos)
         stack: list[_Frame] = []
         open_count = {"object": 0, "array": 0}
         top: _Frame | None = None
         done = False  # the root value is complete
+        too_deep = False  # stopped at MAX_DEPTH
         last_end = pos
         while pos < n:
             punct = text[pos]
@@ -424,6 +472,10 @@ class _Builder:
                 placement = "root"
             else:
                 state = top.state
+                # A comma is trailing only when the closer comes right after it; any
+                # other token in between (even a bad one) already got its own issue.
+                comma = top.comma
+                top.comma = -1
                 placement = ""
                 if state >= _A_FIRST:  # array
                     if is_value:
@@ -437,8 +489,8 @@ class _Builder:
                         top.state = _A_VALUE
                         continue
                     elif punct == "]":
-                        if state == _A_VALUE:
-                            self.issue("Trailing comma", top.comma, top.comma + 1)
+                        if state == _A_VALUE and comma >= 0:
+                            self.issue("Trailing comma", comma, comma + 1)
                         top = self._close(stack, open_count, pos)
                         continue
                     elif punct == "}":
@@ -474,8 +526,8 @@ class _Builder:
                             top.state = _O_COLON
                             continue
                         if punct == "}":
-                            if state == _O_KEY:
-                                self.issue("Trailing comma", top.comma, top.comma + 1)
+                            if state == _O_KEY and comma >= 0:
+                                self.issue("Trailing comma", comma, comma + 1)
                             top = self._close(stack, open_count, pos)
                             continue
                         if punct == "{" or punct == "[":
@@ -568,6 +620,10 @@ class _Builder:
                 frame = None
                 py = self.valid_value
             elif node is None:  # '{' or '['
+                if len(stack) >= MAX_DEPTH:
+                    self.issue(DEPTH_MESSAGE, start, n)
+                    too_deep = True
+                    break
                 if punct == "{":
                     node = JsonNode("object", start, pos, None, [])
                     py: Any = {} if with_values else None
@@ -603,7 +659,7 @@ class _Builder:
                 open_count[node.kind] += 1
                 stack.append(frame)
                 top = frame
-        self._finish(stack, last_end)
+        self._finish(stack, last_end, too_deep)
 
 
     def _close(self, stack: list[_Frame], open_count: dict[str, int], end: int) -> _Frame | None:
@@ -639,7 +695,7 @@ class _Builder:
         self.issue(f"Unexpected '{punct}'", start, end)
         return stack[-1]
 
-    def _finish(self, stack: list[_Frame], last_end: int) -> None:
+    def _finish(self, stack: list[_Frame], last_end: int, too_deep: bool) -> None:
         n = len(self.text)
         if self.root is None:
             self.issue("Expected a JSON value", last_end if last_end < n else n, n)
@@ -647,13 +703,14 @@ class _Builder:
         if not stack:
             return
         top = stack[-1]
-        if top.state == _O_COLON:
-            self.issue("Expected ':' after the property name",
-                       top.member.key_start, top.member.key_end)
-        elif top.state == _O_VALUE:
-            self.issue("Expected a value", last_end, last_end)
-        self.issue(f"Expected '{_CLOSER[top.node.kind]}' before the end of the text",
-                   last_end, last_end)
+        if not too_deep:  # else the depth issue already covers everything after the cut
+            if top.state == _O_COLON:
+                self.issue("Expected ':' after the property name",
+                           top.member.key_start, top.member.key_end)
+            elif top.state == _O_VALUE:
+                self.issue("Expected a value", last_end, last_end)
+            self.issue(f"Expected '{_CLOSER[top.node.kind]}' before the end of the text",
+                       last_end, last_end)
         for frame in stack:
             frame.node.end = n
             frame.node.closed = False
@@ -945,6 +1002,7 @@ def source_offset(text: str, node: JsonNode, index: int) -> int:
         return body_start + min(index, len(raw))
     decoded = 0
     pos = 0
+    escape = _ESCAPE.pattern
     while pos < len(raw) and decoded < index:
         if raw[pos] != "\\":
             backslash = raw.find("\\", pos)
@@ -954,11 +1012,11 @@ def source_offset(text: str, node: JsonNode, index: int) -> int:
             pos += take
             decoded += take
             continue
-        esc = _ESCAPE.match(raw, pos)
+        esc = escape.match(raw, pos)
         hex_digits = esc.group(1)
         pos = esc.end()
         if hex_digits is not None and 0xD800 <= int(hex_digits, 16) <= 0xDBFF:
-            pair = _ESCAPE.match(raw, pos)
+            pair = escape.match(raw, pos)
             if pair is not None and pair.group(1) is not None and \
                     0xDC00 <= int(pair.group(1), 16) <= 0xDFFF:
                 pos = pair.end()  # one decoded character for the surrogate pair
@@ -972,17 +1030,16 @@ def source_offset(text: str, node: JsonNode, index: int) -> int:
 def parse(text: str) -> ParsedDocument:
     """Parse `text` (any string): never raises, never recurses."""
     doc = ParsedDocument(text)
-    body = text[1:] if text.startswith(BOM) else text
     watch = _DuplicateWatch()
-    try:
-        value = json.loads(body, parse_constant=_reject_constant, object_pairs_hook=watch)
+    try:  # json.loads refuses a leading BOM too: that text takes the slow way
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=watch)
     except Exception:  # noqa: BLE001 - anything json.loads rejects goes the slow way
         doc._build(with_values=True)
         return doc
     doc._value = value
     doc._errors = []
     doc._has_duplicates = watch.seen
-    start = _SKIP_WS.match(text, len(text) - len(body)).end()
+    start = _SKIP_WS.match(text).end()
     end = _end_before_space(text, len(text))
     doc._root = _lazy_value(text, start, None, end, None if watch.seen else value)
     return doc

@@ -11,7 +11,7 @@ fresh:
 - fed (`auto_refresh=False`, the language server): someone else calls `refresh()`
   off the event loop (the runs watcher's thread, a finished run command) and the
   loop only reads the last snapshot, so a burst of run writes never makes a hover
-  wait for file I/O.  Only the very first question, before any snapshot, reads.
+  wait for file I/O (before the first refresh it sees no runs rather than wait).
 
 A corrupt or unreadable run file is skipped, never raised: the editor must keep working.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,14 @@ class RunInfo:
             failed=failed_step(state),
         )
 
+    def with_design(self, design: Any) -> RunInfo:
+        """This run, with its failed step found in `design` (the open or stored design of
+        the same name) when the run has neither a log nor a design snapshot to find it in."""
+        if self.status != "failed" or self.failed is not None:
+            return self
+        failed = failed_step(self.state, design)
+        return self if failed is None else replace(self, failed=failed)
+
     def failed_node(self) -> str | None:
         """The node a failed run failed on (one rule for everyone: `run_facts.failed_step`)."""
         return self.failed
@@ -105,11 +113,18 @@ class RunsIndex:
         self._infos: tuple[int, dict[str, RunInfo]] = (0, {})
         """(snapshot generation, RunInfo per design name built so far)."""
 
-    def newest(self, design_name: str | None) -> RunInfo | None:
-        """The most recent run (updated_at, else mtime) whose `name` is `design_name`."""
+    def newest(self, design_name: str | None, *, refresh: bool | None = None) -> RunInfo | None:
+        """The most recent run (updated_at, else mtime) whose `name` is `design_name`.
+
+        `refresh` (default: `auto_refresh`) re-checks the disk first; a fed index's
+        worker threads (diagnostics) pass True, its event loop never does."""
         if not design_name:
             return None
-        return self._info(self._current(), design_name)
+        return self._info(self._current(refresh), design_name)
+
+    def refreshing(self) -> _Refreshing:
+        """This index as `analyse` sees it on a worker thread: checking the disk first."""
+        return _Refreshing(self)
 
     def all_newest(self) -> dict[str, RunInfo]:
         snapshot = self._current()
@@ -134,11 +149,15 @@ class RunsIndex:
         """Standalone mode: the next question re-checks the directory (still incremental)."""
         self._stamp = None
 
-    def _current(self) -> RunsSnapshot:
+    def _current(self, refresh: bool | None = None) -> RunsSnapshot:
+        if refresh is None:
+            refresh = self.auto_refresh
         snapshot = self.cache.snapshot
         if snapshot is None:
-            return self.refresh()  # the first question: there is nothing to answer from
-        if self.auto_refresh and (self._stamp is None or _dir_stamp(self.root) != self._stamp):
+            if not refresh:  # fed, before the first refresh: no runs yet, and no waiting
+                return RunsSnapshot(self.root)
+            return self.refresh()
+        if refresh and (self._stamp is None or _dir_stamp(self.root) != self._stamp):
             return self.refresh()
         return snapshot
 
@@ -157,6 +176,14 @@ class RunsIndex:
                 info = infos[name] = RunInfo.from_state(
                     state, str(self.root / f"{run_id}.json"))
             return info
+
+
+@dataclass(frozen=True, slots=True)
+class _Refreshing:
+    index: RunsIndex
+
+    def newest(self, design_name: str | None) -> RunInfo | None:
+        return self.index.newest(design_name, refresh=True)
 
 
 def _dir_stamp(root: Path) -> tuple[int, int] | None:

@@ -149,7 +149,10 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     run = None
     if runs is not None:
         try:
-            run = runs.newest(design_name(doc.to_python(), uri_to_path(uri)))
+            top = doc.to_python()
+            run = runs.newest(design_name(top, uri_to_path(uri)))
+            if run is not None:
+                run = run.with_design(top)  # a foreign run's failed step, by this design
         except Exception:  # noqa: BLE001 - run data is a bonus, never a failure
             log.exception("reading runs failed")
     result = Analysis(uri=uri, version=version, text=text, doc=doc, run=run)

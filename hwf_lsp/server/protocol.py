@@ -122,8 +122,10 @@ class HwfProtocol(LanguageServerProtocol):
         if message.get("jsonrpc") != self.VERSION or (has_method and not isinstance(method, str)):
             why = "not a JSON-RPC 2.0 message" if message.get("jsonrpc") != self.VERSION \
                 else "method must be a string"
-            if has_id:
+            if is_request:
                 self._reply_error(msg_id if _valid_id(msg_id) else None, INVALID_REQUEST, why)
+            elif has_id and not has_method:  # a malformed response to one of our requests
+                self._fail_request(msg_id, why)
             else:
                 log.warning("dropping a malformed message: %s", why)
             return
@@ -176,10 +178,16 @@ class HwfProtocol(LanguageServerProtocol):
         elif method is not None:
             log.warning("dropping notification %r with invalid params: %s", method, detail)
         else:  # a response from the client to one of our requests, in the wrong shape
-            future = self._request_futures.pop(message.get("id"), None)
-            if future is not None and not future.done():
-                future.set_exception(JsonRpcException(f"invalid response: {detail}"))
-            log.warning("invalid response to request %r: %s", message.get("id"), detail)
+            self._fail_request(message.get("id"), detail)
+
+    def _fail_request(self, msg_id: Any, why: str) -> None:
+        """Our request `msg_id` got an unusable response: fail its future, never hang it."""
+        log.warning("invalid response to request %r: %s", msg_id, why)
+        if not _valid_id(msg_id):
+            return
+        future = self._request_futures.pop(msg_id, None)
+        if future is not None and not future.done():
+            future.set_exception(JsonRpcException(f"invalid response: {why}"))
 
     def _reply_error(self, msg_id: Any, code: int, message: str) -> None:
         log.warning("answering request %r with error %d: %s", msg_id, code, message)

@@ -8,17 +8,22 @@ watching) are skipped, so adding one is adding a file and nothing else.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
+from hwf_lsp import __version__
 from hwf_lsp.analysis.runs_index import RunsIndex
-from hwf_lsp.server import guard
+from hwf_lsp.server import guard, stdio
 from hwf_lsp.server.convert import encoding_name
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
 from hwf_lsp.server.guard import guarded
@@ -28,7 +33,7 @@ from hwf_lsp.server.settings import SECTION, Settings
 log = logging.getLogger("hwf_lsp.server")
 
 SERVER_NAME = "hwf-lsp"
-SERVER_VERSION = "0.1.0"
+SERVER_VERSION = __version__
 
 FEATURES: tuple[str, ...] = (
     "diagnostics",
@@ -63,14 +68,15 @@ class HwfServer(LanguageServer):
         self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
         """Called after the settings change (e.g. to revalidate every design)."""
         self._runs: RunsIndex | None = None
+        self.runs_watcher: Any = None
+        self.run_manager: Any = None
+        """runs.manager.RunManager, created by the first run command or the watcher."""
         self.validator: Any = None
         """features.diagnostics.Validator, set when that feature registers."""
 
     def revalidate_all(self, *, runs_changed: bool = False) -> None:
         """Hook for run watching (issue 4): recompute every open design's diagnostics."""
         if runs_changed:
-            if self._runs is not None:
-                self._runs.invalidate()
             for cached in self.analyses.values():
                 cached.stale = True
         if self.validator is not None:
@@ -87,6 +93,24 @@ class HwfServer(LanguageServer):
                 self.workspace_inlay_hint_refresh(None)
             except Exception:  # noqa: BLE001
                 log.exception("inlay hint refresh failed")
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """pygls's async stdio loop, with a reader that refuses absurd frame lengths."""
+        log.info("Starting async IO server")
+        self._stop_event = threading.Event()
+        reader = stdio.BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool,
+                                          limit=stdio.MAX_MESSAGE_BYTES)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_async(stop_event=self._stop_event, reader=reader,
+                                  protocol=self.protocol, logger=log,
+                                  error_handler=self.report_server_error))
+        except BrokenPipeError:
+            log.error("Connection to the client is lost! Shutting down the server.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     # --- negotiated facts ------------------------------------------------
     @property
@@ -113,9 +137,12 @@ class HwfServer(LanguageServer):
     @property
     def runs(self) -> RunsIndex:
         home = self.settings.home()
-        if self._runs is None or self._runs.home != home:
-            self._runs = RunsIndex(home)
-        return self._runs
+        runs = self._runs
+        if runs is None or runs.home != home:
+            # fed: the loop reads snapshots only; the runs watcher's thread, finished
+            # commands and the diagnostics workers refresh it (analysis/runs_index.py)
+            runs = self._runs = RunsIndex(home, auto_refresh=False)
+        return runs
 
     def open_text(self, uri: str) -> tuple[int | None, str] | None:
         """(version, text) of an open document, or None when it is not open."""
@@ -213,6 +240,7 @@ def build_server() -> HwfServer:
                                                          message=message))
 
     guard.on_error = report
+    guard.quiet_refusals()
     _register_lifecycle(server)
     for name in FEATURES:
         try:

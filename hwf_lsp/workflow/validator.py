@@ -116,7 +116,8 @@ def collect_defects(graph: Any) -> list[Defect]:
         _check_type(check, triggers)
         _check_after(check, kind_of)
         if index == cycle_index:
-            check.defect("acyclic", "after", "after forms a cycle: " + " → ".join(cycle))
+            check.defect("acyclic", "after", "after forms a cycle: " + " → ".join(cycle),
+                         element=_closing_entry(node, cycle))
         kind = node.get("type")
         if isinstance(kind, str) and kind in KINDS:
             for field in fields_for(kind)[3:]:  # id, type and after are done
@@ -169,6 +170,21 @@ def _check_identity(check: _Checker, first_index: dict[str, int]) -> None:
     elif first_index[ident] != check.index:
         check.defect("identity", "id", f"duplicate id {show(ident)}: node "
                      f"{first_index[ident]} already uses it")
+
+
+def _closing_entry(node: dict, cycle: list[str]) -> int | None:
+    """Index in the node's `after` of the entry that closes `cycle` (which starts at it).
+
+    In [a, b, c, a] node a runs after c: its entry "c" is the edge to cut, so the
+    editor underlines that entry, not the whole list.  None when only a node
+    sharing a's id lists c (nodes with one id are merged into one graph node).
+    """
+    after = node.get("after")
+    if isinstance(after, list):
+        for element, parent in enumerate(after):
+            if parent == cycle[-2]:
+                return element
+    return None
 
 
 def _check_type(check: _Checker, triggers: list[int]) -> None:

@@ -51,9 +51,15 @@ CASES = [
                                       '"after": ["t", «"zz"»]}'), "edges", None),
     ("after-not-a-list", design(TRIGGER, '{"id": "a", "type": "agent", "prompt": "p", '
                                          '"after": «"t"»}'), "edges", None),
-    ("cycle", design(TRIGGER, '{"id": "a", "type": "agent", "prompt": "p", '
-                              '"after": «["t", "b"]»}',
-                     '{"id": "b", "type": "agent", "prompt": "p", "after": ["a"]}'),
+    ("cycle-on-the-closing-entry", design(TRIGGER, '{"id": "a", "type": "agent", '
+                                         '"prompt": "p", "after": ["t", «"b"»]}',
+                                         '{"id": "b", "type": "agent", "prompt": "p", '
+                                         '"after": ["a"]}'), "acyclic", None),
+    ("cycle-closed-by-a-same-id-node", design(TRIGGER, '{"id": "a", "type": "agent", '
+                                             '"prompt": "p", "after": «["t"]»}',
+                                             '{"id": "b", "type": "agent", "prompt": "p", '
+                                             '"after": ["a"]}',
+                                             '{"id": "a", "type": "note", "after": ["b"]}'),
      "acyclic", None),
     ("retries", design(TRIGGER, '{"id": "a", "type": "agent", "prompt": "p", "retries": «2.5»}'),
      "retries", None),

@@ -61,6 +61,12 @@ SYNTAX = [
      '"t",\n "type"'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger",}]}', "Remove the trailing ','",
      '"trigger"}'),
+    # trailing commas in arrays (nodes, after) and in the root object
+    ('{"name": "d", "nodes": [' + T + ',]}', "Remove the trailing ','", T + "]}"),
+    ('{"name": "d", "nodes": [' + T + ',\n  ]}', "Remove the trailing ','", T + "\n  ]}"),
+    ('{"name": "d", "nodes": [' + T + ', ' + AGENT[:-1] + ', "t",]}]}',
+     "Remove the trailing ','", '"after": ["t", "t"]}'),
+    ('{"name": "d", "nodes": [' + T + '],}', "Remove the trailing ','", T + "]}"),
 ]
 CASES += [(text, "json-syntax", title, expected) for text, title, expected in SYNTAX]
 

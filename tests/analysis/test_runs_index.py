@@ -53,13 +53,50 @@ def test_missing_home(tmp_path):
     assert RunsIndex(tmp_path / "nope").newest("x") is None
 
 
+DESIGN = {"name": "x", "nodes": [
+    {"id": "t", "type": "trigger"},
+    {"id": "a", "type": "agent", "prompt": "p", "after": ["t"]},
+    {"id": "s", "type": "condition", "expression": "out.a.k == 1", "after": ["a"]},
+    {"id": "f", "type": "agent", "prompt": "p", "after": ["a"]},
+]}
+
+
 def test_node_status():
+    """As the runner records a failure: a `failed` log entry naming the step."""
     run = RunInfo.from_state({
         "run_id": "r", "status": "failed", "outputs": {"a": 0}, "skipped": ["s"],
-        "pending": {"node": "w"}, "error": {"node": "f", "msg": "boom"}, "attempts": {"f": 2},
+        "pending": {"node": "w"}, "error": "agent step 'f' failed after 3 attempts",
+        "log": [{"event": "attempt-failed", "node": "f"}, {"event": "failed", "node": "f"}],
     }, "/x")
     assert [run.node_status(n) for n in ("a", "s", "w", "f", "other")] == [
         DONE, SKIPPED, WAITING, FAILED, None]
+
+
+def test_failure_without_attempts_is_found_by_the_cursor():
+    """A condition that cannot be parsed fails with no attempt; a log-less run (another
+    tool's) still has its cursor on the failed step and its design snapshot."""
+    run = RunInfo.from_state({"run_id": "r", "status": "failed", "cursor": 2, "design": DESIGN,
+                              "outputs": {"a": 0}, "skipped": ["s"], "attempts": {},
+                              "error": "condition 's' cannot be parsed"}, "/x")
+    assert run.failed_node() == "f" and run.node_status("f") == FAILED
+
+
+def test_fed_index_reads_only_snapshots(tmp_path):
+    """The language server's mode: the loop's questions never touch the disk;
+    `refresh()` (the watcher's thread) brings changes in, re-reading only changed files."""
+    write(tmp_path, "aaaaaa01", "x", "2026-01-01T00:00:00Z")
+    write(tmp_path, "aaaaaa02", "y", "2026-01-01T00:00:00Z")
+    index = RunsIndex(tmp_path, auto_refresh=False)
+    assert index.newest("x") is None and index.cache.reads == 0  # no waiting for the disk
+    assert index.newest("x", refresh=True).run_id == "aaaaaa01"  # a worker thread may read
+    reads = index.cache.reads
+    time.sleep(0.06)
+    write(tmp_path, "aaaaaa03", "x", "2026-01-02T00:00:00Z")
+    assert index.newest("x").run_id == "aaaaaa01" and index.cache.reads == reads
+    index.refresh()
+    assert index.newest("x").run_id == "aaaaaa03" and index.cache.reads == reads + 1
+    assert index.newest("x") is index.newest("x")  # RunInfo built once per snapshot
+    assert set(index.all_newest()) == {"x", "y"}
 
 
 def test_junk_state_fields_are_tolerated():

@@ -29,6 +29,8 @@ EXIT_CASES = [
     ("json syntax error is a defect", '{"name": "x", "nodes": [', [], 1, "error"),
     ("invalid UTF-8", b'{"name": "\xff"}', [], 2, "not valid UTF-8"),
     ("utf-8 BOM is accepted", b"\xef\xbb\xbf" + VALID_DESIGN.encode(), [], 0, "0 errors"),
+    # one BOM is dropped when the file is read, in one place; the store refuses two too
+    ("two BOMs are an error", b"\xef\xbb\xbf" * 2 + VALID_DESIGN.encode(), [], 1, "1 error"),
 ]
 
 
@@ -154,3 +156,34 @@ def test_unreadable_file_in_json_report(hwf, tmp_path):
     report = result.json()
     assert report[0] == {"path": GOOD[0], "defects": []}
     assert report[1]["defects"] == [] and "no such file" in report[1]["error"]
+
+
+# (BOMs on disk, does the design store load it, what `hwf check` says at 1:1)
+BOM_CASES = [(0, True, None), (1, True, None), (2, False, "byte order mark"),
+             (3, False, "byte order mark")]
+
+
+@pytest.mark.parametrize("boms,store_loads,message", BOM_CASES)
+def test_check_and_the_design_store_agree_on_boms(hwf, tmp_path, boms, store_loads, message):
+    """One BOM is dropped when the file is read; one left in the text is an error (BUG-H9-1)."""
+    from hwf_lsp.workflow.stores import DesignStore
+
+    store = DesignStore(tmp_path / "designs")
+    store.root.mkdir()
+    data = b"\xef\xbb\xbf" * boms + VALID_DESIGN.encode()
+    path = write(store.root, "x.json", data)
+    try:
+        store.load("x")
+        loaded = True
+    except ValueError:
+        loaded = False
+    assert loaded == store_loads
+    result = hwf("check", "--format", "json", path)
+    assert result.code == (0 if store_loads else 1)
+    defects = result.json()[0]["defects"]
+    if message is None:
+        assert defects == []
+    else:  # the stray BOMs, right where the editor shows them (the first one is gone)
+        assert message in defects[0]["msg"]
+        assert defects[0]["range"] == {"start": {"line": 0, "character": 0},
+                                       "end": {"line": 0, "character": boms - 1}}

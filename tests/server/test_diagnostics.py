@@ -42,7 +42,7 @@ CASES = [
     ("edges-note", '{"name": "d", "nodes": [' + T + ', {"id": "n", "type": "note"}, {"id": "a", '
      '"type": "agent", "prompt": "p", "after": [«"n"», "t"]}]}', "edges", E),
     ("acyclic", '{"name": "d", "nodes": [' + T + ', {"id": "a", "type": "agent", "prompt": "p", '
-     '"after": «["t", "b"]»}, {"id": "b", "type": "agent", "prompt": "p", "after": ["a"]}]}',
+     '"after": ["t", «"b"»]}, {"id": "b", "type": "agent", "prompt": "p", "after": ["a"]}]}',
      "acyclic", E),
     ("retries", '{"name": "d", "nodes": [' + T + ', {"id": "a", "type": "agent", "prompt": "p", '
      '"after": ["t"], "retries": «2.5»}]}', "retries", E),

@@ -6,18 +6,19 @@ import json
 import os
 import threading
 import time
-from types import SimpleNamespace
 
 import pytest
 
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.runs_index import RunInfo
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.features.commands import sanitized_name
-from hwf_lsp.server.runs.cache import RunFilesCache
-from hwf_lsp.server.runs.summary import failed_step, run_summary
+from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.server.runs.watcher import RunsWatcher, runs_signature
 from hwf_lsp.workflow.names import check_design_name
+from hwf_lsp.workflow.run_cache import RunFilesCache
+from hwf_lsp.workflow.run_facts import failed_step
 from hwf_lsp.workflow.stores import RunStore
 
 DESIGN = {"name": "d", "nodes": [
@@ -75,8 +76,7 @@ def test_run_summary(run, steps, step_states, tmp_path) -> None:
 
 
 def run_info(**overrides):
-    s = state(**overrides)
-    return SimpleNamespace(run_id=s["run_id"], name=s["name"], state=s)
+    return RunInfo.from_state(state(**overrides), "/runs/abcdef.json")
 
 
 @pytest.mark.parametrize("run, expected", [
@@ -186,17 +186,24 @@ def test_run_files_cache_rereads_only_changed_files(tmp_path) -> None:
         store.save({"run_id": f"aaaaa{i}", "name": "d", "updated_at": stamp})
     (tmp_path / "bbbbbb.json").write_text("{broken")  # skipped, never raised
     (tmp_path / "not-a-run.json").write_text("{}")
-    cache = RunFilesCache()
-    assert [s["run_id"] for s in cache.recent(store)] == ["aaaaa1", "aaaaa0"]
+    cache = RunFilesCache(tmp_path, store)
+    assert cache.snapshot is None
+    first = cache.refresh()
+    assert [s["run_id"] for s in first.states] == ["aaaaa1", "aaaaa0"]
+    assert first.unreadable == ("bbbbbb.json", "not-a-run.json")
+    assert first.newest["d"]["run_id"] == "aaaaa1"
     loads = []
     original = store.load
     store.load = lambda run_id: loads.append(run_id) or original(run_id)
-    assert [s["run_id"] for s in cache.recent(store)] == ["aaaaa1", "aaaaa0"]
-    assert loads == []  # nothing changed: nothing re-read
+    assert cache.refresh() is first  # nothing changed: nothing re-read, same snapshot
+    assert loads == [] and cache.snapshot is first
     store.save({"run_id": "aaaaa0", "name": "d", "updated_at": "2026-11-30T07:00:00Z"})
     (tmp_path / "aaaaa1.json").unlink()
-    assert [s["run_id"] for s in cache.recent(store)] == ["aaaaa0"]
-    assert loads == ["aaaaa0"]
+    second = cache.refresh()
+    assert [s["run_id"] for s in second.states] == ["aaaaa0"]
+    assert loads == ["aaaaa0"] and second.generation == first.generation + 1
+    (tmp_path / "bbbbbb.json").unlink()  # a removed (unreadable) file changes the snapshot too
+    assert cache.refresh().unreadable == ("not-a-run.json",)
 
 
 def test_watcher_follows_a_new_hermes_home(tmp_path) -> None:

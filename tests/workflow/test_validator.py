@@ -155,13 +155,21 @@ RULE_CASES: dict[str, list[tuple[Any, list[D]]]] = {
     ],
     "acyclic": [
         (design(agent("b", after=["work"]), agent("c", after=["b", "work"])), []),
+        # element: the entry of `after` that closes the cycle (the edge to cut)
         (design(agent("p", after=["q"]), agent("q", after=["p"])),
-         [D("acyclic", "p", "after", 2, says="after forms a cycle: p → q → p")]),
+         [D("acyclic", "p", "after", 2, 0, says="after forms a cycle: p → q → p")]),
         (design(agent("a", after=["c"]), agent("b", after=["a"]), agent("c", after=["b"]),
                 agent("x", after=["y"]), agent("y", after=["x"])),
-         [D("acyclic", "a", "after", 2, says="a → b → c → a")]),
+         [D("acyclic", "a", "after", 2, 0, says="a → b → c → a")]),
         ({"nodes": [trigger(), agent(after=["start", "late"]), agent("late", after=["work"])]},
-         [D("acyclic", "work", "after", 1, says="work → late → work")]),
+         [D("acyclic", "work", "after", 1, 1, says="work → late → work")]),
+        (design(agent("p", after=["work", 7, "q", "q"]), agent("q", after=["p"])),
+         [D("edges", "p", "after", 2, 1),
+          D("acyclic", "p", "after", 2, 2, says="p → q → p")]),
+        # only a node sharing p's id lists q: no single entry to point at
+        (design(agent("p", after=["work"]), agent("q", after=["p"]), agent("p", after=["q"])),
+         [D("acyclic", "p", "after", 2, says="p → q → p"),
+          D("identity", "p", "id", 4)]),
     ],
     "retries": [
         *[(design(agent("r", retries=value)), []) for value in (0, 1, 3, 2.0)],
@@ -294,7 +302,7 @@ def test_one_design_reports_every_defect_in_order():
         D("edges", "c", "after", 5, 1, says="ghost"),
         D("edges", "c", "after", 5, 2),
         D("condition", "c", "expression", 5, span=(10, 11)),
-        D("acyclic", "q", "after", 6, says="q → r → q"),
+        D("acyclic", "q", "after", 6, 0, says="q → r → q"),
         D("required-payload", "q", "question", 6),
         D("field-type", "q", "options", 6, 1),
         D("deadline", "q", "on_timeout", 6),

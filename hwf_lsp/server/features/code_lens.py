@@ -23,7 +23,6 @@ from hwf_lsp.server.features.commands import (
     START_RUN,
 )
 from hwf_lsp.server.guard import guarded
-from hwf_lsp.server.runs.summary import failed_step
 from hwf_lsp.workflow.vocabulary import STEP_KINDS, TRIGGER
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, lis
     pending = state.get("pending") if isinstance(state.get("pending"), dict) else {}
     waiting_at = pending.get("node") if status in ("awaiting_agent", "awaiting_approval") \
         else None
-    failed_at = failed_step(state) if run is not None else None
+    failed_at = run.failed_node() if run is not None else None  # workflow.run_facts rule
     specs: list[tuple[int, str, str, list[Any]]] = []
     for info in design.infos:
         if info.id is None or info.obj is None:

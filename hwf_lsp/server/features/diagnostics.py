@@ -88,6 +88,8 @@ class Validator:
                 result: Analysis = cached
             else:
                 runs = server.runs
+                if runs is not None:
+                    runs = runs.refreshing()  # a worker thread may check the disk
                 try:
                     result = await loop.run_in_executor(
                         self.pool, analyse, key, version, text, runs

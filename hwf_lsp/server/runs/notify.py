@@ -24,11 +24,12 @@ RECENT_RUNS_IN_NOTIFICATION = 50
 
 
 def recent_summaries(server: HwfServer, limit: int | None = RECENT_RUNS_IN_NOTIFICATION,
-                     design: str | None = None) -> list[dict[str, Any]]:
+                     design: str | None = None, *, fresh: bool = True) -> list[dict[str, Any]]:
     """Summaries of the newest runs (of one design, if given), newest first.
 
-    Refreshes the runs index (file I/O): call it off the event loop."""
-    snapshot = server.runs.refresh()
+    `fresh` refreshes the runs index first (file I/O: call it off the event loop);
+    the watcher has just refreshed it and passes False."""
+    snapshot = server.runs.refresh() if fresh else server.runs.snapshot()
     states: Any = snapshot.states
     if design is not None:
         states = [state for state in states if state.get("name") == design]
@@ -54,7 +55,7 @@ def publish_runs_changed(server: HwfServer, runs: list[dict[str, Any]]) -> None:
 def on_runs_changed(server: HwfServer, manager: RunManager) -> None:
     """The watcher's callback (watcher thread)."""
     try:
-        runs = recent_summaries(server)
+        runs = recent_summaries(server, fresh=False)
     except Exception:  # noqa: BLE001 - still refresh, with what we could not list
         log.exception("listing runs failed")
         runs = []

@@ -61,13 +61,20 @@ class RunsWatcher:
     """A daemon thread calling `on_change()` (from that thread) when the runs dir changes.
 
     `root()` is asked on every poll, so a change of `hwf.hermesHome` is followed
-    (and counts as a change).
+    (and counts as a change).  `prime()`, if given, runs first on the thread (the
+    server reads the run history there, not on its event loop).  `signature(root)`
+    says what changed; the server passes the runs index's refresh, so one listing
+    both detects a change and reads it.
     """
 
     def __init__(self, root: Callable[[], Path], on_change: Callable[[], None],
-                 interval: float = POLL_INTERVAL_S) -> None:
+                 interval: float = POLL_INTERVAL_S,
+                 prime: Callable[[], object] | None = None,
+                 signature: Callable[[Path], object] = runs_signature) -> None:
         self._root = root
         self._on_change = on_change
+        self._prime = prime
+        self._signature = signature
         self._interval = interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -82,8 +89,13 @@ class RunsWatcher:
         self._stop.set()
 
     def _loop(self) -> None:
+        if self._prime is not None:
+            try:
+                self._prime()
+            except Exception:  # noqa: BLE001 - the watcher must start anyway
+                log.exception("runs watcher: priming failed")
         root = self._root()
-        last = runs_signature(root)
+        last = self._signature(root)
         stamp, trusted, scanned_at = _dir_stamp(root), False, time.monotonic()
         while not self._stop.wait(self._interval):
             try:
@@ -95,7 +107,7 @@ class RunsWatcher:
                 trusted = current_stamp is not None and (
                     time.time_ns() - current_stamp[0] > MTIME_SETTLE_NS)
                 stamp, scanned_at = current_stamp, time.monotonic()
-                signature = runs_signature(current_root)
+                signature = self._signature(current_root)
                 if current_root == root and signature == last:
                     continue
                 root, last = current_root, signature
