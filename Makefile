@@ -51,7 +51,7 @@ bench: $(BENCH_STAMP) $(PEER_STAMP)
 bench-smoke: $(BENCH_STAMP) $(PEER_STAMP)
 	$(PY) -m bench --smoke
 
-soak: $(STAMP) ; HWF_SOAK=1 $(PY) -m pytest -q -p no:cacheprovider tests/reliability  # reliability soak: long variants (see docs/reliability.md)
+soak: $(STAMP) ; HWF_SOAK=1 $(PY) -m pytest -q -s -p no:cacheprovider tests/reliability  # reliability soak: long variants (see docs/reliability.md)
 
 # The VS Code extension: `make vsix` bundles and packages it (vscode-extension/hermes-workflow.vsix);
 # `make test-vscode` runs its unit tests, then installs the .vsix into real VS Code (code-server,
@@ -61,10 +61,10 @@ EXT_NPM := $(EXT)/node_modules/.package-lock.json
 E2E_NPM := $(EXT)/e2e/node_modules/.package-lock.json
 
 $(EXT_NPM): $(EXT)/package-lock.json
-	cd $(EXT) && npm ci --no-audit --no-fund
+	cd $(EXT) && npm ci --no-audit --no-fund --ignore-scripts
 
 $(E2E_NPM): $(EXT)/e2e/package-lock.json
-	cd $(EXT)/e2e && npm ci --no-audit --no-fund
+	cd $(EXT)/e2e && npm ci --no-audit --no-fund --ignore-scripts
 
 vsix: $(EXT_NPM)
 	cd $(EXT) && npm run --silent package

@@ -1,0 +1,158 @@
+/**
+ * The Runs view: recent runs with their status, and under each run its steps in
+ * plan order with what happened to them and a preview of their output (read from
+ * the run file). Context actions act on the run under the cursor.
+ */
+import * as vscode from 'vscode';
+import { RUNS_VIEW_ID, UiCommand } from './constants';
+import { errorText, getLog } from './log';
+import {
+  ageOf,
+  RunSummary,
+  statusColor,
+  statusIcon,
+  statusLabel,
+  StepInfo,
+  stepIcon,
+  stepsOfRun,
+} from './runModel';
+import { RunsModel } from './runs';
+
+export class RunItem {
+  readonly kind = 'run';
+  constructor(readonly run: RunSummary) {}
+}
+
+export class StepItem {
+  readonly kind = 'step';
+  constructor(readonly run: RunSummary, readonly step: StepInfo) {}
+}
+
+export type RunsTreeItem = RunItem | StepItem;
+
+/** Reads and parses a run file; undefined when it is missing or unreadable. */
+export async function readRunFile(run: RunSummary): Promise<unknown> {
+  if (!run.path) {
+    return undefined;
+  }
+  try {
+    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(run.path));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    getLog().warn(`Reading run file ${run.path}: ${errorText(error)}`);
+    return undefined;
+  }
+}
+
+function runTooltip(run: RunSummary): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  md.appendMarkdown(`**${run.name}** · run \`${run.run_id}\`\n\n`);
+  md.appendMarkdown(`$(${statusIcon(run.status).replace('~spin', '')}) ${statusLabel(run.status)}`);
+  if (run.updated_at) {
+    md.appendMarkdown(` · updated ${ageOf(run.updated_at)}`);
+  }
+  md.appendMarkdown('\n\n');
+  if (run.pending?.question) {
+    md.appendMarkdown('Waiting for an answer: ');
+    md.appendText(run.pending.question);
+    md.appendMarkdown('\n\n');
+  } else if (run.status === 'awaiting_agent' && run.pending?.node) {
+    md.appendMarkdown(`Waiting for an agent response to step \`${run.pending.node}\`\n\n`);
+  }
+  if (run.error) {
+    md.appendMarkdown('Error: ');
+    md.appendText(run.error);
+    md.appendMarkdown('\n\n');
+  }
+  if (run.from_node) {
+    md.appendMarkdown(`Run from \`${run.from_node}\`${run.base_run ? `, reusing run \`${run.base_run}\`` : ''}\n\n`);
+  }
+  if (run.path) {
+    md.appendMarkdown('File: ');
+    md.appendText(run.path);
+  }
+  return md;
+}
+
+export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeItem>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<RunsTreeItem | undefined | void>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly model: RunsModel) {
+    this.subscription = model.onDidChange(() => this.emitter.fire());
+  }
+
+  getTreeItem(element: RunsTreeItem): vscode.TreeItem {
+    return element.kind === 'run' ? this.runTreeItem(element.run) : this.stepTreeItem(element);
+  }
+
+  async getChildren(element?: RunsTreeItem): Promise<RunsTreeItem[]> {
+    if (!element) {
+      return this.model.runs.map((run) => new RunItem(run));
+    }
+    if (element.kind === 'step') {
+      return [];
+    }
+    const file = await readRunFile(element.run);
+    return stepsOfRun(file, element.run).map((step) => new StepItem(element.run, step));
+  }
+
+  private runTreeItem(run: RunSummary): vscode.TreeItem {
+    const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
+    // A stable id keeps the run expanded across refreshes; a full refresh re-reads its steps.
+    item.id = `run:${run.run_id}`;
+    const age = ageOf(run.updated_at);
+    item.description = [statusLabel(run.status), run.from_node ? `from ${run.from_node}` : '', age, run.run_id]
+      .filter((part) => part !== '')
+      .join(' · ');
+    const color = statusColor(run.status);
+    item.iconPath = new vscode.ThemeIcon(statusIcon(run.status), color ? new vscode.ThemeColor(color) : undefined);
+    item.tooltip = runTooltip(run);
+    item.contextValue = `hwfRun:${run.status}`;
+    item.accessibilityInformation = { label: `${run.name} run ${run.run_id}: ${statusLabel(run.status)}` };
+    return item;
+  }
+
+  private stepTreeItem(element: StepItem): vscode.TreeItem {
+    const { step, run } = element;
+    const item = new vscode.TreeItem(step.title ? `${step.id} — ${step.title}` : step.id, vscode.TreeItemCollapsibleState.None);
+    item.id = `step:${run.run_id}:${step.id}`;
+    item.description = step.preview;
+    item.iconPath = new vscode.ThemeIcon(
+      stepIcon(step.state),
+      step.state === 'done' || step.state === 'answered'
+        ? new vscode.ThemeColor('testing.iconPassed')
+        : step.state === 'failed'
+          ? new vscode.ThemeColor('testing.iconFailed')
+          : step.state === 'waiting'
+            ? new vscode.ThemeColor('charts.yellow')
+            : undefined,
+    );
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown(`**${step.id}** (${step.kind}) · ${step.state.replace('-', ' ')}\n\n`);
+    if (step.detail) {
+      md.appendCodeblock(step.detail, step.detail.trimStart().startsWith('{') || step.detail.trimStart().startsWith('[') ? 'json' : 'text');
+    }
+    item.tooltip = md;
+    item.contextValue = `hwfStep:${step.state}`;
+    item.command = { command: UiCommand.openRun, title: 'Open Run File', arguments: [run, step.id] };
+    return item;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+}
+
+export function createRunsView(model: RunsModel): { provider: RunsTreeProvider; view: vscode.TreeView<RunsTreeItem> } {
+  const provider = new RunsTreeProvider(model);
+  const view = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  const updateBadge = () => {
+    const waiting = model.runs.filter((r) => r.status === 'awaiting_approval' || r.status === 'awaiting_agent').length;
+    view.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} run${waiting === 1 ? '' : 's'} waiting for you` } : undefined;
+  };
+  model.onDidChange(updateBadge);
+  return { provider, view };
+}

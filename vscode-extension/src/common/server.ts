@@ -1,0 +1,351 @@
+/**
+ * The language server's lifecycle: find a Python that can import hwf_lsp, start
+ * `python -m hwf_lsp` over stdio, keep its settings current, restart it on demand,
+ * and send it commands. Everything else talks to the server through this module.
+ */
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ResponseError,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+} from 'vscode-languageclient/node';
+import { CLIENT_ID, EXTENSION_NAME, RUN_COMMANDS, RUNS_CHANGED_NOTIFICATION } from './constants';
+import { errorText, getLog } from './log';
+import {
+  checkServerImport,
+  findInterpreter,
+  Interpreter,
+  onPythonInterpreterChanged,
+  serverDirectory,
+  serverEnvironment,
+} from './python';
+import {
+  changeNeedsRestart,
+  designSelector,
+  ExtensionSettings,
+  readSettings,
+  serverSettings,
+  settingsSection,
+} from './settings';
+import { ensureTrusted, isTrusted, onTrustGranted } from './trust';
+
+export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
+
+export interface ServerHooks {
+  /** The server's `hwf/runsChanged` notification. */
+  onRunsChanged(payload: unknown): void;
+  /** Every run command's result, whether a code lens or a client command sent it. */
+  afterCommand(command: string, result: unknown): void;
+  /**
+   * A server command invoked through VS Code (a code lens click): return true when the
+   * client's own UI takes it over (e.g. a quick pick instead of a message request).
+   */
+  takeOver(command: string, args: unknown[]): Promise<boolean>;
+}
+
+/** Thrown by `execute` when a command failed; the user has been told why. */
+export class ServerCommandError extends Error {}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private current: ExtensionSettings = readSettings();
+  private interpreterInUse: Interpreter | undefined;
+  private stateValue: ServerState = 'stopped';
+  /** False until something needs the server: a JSON workspace without designs never starts it. */
+  private wanted = false;
+  private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  private readonly disposables: vscode.Disposable[] = [this.stateEmitter];
+
+  readonly onDidChangeState = this.stateEmitter.event;
+
+  constructor(private readonly hooks: ServerHooks) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((event) => this.onConfigurationChanged(event)),
+      onTrustGranted(() => this.wanted && void this.restart()),
+    );
+    void onPythonInterpreterChanged(() => {
+      if (this.wanted && this.current.pythonPath === '') {
+        getLog().info('The Python extension selected another interpreter: restarting the server.');
+        void this.restart();
+      }
+    }).then((d) => d && this.disposables.push(d));
+  }
+
+  get state(): ServerState {
+    return this.stateValue;
+  }
+
+  get settings(): ExtensionSettings {
+    return this.current;
+  }
+
+  get interpreter(): Interpreter | undefined {
+    return this.interpreterInUse;
+  }
+
+  start(): Promise<void> {
+    this.wanted = true;
+    return this.enqueue(() => this.doStart());
+  }
+
+  /** Starts the server the first time it is needed (a design opens, the Runs view shows). */
+  ensureStarted(): Promise<void> {
+    return this.wanted ? this.queue : this.start();
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  restart(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  /**
+   * Sends a server command (workspace/executeCommand). Run commands are refused in
+   * an untrusted workspace. A command's own failure comes back as an error whose
+   * message starts with `<command>:` and which the server has already shown
+   * (docs/commands.md); anything else (no such command, a broken connection) is
+   * shown here, so every failure is shown exactly once. `quiet`: log only (for
+   * background refreshes the user did not ask for).
+   */
+  async execute(command: string, args: unknown[], { quiet = false } = {}): Promise<unknown> {
+    if (RUN_COMMANDS.has(command) && !isTrusted()) {
+      ensureTrusted();
+      throw new ServerCommandError('runs are disabled in Restricted Mode');
+    }
+    await this.ensureStarted();
+    const client = this.client;
+    if (!client || this.stateValue !== 'running') {
+      const message = `${EXTENSION_NAME}: the language server is not running. Check the log, fix the cause, then run "Hermes Workflow: Restart Language Server".`;
+      if (!quiet) {
+        void vscode.window.showErrorMessage(message, 'Show Log').then((c) => c && getLog().show());
+      }
+      throw new ServerCommandError(message);
+    }
+    getLog().info(`${command} ${JSON.stringify(args)}`);
+    try {
+      const result = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args as never[] });
+      this.hooks.afterCommand(command, result);
+      return result;
+    } catch (error) {
+      const shownByServer = error instanceof ResponseError && error.message.startsWith(`${command}:`);
+      getLog().error(`${command} failed: ${errorText(error)}`);
+      if (!shownByServer && !quiet) {
+        void vscode.window.showErrorMessage(`${EXTENSION_NAME}: ${command} failed: ${errorText(error)}`);
+      }
+      throw new ServerCommandError(errorText(error));
+    }
+  }
+
+  /** Tells the running server about new settings (no restart needed). */
+  pushSettings(): void {
+    this.current = readSettings();
+    const client = this.client;
+    if (client && this.stateValue === 'running') {
+      void client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { hwf: serverSettings(this.current, isTrusted()) },
+      });
+    }
+  }
+
+  dispose(): void {
+    void this.doStop();
+    this.disposables.forEach((d) => d.dispose());
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(task, task);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private setState(state: ServerState): void {
+    this.stateValue = state;
+    this.stateEmitter.fire(state);
+  }
+
+  private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    if (!event.affectsConfiguration('hwf')) {
+      return;
+    }
+    if (!this.wanted) {
+      this.current = readSettings();
+      return;
+    }
+    if (changeNeedsRestart(event)) {
+      getLog().info('The interpreter or the design globs changed: restarting the server.');
+      void this.restart();
+    } else {
+      this.pushSettings();
+    }
+  }
+
+  private async doStart(): Promise<void> {
+    this.current = readSettings();
+    this.setState('starting');
+    const interpreter = await findInterpreter(this.current.pythonPath, vscode.window.activeTextEditor?.document.uri);
+    this.interpreterInUse = interpreter;
+    getLog().info(`Python for the language server: ${interpreter.path} (from ${describeSource(interpreter)})`);
+    const check = await checkServerImport(interpreter.path, serverDirectory());
+    if (!check.ok) {
+      getLog().error(`Cannot start the language server: ${check.detail}`);
+      this.setState('failed');
+      void showStartFailure(interpreter, check.reason, check.detail);
+      return;
+    }
+    const client = this.createClient(interpreter);
+    client.onNotification(RUNS_CHANGED_NOTIFICATION, (payload: unknown) => this.hooks.onRunsChanged(payload));
+    // The client restarts a crashed server by itself: follow it, so the status shows it.
+    client.onDidChangeState((event) => {
+      if (this.client !== client) {
+        return;
+      }
+      if (event.newState === State.Running) {
+        this.setState('running');
+      } else if (event.newState === State.Stopped && this.stateValue === 'running') {
+        getLog().warn('The language server stopped.');
+        this.setState('failed');
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+      if (this.stateValue !== 'running') {
+        this.setState('running');
+      }
+      getLog().info('The language server is running.');
+    } catch (error) {
+      getLog().error(`The language server did not start: ${errorText(error)}`);
+      this.setState('failed');
+      void vscode.window
+        .showErrorMessage(`${EXTENSION_NAME}: the language server did not start: ${errorText(error)}`, 'Show Log')
+        .then((choice) => choice && getLog().show());
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (error) {
+        getLog().warn(`Stopping the language server: ${errorText(error)}`);
+      }
+      try {
+        await client.dispose();
+      } catch {
+        // already stopped
+      }
+    }
+    this.setState('stopped');
+  }
+
+  private createClient(interpreter: Interpreter): LanguageClient {
+    const serverOptions: ServerOptions = {
+      command: interpreter.path,
+      args: ['-m', 'hwf_lsp'],
+      options: { cwd: serverDirectory(), env: serverEnvironment() },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: designSelector(this.current.designGlobs),
+      outputChannel: getLog(),
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      diagnosticCollectionName: CLIENT_ID,
+      initializationOptions: { settings: serverSettings(this.current, isTrusted()) },
+      markdown: { isTrusted: false, supportHtml: false },
+      middleware: {
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(diagnostics)),
+        workspace: {
+          configuration: (params, token, next) => {
+            const settings = serverSettings(readSettings(), isTrusted());
+            const fallback = params.items.some((item) => !item.section?.startsWith('hwf'))
+              ? next(params, token)
+              : undefined;
+            const answer = (others: unknown[] | undefined) =>
+              params.items.map((item, i) =>
+                item.section?.startsWith('hwf') || item.section === undefined
+                  ? settingsSection(settings, item.section)
+                  : others?.[i] ?? null,
+              );
+            if (fallback && typeof (fallback as Promise<unknown>).then === 'function') {
+              return (fallback as Promise<unknown[]>).then((others) => answer(Array.isArray(others) ? others : undefined));
+            }
+            return answer(Array.isArray(fallback) ? fallback : undefined);
+          },
+        },
+        executeCommand: async (command, args) => {
+          try {
+            if (await this.hooks.takeOver(command, args)) {
+              return undefined;
+            }
+            return await this.execute(command, args);
+          } catch {
+            return undefined; // already logged and shown
+          }
+        },
+      },
+    };
+    return new LanguageClient(CLIENT_ID, EXTENSION_NAME, serverOptions, clientOptions);
+  }
+}
+
+/**
+ * Findings VS Code's own JSON validation already reports on every JSON file (syntax
+ * errors, duplicate keys). While it is on (`json.validate.enable`, the default) the
+ * server's copies are dropped, so each problem shows once in the Problems panel.
+ */
+const JSON_SERVICE_CODES: ReadonlySet<string> = new Set(['json-syntax', 'duplicate-key']);
+
+function withoutJsonDuplicates(diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
+  if (vscode.workspace.getConfiguration('json').get<boolean>('validate.enable') === false) {
+    return diagnostics;
+  }
+  return diagnostics.filter((d) => {
+    const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
+    return !JSON_SERVICE_CODES.has(String(code));
+  });
+}
+
+function describeSource(interpreter: Interpreter): string {
+  switch (interpreter.source) {
+    case 'setting':
+      return 'the hwf.server.pythonPath setting';
+    case 'python-extension':
+      return "the Python extension's selected interpreter";
+    default:
+      return 'the default, neither hwf.server.pythonPath nor the Python extension names one';
+  }
+}
+
+/** The exact fix, with buttons: open the setting, copy the install command, show the log. */
+async function showStartFailure(interpreter: Interpreter, reason: 'no-python' | 'no-package', detail: string): Promise<void> {
+  const python = interpreter.path.includes(' ') ? `"${interpreter.path}"` : interpreter.path;
+  const install = `${python} -m pip install hwf-lsp`;
+  const message =
+    reason === 'no-python'
+      ? `${EXTENSION_NAME}: cannot start the language server: the Python interpreter ${python} (${describeSource(interpreter)}) was not found. ` +
+        'Install Python 3.11+ or set hwf.server.pythonPath to an interpreter that has the hwf-lsp package.'
+      : `${EXTENSION_NAME}: cannot start the language server: ${python} cannot import hwf_lsp (${detail}). ` +
+        `Fix: run \`${install}\` (from a checkout of hwf-lsp: \`${python} -m pip install -e <repo>\`), ` +
+        'or set hwf.server.pythonPath to an interpreter that has it, then restart the server.';
+  const actions = reason === 'no-python' ? ['Open Settings', 'Show Log'] : ['Open Settings', 'Copy Install Command', 'Show Log'];
+  const choice = await vscode.window.showErrorMessage(message, ...actions);
+  if (choice === 'Open Settings') {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'hwf.server.pythonPath');
+  } else if (choice === 'Copy Install Command') {
+    await vscode.env.clipboard.writeText(install);
+  } else if (choice === 'Show Log') {
+    getLog().show();
+  }
+}

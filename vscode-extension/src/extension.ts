@@ -1,0 +1,62 @@
+/**
+ * Entry point: wires the parts together and nothing else. Each part lives in
+ * src/common/ with one job (see README "How it is built").
+ */
+import * as vscode from 'vscode';
+import { Commands } from './common/commands';
+import { disposeLog, getLog } from './common/log';
+import { RunsModel } from './common/runs';
+import { createRunsView } from './common/runsView';
+import { ServerManager } from './common/server';
+import { isDesignDocument } from './common/settings';
+import { RunStatusBar, ServerStatusItem } from './common/statusBar';
+
+let server: ServerManager | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = getLog();
+  log.info(`Hermes Workflow ${context.extension.packageJSON.version} activating`);
+
+  let commands: Commands | undefined;
+  let model: RunsModel | undefined;
+  server = new ServerManager({
+    onRunsChanged: (payload) => model?.set(payload),
+    afterCommand: (command, result) => commands?.report(command, result),
+    takeOver: async (command, args) => (commands ? commands.takeOver(command, args) : false),
+  });
+  model = new RunsModel(server);
+  commands = new Commands(server, model);
+  const { provider, view } = createRunsView(model);
+
+  context.subscriptions.push(
+    server,
+    model,
+    commands,
+    provider,
+    view,
+    new RunStatusBar(model, server),
+    new ServerStatusItem(server),
+    server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
+    view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
+    vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),
+    { dispose: disposeLog },
+  );
+
+  // The server starts when a design is open or the Runs view shows: JSON files that are
+  // not designs never start a Python process (nor report a missing hwf-lsp).
+  vscode.workspace.textDocuments.forEach(startForDesign);
+  if (view.visible) {
+    await server.ensureStarted();
+  }
+}
+
+function startForDesign(document: vscode.TextDocument): void {
+  if (server && isDesignDocument(document, server.settings.designGlobs)) {
+    void server.ensureStarted();
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+  server = undefined;
+}
