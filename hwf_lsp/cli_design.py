@@ -15,32 +15,23 @@ from typing import Any
 
 from hwf_lsp.cli_common import EXIT_FAILED, CliError, err
 from hwf_lsp.workflow.names import check_design_name
-from hwf_lsp.workflow.stores import DesignStore
+from hwf_lsp.workflow.stores import DesignStore, read_text_file
 from hwf_lsp.workflow.validator import validate_designer_graph
 
 HOW_TO_LOCATE = "run `hwf check {path}` to see where"
 
 
 def read_design_text(path: str) -> str:
-    """The file's text, or CliError(exit 2) saying in one line why it can't be read.
-
-    A UTF-8 byte order mark is dropped, as editors drop it, so ranges line up.
-    """
+    """The file's text (`stores.read_text_file`: BOM dropped), or CliError(exit 2) saying
+    in one line why it can't be read."""
     if os.path.isdir(path):
         raise CliError(f"{path}: is a directory, not a design file")
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        return read_text_file(path)
     except FileNotFoundError:
         raise CliError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise CliError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CliError(
-            f"{path}: not valid UTF-8 (byte {exc.start}); design files are UTF-8 JSON"
-        ) from None
+    except ValueError as exc:
+        raise CliError(f"{path} {exc}") from None
 
 
 def load_design(spec: str, designs: DesignStore) -> tuple[dict[str, Any], str | None, str]:

@@ -10,7 +10,8 @@ import json
 import shlex
 from typing import Any
 
-from hwf_lsp.workflow.plan import build_run_plan
+from hwf_lsp.workflow import run_facts
+from hwf_lsp.workflow.run_facts import plan_of
 
 PREVIEW_CHARS = 72
 
@@ -22,30 +23,26 @@ def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def plan_of(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The run's steps from its design snapshot; [] when it has none (or it can't be planned)."""
-    design = state.get("design")
-    if not isinstance(design, dict):
-        return []
-    try:
-        return build_run_plan(design)
-    except ValueError:
-        return []
+def step_status(state: dict[str, Any], node_id: str) -> str:
+    """done, skipped, rejected, waiting, failed or 'not run' (`run_facts.step_status`; a
+    skipped approval whose answer was reject shows as rejected)."""
+    status = run_facts.step_status(state, node_id, run_facts.failed_step(state))
+    if status == run_facts.STEP_SKIPPED:
+        answers = state.get("answers")
+        if isinstance(answers, dict) and answers.get(node_id) == "reject":
+            return "rejected"
+    return status or "not run"
 
 
-def step_status(state: dict[str, Any], node_id: str, index: int) -> str:
-    """done, skipped, rejected, waiting, failed or 'not run' — as the run file says."""
-    pending = state.get("pending") or {}
-    if node_id in (state.get("skipped") or []):
-        answers = state.get("answers") or {}
-        return "rejected" if answers.get(node_id) == "reject" else "skipped"
-    if node_id in (state.get("outputs") or {}):
-        return "done"
-    if pending.get("node") == node_id:
-        return "waiting"
-    if state.get("status") == "failed" and index == state.get("cursor"):
-        return "failed"
-    return "not run"
+def pending_position(state: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """("[i/n]", step) for the step a parked run waits at; None when it is not in the plan."""
+    pending = state.get("pending")
+    node = pending.get("node") if isinstance(pending, dict) else None
+    plan = plan_of(state)
+    for index, step in enumerate(plan):
+        if step["id"] == node:
+            return f"[{index + 1}/{len(plan)}]", step
+    return None
 
 
 def last_log_detail(state: dict[str, Any], node_id: str) -> str | None:
@@ -97,7 +94,7 @@ def step_lines(state: dict[str, Any]) -> list[str]:
     plan = plan_of(state)
     lines = []
     for index, node in enumerate(plan):
-        status = step_status(state, node["id"], index)
+        status = step_status(state, node["id"])
         lines.append(step_line(f"[{index + 1}/{len(plan)}]", node, status,
                                step_detail(state, node, status)))
     return lines

@@ -123,7 +123,7 @@ class StepPrinter:
             status = "retry"
             detail = render.last_log_detail(state, event["node"]) or ""
         else:
-            status = render.step_status(state, event["node"], event.get("index", -1))
+            status = render.step_status(state, event["node"])
             detail = render.step_detail(state, node, status)
         position = f"[{event.get('index', 0) + 1}/{event.get('total', '?')}]"
         out(render.step_line(position, node, status, detail))
@@ -139,12 +139,10 @@ def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
     run_id = state["run_id"]
     status = state.get("status")
     if status in ("awaiting_approval", "awaiting_agent"):
-        pending = state.get("pending") or {}
-        plan = render.plan_of(state)
-        index = next((i for i, n in enumerate(plan) if n["id"] == pending.get("node")), None)
-        if index is not None:
-            node = plan[index]
-            out(render.step_line(f"[{index + 1}/{len(plan)}]", node, "waiting",
+        at = render.pending_position(state)
+        if at is not None:
+            position, node = at
+            out(render.step_line(position, node, "waiting",
                                  render.step_detail(state, node, "waiting")))
         for line in render.next_steps(state, runner_options(args)):
             out(line)
@@ -175,7 +173,7 @@ def print_reused(state: dict[str, Any]) -> None:
     """Steps a run from here takes over from its base run: shown, not run again."""
     plan = render.plan_of(state)
     for index, node in enumerate(plan):
-        status = render.step_status(state, node["id"], index)
+        status = render.step_status(state, node["id"])
         if status in ("done", "skipped", "rejected"):
             detail = f"from run {state.get('base_run')}: {render.step_detail(state, node, status)}"
             out(render.step_line(f"[{index + 1}/{len(plan)}]", node, "reused", detail))
@@ -198,12 +196,11 @@ def with_design(state: dict[str, Any], designs: DesignStore) -> dict[str, Any]:
 def announce(runs: RunStore, designs: DesignStore, run_id: str, what: str) -> None:
     """Print the parked step being moved on, before the steps that follow it print."""
     state = with_design(engine_call(runs.load, run_id), designs)
-    pending = state.get("pending") or {}
-    plan = render.plan_of(state)
-    index = next((i for i, n in enumerate(plan) if n["id"] == pending.get("node")), None)
-    if index is not None:
-        out(render.step_line(f"[{index + 1}/{len(plan)}]", plan[index], "answered"
-                             if pending.get("kind") == "approval" else "responded", what))
+    at = render.pending_position(state)
+    if at is not None:
+        pending = state["pending"]
+        out(render.step_line(*at, "answered" if pending.get("kind") == "approval"
+                             else "responded", what))
 
 
 # --- the subcommands ------------------------------------------------------------

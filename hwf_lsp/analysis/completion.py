@@ -271,14 +271,6 @@ def _node_detail(info: NodeInfo) -> str:
     return f"{info.kind or '?'}" + (f" — {info.title}" if info.title else "")
 
 
-def _node_doc(info: NodeInfo) -> str | None:
-    for key in ("prompt", "question", "expression", "text"):
-        value = info.data.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip().splitlines()[0][:200]
-    return None
-
-
 def _after_candidates(design: Design, info: NodeInfo | None,
                       listed: tuple[str, ...]) -> list[NodeInfo]:
     """Ids that may be added to `info`'s after: not itself, not notes, no cycle, not listed."""
@@ -305,7 +297,7 @@ def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
             listed.append(item.value)
     candidates = _after_candidates(design, info, tuple(listed))
     return [
-        _quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=_node_doc(c),
+        _quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=c.first_line(),
                      sort=f"{'0' if c.kind == TRIGGER else '1'}{c.index:03d}")
         for c in candidates
     ]
@@ -377,7 +369,7 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
         start = base + (match.start(1) if match.group(1) else len(raw))
         return [
             Completion(label=f"out.{c.id}", kind=NODE, insert_text=f"out.{c.id}.", start=start,
-                       end=end_of_word, detail=_node_detail(c), documentation=_node_doc(c),
+                       end=end_of_word, detail=_node_detail(c), documentation=c.first_line(),
                        sort_text=f"{rank}{c.index:03d}")
             for rank, c in _readable_nodes(design, info)
         ]
@@ -386,7 +378,7 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
         start = base + match.start(1) if match.group(1) else base + len(raw)
         return [
             Completion(label=c.id, kind=NODE, insert_text=f"{c.id}.", start=start,
-                       end=end_of_word, detail=_node_detail(c), documentation=_node_doc(c),
+                       end=end_of_word, detail=_node_detail(c), documentation=c.first_line(),
                        sort_text=f"{rank}{c.index:03d}")
             for rank, c in _readable_nodes(design, info)
         ]

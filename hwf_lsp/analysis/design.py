@@ -7,13 +7,12 @@ navigation, symbols, fixes and hints share it.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..workflow.graph import usable_id
+from ..workflow.graph import parents_of, stable_topological_order, usable_id
 from ..workflow.plan import build_run_plan
-from ..workflow.vocabulary import KINDS, NOTE, STEP_KINDS, TRIGGER
+from ..workflow.vocabulary import STEP_KINDS, TRIGGER
 from .jsontree import JsonNode, Member, ParsedDocument
 
 
@@ -39,6 +38,14 @@ class NodeInfo:
     def title(self) -> str | None:
         title = self.data.get("title")
         return title if isinstance(title, str) else None
+
+    def first_line(self) -> str | None:
+        """The first line of its prompt, question, expression or text: what it is about."""
+        for key in ("prompt", "question", "expression", "text"):
+            value = self.data.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip().splitlines()[0][:200]
+        return None
 
 
 @dataclass(slots=True)
@@ -94,53 +101,19 @@ def design_of(doc: ParsedDocument) -> Design:
 
 
 def _best_effort_plan(infos: list[NodeInfo]) -> list[str]:
-    """Kahn's algorithm over usable step ids, ties by document order; cycles appended."""
+    """The engine's ordering over usable step ids, with steps on a cycle appended."""
     steps = [i for i in infos if i.id is not None and i.kind in STEP_KINDS]
-    position: dict[str, int] = {}
-    for i, info in enumerate(steps):
-        position.setdefault(info.id, i)
-    waiting = [0] * len(steps)
-    children: list[list[int]] = [[] for _ in steps]
-    for i, info in enumerate(steps):
-        after = info.data.get("after")
-        for parent in dict.fromkeys(p for p in after if isinstance(p, str)) if isinstance(
-                after, list) else ():
-            if parent in position and parent != info.id:
-                waiting[i] += 1
-                children[position[parent]].append(i)
-    ready = [i for i, count in enumerate(waiting) if count == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        current = heapq.heappop(ready)
-        order.append(current)
-        for child in children[current]:
-            waiting[child] -= 1
-            if waiting[child] == 0:
-                heapq.heappush(ready, child)
+    order = stable_topological_order(
+        [info.id for info in steps],
+        [[p for p in parents_of(info.data) if p != info.id] for info in steps])
     placed = set(order)
     order.extend(i for i in range(len(steps)) if i not in placed)
-    seen: set[str] = set()
-    ids: list[str] = []
-    for i in order:
-        ident = steps[i].id
-        if ident not in seen:
-            seen.add(ident)
-            ids.append(ident)
-    return ids
+    return list(dict.fromkeys(steps[i].id for i in order))
 
 
 def has_output(kind: str | None) -> bool:
     """Only steps produce outputs a condition can read."""
     return kind in STEP_KINDS
-
-
-def is_known_kind(kind: Any) -> bool:
-    return kind in KINDS
-
-
-def never_in_after(kind: str | None) -> bool:
-    return kind == NOTE
 
 
 __all__ = ["Design", "NodeInfo", "design_of", "has_output", "TRIGGER"]

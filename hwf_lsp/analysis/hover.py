@@ -121,20 +121,12 @@ def _preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def first_line(info: NodeInfo) -> str | None:
-    for key in ("prompt", "question", "expression", "text"):
-        value = info.data.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip().splitlines()[0][:200]
-    return None
-
-
 def node_markdown(info: NodeInfo, run: RunInfo | None) -> str:
     head = f"**{info.id}** · {info.kind or 'no kind'}"
     if info.title:
         head += f" — {info.title}"
     lines = [head]
-    line = first_line(info)
+    line = info.first_line()
     if line:
         lines += ["", f"> {line}"]
     if run is not None and info.id is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-ENCODINGS = ("utf-16", "utf-8", "utf-32")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

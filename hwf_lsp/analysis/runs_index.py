@@ -18,20 +18,23 @@ A corrupt or unreadable run file is skipped, never raised: the editor must keep 
 
 from __future__ import annotations
 
-import os
 import threading
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.run_cache import RunFilesCache, RunsSnapshot
-from hwf_lsp.workflow.run_facts import failed_step
+from hwf_lsp.workflow.run_cache import RunFilesCache, RunsSnapshot, dir_stamp, stamp_settled
+from hwf_lsp.workflow.run_facts import (
+    STEP_DONE,
+    STEP_FAILED,
+    STEP_SKIPPED,
+    STEP_WAITING,
+    failed_step,
+    step_status,
+)
 from hwf_lsp.workflow.stores import RUNS_DIRNAME
 
-_MTIME_SETTLE_NS = 50_000_000
-
-DONE, FAILED, WAITING, SKIPPED = "done", "failed", "waiting", "skipped"
+DONE, FAILED, WAITING, SKIPPED = STEP_DONE, STEP_FAILED, STEP_WAITING, STEP_SKIPPED
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +91,7 @@ class RunInfo:
 
     def node_status(self, node_id: str) -> str | None:
         """done / failed / waiting / skipped for one node, None when it has not run."""
-        if node_id in self.skipped:
-            return SKIPPED
-        if node_id in self.outputs:
-            return DONE
-        if self.pending is not None and self.pending.get("node") == node_id:
-            return WAITING
-        if self.failed_node() == node_id:
-            return FAILED
-        return None
+        return step_status(self.state, node_id, self.failed)
 
 
 class RunsIndex:
@@ -137,17 +132,10 @@ class RunsIndex:
 
     def refresh(self) -> RunsSnapshot:
         """Re-read what changed on disk (I/O: call it off the event loop when fed)."""
-        stamp = _dir_stamp(self.root)
+        stamp = dir_stamp(self.root)
         snapshot = self.cache.refresh()
-        # A write in the same clock tick as the one we saw would not move the mtime:
-        # trust the stamp only once it is older than the file-system's granularity.
-        settled = stamp is not None and time.time_ns() - stamp[0] > _MTIME_SETTLE_NS
-        self._stamp = stamp if settled else None
+        self._stamp = stamp if stamp_settled(stamp) else None
         return snapshot
-
-    def invalidate(self) -> None:
-        """Standalone mode: the next question re-checks the directory (still incremental)."""
-        self._stamp = None
 
     def _current(self, refresh: bool | None = None) -> RunsSnapshot:
         if refresh is None:
@@ -157,7 +145,7 @@ class RunsIndex:
             if not refresh:  # fed, before the first refresh: no runs yet, and no waiting
                 return RunsSnapshot(self.root)
             return self.refresh()
-        if refresh and (self._stamp is None or _dir_stamp(self.root) != self._stamp):
+        if refresh and (self._stamp is None or dir_stamp(self.root) != self._stamp):
             return self.refresh()
         return snapshot
 
@@ -184,14 +172,6 @@ class _Refreshing:
 
     def newest(self, design_name: str | None) -> RunInfo | None:
         return self.index.newest(design_name, refresh=True)
-
-
-def _dir_stamp(root: Path) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(root)
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_ino
 
 
 def design_name(top: Any, path: str | None) -> str | None:

@@ -29,7 +29,6 @@ from .vocabulary import CONDITION_OPERATORS, MAX_EXPRESSION_LENGTH, MAX_PATH_SEG
 # Token patterns, shared with the editor's completion.
 NAME_PATTERN = r"[A-Za-z0-9_-]+"
 NAME_RE = re.compile(NAME_PATTERN)
-PATH_SEGMENT_RE = NAME_RE
 """A node id or one path segment."""
 INDEX_SEGMENT_RE = re.compile(r"0|[1-9][0-9]*")
 """A segment that is a list index (fullmatch)."""

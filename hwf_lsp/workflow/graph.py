@@ -1,13 +1,16 @@
-"""Edges of a design: parents, children, ancestors, descendants and cycles.
+"""Edges of a design: parents, children, ancestors, descendants, cycles, topological order.
 
-Every helper takes the raw `nodes` list and tolerates junk (non-dict nodes, ids that
-are not non-blank strings, an `after` that is not a list), because the editor calls
-them on half-typed designs.  All walks are iterative: no recursion on graph size.
-Nodes sharing an id are treated as one node whose parents are the union.
+Every helper but `stable_topological_order` (shared by the engine's plan and the
+editor's best-effort plan) takes the raw `nodes` list and tolerates junk (non-dict
+nodes, ids that are not non-blank strings, an `after` that is not a list), because
+the editor calls them on half-typed designs.  All walks are iterative: no recursion
+on graph size.  Nodes sharing an id are treated as one node whose parents are the union.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 
@@ -133,3 +136,37 @@ def would_create_cycle(nodes: Any, node_id: str, new_parent: str) -> bool:
     if new_parent == node_id:
         return True
     return new_parent in descendants(nodes, node_id)
+
+
+def stable_topological_order(ids: Sequence[Hashable],
+                             parents: Sequence[Iterable[Hashable]]) -> list[int]:
+    """Positions of `ids` in a stable topological order (Kahn's algorithm).
+
+    `parents[i]` are the ids position i runs after; ids not in `ids` are ignored and an
+    id listed twice stands for its first position.  Among the positions ready at the
+    same time the earlier goes first, so an already-ordered list keeps its order.
+    Positions on or after a cycle are left out: the engine refuses them, the editor
+    appends them, so the caller decides.
+    """
+    position: dict[Hashable, int] = {}
+    for i, ident in enumerate(ids):
+        position.setdefault(ident, i)
+    waiting = [0] * len(ids)
+    children: list[list[int]] = [[] for _ in ids]
+    for i, its_parents in enumerate(parents):
+        for parent in dict.fromkeys(its_parents):
+            j = position.get(parent)
+            if j is not None:
+                waiting[i] += 1
+                children[j].append(i)
+    ready = [i for i, count in enumerate(waiting) if count == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        current = heapq.heappop(ready)
+        order.append(current)
+        for child in children[current]:
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                heapq.heappush(ready, child)
+    return order

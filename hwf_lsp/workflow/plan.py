@@ -7,10 +7,9 @@ unknown kinds, unknown parents, cycles) with a PlanError naming the problem.
 
 from __future__ import annotations
 
-import heapq
 from typing import Any
 
-from .graph import find_cycle
+from .graph import find_cycle, stable_topological_order
 from .vocabulary import KINDS, STEP_KINDS
 
 
@@ -51,37 +50,26 @@ def build_run_plan(graph: Any) -> list[dict]:
         if kind in STEP_KINDS:
             steps.append(node)
 
-    position = {step["id"]: i for i, step in enumerate(steps)}
-    waiting_on: list[int] = [0] * len(steps)
-    children: list[list[int]] = [[] for _ in steps]
-    for i, step in enumerate(steps):
+    parents: list[list[str]] = []
+    for step in steps:
         after = step.get("after", [])
         if after is None:
             after = []
         if not isinstance(after, list):
             raise PlanError(f"step {_short(step['id'])}: after must be a list")
-        for parent in dict.fromkeys(p for p in after if isinstance(p, str)):
+        names = [p for p in after if isinstance(p, str)]
+        for parent in names:
             if parent not in kind_of:
                 raise PlanError(
                     f"step {_short(step['id'])} runs after unknown node {_short(parent)}"
                 )
-            if parent in position:
-                waiting_on[i] += 1
-                children[position[parent]].append(i)
-        if any(not isinstance(p, str) for p in after):
+        if len(names) < len(after):
             raise PlanError(f"step {_short(step['id'])}: after holds a non-string entry")
+        parents.append(names)
 
-    ready = [i for i, count in enumerate(waiting_on) if count == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        current = heapq.heappop(ready)
-        order.append(current)
-        for child in children[current]:
-            waiting_on[child] -= 1
-            if waiting_on[child] == 0:
-                heapq.heappush(ready, child)
+    order = stable_topological_order([step["id"] for step in steps], parents)
     if len(order) < len(steps):
-        cycle = find_cycle(steps) or [s["id"] for i, s in enumerate(steps) if waiting_on[i]]
+        placed = set(order)
+        cycle = find_cycle(steps) or [s["id"] for i, s in enumerate(steps) if i not in placed]
         raise PlanError("the steps form a cycle: " + " → ".join(cycle))
     return [dict(steps[i]) for i in order]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,26 @@ class _Entry:
     key: FileKey
     stamp: float
     state: dict[str, Any] | None
+
+
+MTIME_SETTLE_NS = 50_000_000
+"""A directory mtime younger than this may be followed by a rename in the same tick."""
+
+
+def dir_stamp(root: Path) -> tuple[int, int] | None:
+    """(mtime_ns, inode) of a runs directory, None without it: every atomic write of a
+    run renames a file into it, so the stamp moves when any run changes."""
+    try:
+        stat = os.stat(root)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_ino
+
+
+def stamp_settled(stamp: tuple[int, int] | None) -> bool:
+    """Whether `stamp` can be trusted to move on the next write: a write in the same
+    clock tick as the one it saw would not move the mtime."""
+    return stamp is not None and time.time_ns() - stamp[0] > MTIME_SETTLE_NS
 
 
 def _by_name(states: tuple[dict[str, Any], ...]) -> dict[str, dict[str, Any]]:

@@ -10,6 +10,8 @@ from typing import Any
 
 from hwf_lsp.workflow.plan import build_run_plan
 
+STEP_DONE, STEP_SKIPPED, STEP_WAITING, STEP_FAILED = "done", "skipped", "waiting", "failed"
+
 
 def plan_of(state: dict[str, Any], design: Any = None) -> list[dict[str, Any]]:
     """The run's plan: from its `design` snapshot, else from `design` (the stored or open
@@ -47,3 +49,23 @@ def failed_step(state: Any, design: Any = None) -> str | None:
         return None
     plan = plan_of(state, design)
     return plan[cursor]["id"] if cursor < len(plan) else None
+
+
+def step_status(state: dict[str, Any], step_id: str, failed: str | None = None) -> str | None:
+    """done / skipped / waiting / failed for one step of a run; None when it has not run.
+
+    `failed` is `failed_step(state, ...)`, passed in so a caller asking about every step
+    of a run finds it once.
+    """
+    skipped = state.get("skipped")
+    if isinstance(skipped, list) and step_id in skipped:
+        return STEP_SKIPPED
+    outputs = state.get("outputs")
+    if isinstance(outputs, dict) and step_id in outputs:
+        return STEP_DONE
+    pending = state.get("pending")
+    if isinstance(pending, dict) and pending.get("node") == step_id:
+        return STEP_WAITING
+    if failed is not None and failed == step_id:
+        return STEP_FAILED
+    return None

@@ -38,18 +38,30 @@ class StoreReadError:
     message: str
 
 
+def read_text_file(path: Path | str) -> str:
+    """A design or run file's text, one UTF-8 BOM dropped (as editors drop it, so offsets
+    line up).  Missing -> FileNotFoundError; otherwise unreadable -> ValueError whose
+    message follows the file's name ("is unreadable: …", "is not valid UTF-8 (byte 3)")."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ValueError(f"is unreadable: {exc.strerror or exc}") from exc
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"is not valid UTF-8 (byte {exc.start})") from None
+
+
 def _read_json_object(path: Path, what: str) -> dict[str, Any]:
     """Read a JSON object: missing -> FileNotFoundError; anything else wrong -> ValueError."""
     try:
-        raw = path.read_bytes()
+        text = read_text_file(path)
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} not found: {path}") from None
-    except OSError as exc:
-        raise ValueError(f"{what} is unreadable: {exc.strerror or exc}") from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{what} is not valid UTF-8 (byte {exc.start})") from None
+    except ValueError as exc:
+        raise ValueError(f"{what} {exc}") from exc
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:

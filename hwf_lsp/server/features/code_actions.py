@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.fixes import fixes_for
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -22,23 +23,20 @@ def register(server: HwfServer) -> None:
         only = params.context.only if params.context else None
         if only and not any(str(getattr(k, "value", k)).startswith("quickfix") for k in only):
             return []
-        uri = params.text_document.uri
-        analysis = server.analysis(uri)
-        if analysis is None:
+        at = on_design(server, params)
+        if at is None:
             return None
-        encoding = server.encoding
-        lines = analysis.lines
-        start = convert.to_offset(lines, params.range.start, encoding)
-        end = convert.to_offset(lines, params.range.end, encoding)
-        touching = [f for f in analysis.findings if f.start <= end and start <= f.end]
+        start, end = at.offsets(params.range)
+        touching = [f for f in at.analysis.findings if f.start <= end and start <= f.end]
         actions = []
-        for fix in fixes_for(analysis.doc, touching):
-            edits = [convert.text_edit(lines, s, e, text, encoding) for s, e, text in fix.edits]
+        for fix in fixes_for(at.doc, touching):
+            edits = [convert.text_edit(at.lines, s, e, text, at.encoding)
+                     for s, e, text in fix.edits]
             actions.append(types.CodeAction(
                 title=fix.title,
                 kind=types.CodeActionKind.QuickFix,
-                diagnostics=[convert.diagnostic(fix.finding, lines, encoding)],
+                diagnostics=[convert.diagnostic(fix.finding, at.lines, at.encoding)],
                 is_preferred=fix.preferred or None,
-                edit=types.WorkspaceEdit(changes={uri: edits}),
+                edit=types.WorkspaceEdit(changes={at.uri: edits}),
             ))
         return actions

@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.features.commands import (
     ANSWER_APPROVAL,
     LIST_RUNS,
@@ -75,15 +76,13 @@ def register(server: HwfServer) -> None:
     def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
         if not server.settings.runs_enabled:
             return []
-        uri = params.text_document.uri
-        analysis = server.analysis(uri)
-        if analysis is None:
+        at = on_design(server, params)
+        if at is None:
             return []
-        encoding = server.encoding
         lenses = []
         for offset, title, command, arguments in lens_specs(
-                design_of(analysis.doc), uri, analysis.run):
+                design_of(at.doc), at.uri, at.analysis.run):
             lenses.append(types.CodeLens(
-                range=convert.to_range(analysis.lines, offset, offset, encoding),
+                range=convert.to_range(at.lines, offset, offset, at.encoding),
                 command=types.Command(title=title, command=command, arguments=arguments)))
         return lenses

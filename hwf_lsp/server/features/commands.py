@@ -122,10 +122,14 @@ def design_from_editor(server: HwfServer, uri: str) -> tuple[dict[str, Any], str
         path = uri_to_path(uri)
         if path is None:
             raise CommandError(f"{uri} is not open in the editor and is not a file")
+        from hwf_lsp.workflow.stores import read_text_file  # the run machinery: on first use
+
         try:
-            text = Path(path).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CommandError(f"cannot read {path}: {exc}") from None
+            text = read_text_file(path)
+        except FileNotFoundError:
+            raise CommandError(f"{path}: no such file") from None
+        except ValueError as exc:
+            raise CommandError(f"{path} {exc}") from None
     doc = analysis.doc if analysis is not None else parse(text)
     if doc.errors:
         first = doc.errors[0]

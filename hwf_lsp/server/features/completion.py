@@ -9,6 +9,7 @@ from pygls.capabilities import get_capability
 
 from hwf_lsp.analysis.completion import complete
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -27,18 +28,17 @@ def register(server: HwfServer) -> None:
                     types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
     @guarded()
     def completion(params: types.CompletionParams) -> types.CompletionList | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
+        at = on_design(server, params)
+        if at is None:
             return None
-        encoding = server.encoding
-        offset = convert.to_offset(analysis.lines, params.position, encoding)
         snippets = bool(get_capability(
             server.client_capabilities,
             "text_document.completion.completion_item.snippet_support", False))
         markdown = supports_markdown(
             server, "text_document.completion.completion_item.documentation_format")
-        items = complete(analysis.doc, offset, run=analysis.run, snippets=snippets)
+        items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
+                         snippets=snippets)
         return types.CompletionList(
             is_incomplete=False,
-            items=[convert.completion_item(i, analysis.lines, encoding, markdown) for i in items],
+            items=[convert.completion_item(i, at.lines, at.encoding, markdown) for i in items],
         )

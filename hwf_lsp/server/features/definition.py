@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.navigation import definition as definition_at
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -18,13 +19,8 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded()
     def definition(params: types.DefinitionParams) -> list[types.Location] | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
-            return None
-        encoding = server.encoding
-        offset = convert.to_offset(analysis.lines, params.position, encoding)
-        occ = definition_at(analysis.doc, offset)
+        at = on_design(server, params)
+        occ = definition_at(at.doc, at.offset(params.position)) if at is not None else None
         if occ is None:
             return None
-        return [convert.location(params.text_document.uri, analysis.lines, occ.start, occ.end,
-                                 encoding)]
+        return [convert.location(at.uri, at.lines, occ.start, occ.end, at.encoding)]

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.symbols import document_symbols
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -31,17 +32,15 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(default=list)
     def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
+        at = on_design(server, params)
+        if at is None:
             return None
-        encoding = server.encoding
-        lines = analysis.lines
         return [
             types.DocumentSymbol(
                 name=s.name, detail=s.detail, kind=symbol_kind(s.kind),
-                range=convert.to_range(lines, s.start, s.end, encoding),
-                selection_range=convert.to_range(lines, s.selection_start, s.selection_end,
-                                                 encoding),
+                range=convert.to_range(at.lines, s.start, s.end, at.encoding),
+                selection_range=convert.to_range(at.lines, s.selection_start, s.selection_end,
+                                                 at.encoding),
             )
-            for s in document_symbols(analysis.doc)
+            for s in document_symbols(at.doc)
         ]

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.hover import hover as hover_at
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.features.completion import supports_markdown
 from hwf_lsp.server.guard import guarded
 
@@ -19,13 +20,9 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded()
     def hover(params: types.HoverParams) -> types.Hover | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
-            return None
-        encoding = server.encoding
-        offset = convert.to_offset(analysis.lines, params.position, encoding)
-        result = hover_at(analysis.doc, offset, analysis.run)
+        at = on_design(server, params)
+        result = hover_at(at.doc, at.offset(params.position), at.analysis.run) if at is not None else None
         if result is None:
             return None
         markdown = supports_markdown(server, "text_document.hover.content_format")
-        return convert.hover(result, analysis.lines, encoding, markdown)
+        return convert.hover(result, at.lines, at.encoding, markdown)

@@ -9,6 +9,7 @@ from lsprotocol import types
 from hwf_lsp.analysis.hints import PLAN
 from hwf_lsp.analysis.hints import hints as hints_for
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -19,21 +20,18 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     @guarded(default=list)
     def inlay_hint(params: types.InlayHintParams) -> list[types.InlayHint] | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
+        at = on_design(server, params)
+        if at is None:
             return None
-        encoding = server.encoding
-        lines = analysis.lines
-        start = convert.to_offset(lines, params.range.start, encoding)
-        end = convert.to_offset(lines, params.range.end, encoding)
+        start, end = at.offsets(params.range)
         return [
             types.InlayHint(
-                position=convert.position(lines, hint.offset, encoding),
+                position=convert.position(at.lines, hint.offset, at.encoding),
                 label=hint.label,
                 kind=types.InlayHintKind.Type if hint.kind == PLAN
                 else types.InlayHintKind.Parameter,
                 tooltip=hint.tooltip,
                 padding_left=True,
             )
-            for hint in hints_for(analysis.doc, analysis.run, start, end)
+            for hint in hints_for(at.doc, at.analysis.run, start, end)
         ]

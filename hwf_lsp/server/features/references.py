@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.navigation import references as references_at
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -18,12 +19,9 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded()
     def references(params: types.ReferenceParams) -> list[types.Location] | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
+        at = on_design(server, params)
+        if at is None:
             return None
-        encoding = server.encoding
-        offset = convert.to_offset(analysis.lines, params.position, encoding)
         include = params.context.include_declaration if params.context else True
-        found = references_at(analysis.doc, offset, include_declaration=include)
-        return [convert.location(params.text_document.uri, analysis.lines, o.start, o.end,
-                                 encoding) for o in found]
+        found = references_at(at.doc, at.offset(params.position), include_declaration=include)
+        return [convert.location(at.uri, at.lines, o.start, o.end, at.encoding) for o in found]

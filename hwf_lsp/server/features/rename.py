@@ -9,6 +9,7 @@ from lsprotocol import types
 from hwf_lsp.analysis.navigation import RenameError, prepare_rename
 from hwf_lsp.analysis.navigation import rename as rename_edits
 from hwf_lsp.server import convert
+from hwf_lsp.server.features import on_design
 from hwf_lsp.server.guard import RequestRefused, guarded
 
 if TYPE_CHECKING:
@@ -21,33 +22,26 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     @guarded()
     def prepare(params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
-            return None
-        encoding = server.encoding
-        offset = convert.to_offset(analysis.lines, params.position, encoding)
-        occ = prepare_rename(analysis.doc, offset)
+        at = on_design(server, params)
+        occ = prepare_rename(at.doc, at.offset(params.position)) if at is not None else None
         if occ is None:
             return None
         return types.PrepareRenamePlaceholder(
-            range=convert.to_range(analysis.lines, occ.start, occ.end, encoding),
+            range=convert.to_range(at.lines, occ.start, occ.end, at.encoding),
             placeholder=occ.node_id)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME,
                     types.RenameOptions(prepare_provider=True))
     @guarded()
     def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
-        analysis = server.analysis(params.text_document.uri)
-        if analysis is None:
+        at = on_design(server, params)
+        if at is None:
             return None
-        encoding = server.encoding
-        offset = convert.to_offset(analysis.lines, params.position, encoding)
         try:
-            edits = rename_edits(analysis.doc, offset, params.new_name)
+            edits = rename_edits(at.doc, at.offset(params.position), params.new_name)
         except RenameError as error:
             raise RequestRefused(str(error), code=REQUEST_FAILED) from None
-        uri = params.text_document.uri
-        return types.WorkspaceEdit(changes={uri: [
-            convert.text_edit(analysis.lines, start, end, text, encoding)
+        return types.WorkspaceEdit(changes={at.uri: [
+            convert.text_edit(at.lines, start, end, text, at.encoding)
             for start, end, text in edits
         ]})

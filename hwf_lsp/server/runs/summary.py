@@ -10,29 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.run_facts import failed_step, plan_of
+from hwf_lsp.workflow.run_facts import failed_step, plan_of, step_status
 
-__all__ = ["failed_step", "run_summary", "step_status"]  # failed_step: see workflow.run_facts
-
-STEP_DONE, STEP_SKIPPED, STEP_WAITING, STEP_FAILED, STEP_NOT_RUN = (
-    "done", "skipped", "waiting", "failed", None,
-)
-
-
-def step_status(state: dict[str, Any], step_id: str, failed: str | None = None) -> str | None:
-    """done / skipped / waiting / failed for one step of a run, None when it has not run."""
-    skipped = state.get("skipped")
-    if isinstance(skipped, list) and step_id in skipped:
-        return STEP_SKIPPED
-    outputs = state.get("outputs")
-    if isinstance(outputs, dict) and step_id in outputs:
-        return STEP_DONE
-    pending = state.get("pending")
-    if isinstance(pending, dict) and pending.get("node") == step_id:
-        return STEP_WAITING
-    if failed is not None and failed == step_id:
-        return STEP_FAILED
-    return STEP_NOT_RUN
+__all__ = ["run_summary"]
 
 
 def _str_or_none(value: Any) -> str | None:

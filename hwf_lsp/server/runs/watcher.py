@@ -24,12 +24,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hwf_lsp.workflow.run_cache import dir_stamp, stamp_settled
+
 log = logging.getLogger(__name__)
 
 POLL_INTERVAL_S = 0.2
 FULL_SCAN_EVERY_S = 0.8
-MTIME_SETTLE_NS = 50_000_000
-"""A directory mtime younger than this may be followed by a rename in the same tick."""
 
 Signature = tuple[tuple[str, int, int, int], ...] | None
 
@@ -96,16 +96,15 @@ class RunsWatcher:
                 log.exception("runs watcher: priming failed")
         root = self._root()
         last = self._signature(root)
-        stamp, trusted, scanned_at = _dir_stamp(root), False, time.monotonic()
+        stamp, trusted, scanned_at = dir_stamp(root), False, time.monotonic()
         while not self._stop.wait(self._interval):
             try:
                 current_root = self._root()
-                current_stamp = _dir_stamp(current_root)
+                current_stamp = dir_stamp(current_root)
                 if (current_root == root and current_stamp == stamp and trusted
                         and time.monotonic() - scanned_at < FULL_SCAN_EVERY_S):
                     continue  # the directory did not change: no rename into it
-                trusted = current_stamp is not None and (
-                    time.time_ns() - current_stamp[0] > MTIME_SETTLE_NS)
+                trusted = stamp_settled(current_stamp)
                 stamp, scanned_at = current_stamp, time.monotonic()
                 signature = self._signature(current_root)
                 if current_root == root and signature == last:
@@ -114,11 +113,3 @@ class RunsWatcher:
                 self._on_change()
             except Exception:  # noqa: BLE001 - the watcher must outlive any one bad poll
                 log.exception("runs watcher poll failed")
-
-
-def _dir_stamp(root: Path) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(root)
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_ino
