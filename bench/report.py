@@ -1,0 +1,305 @@
+"""From raw results to ratios, growth fits, target verdicts, the markdown table and the plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bench.stats import growth_exponent
+
+HWF, FLOOR, PEER, PEER_PULL = "hwf-lsp", "floor", "peer", "peer-pull"
+TARGET_SIZES = ("size-10k", "size-100k", "size-1m")
+FLOOR_RATIO_LIMIT = 1.5
+REQUEST_P99_LIMIT_MS = 10.0
+COLD_START_LIMIT = 1.2
+RUNNER_STEP_LIMIT_MS = 2.0
+
+
+def _row(rows: list[dict[str, Any]], server: str, doc: str, op: str) -> dict[str, Any] | None:
+    for row in rows:
+        if row["server"] == server and row["doc"] == doc and row["op"] == op:
+            return row
+    return None
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b <= 0:
+        return None
+    return round(a / b, 3)
+
+
+def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """hwf-lsp's p50 (and p99) over the floor's and the peers', per document and action."""
+    out: list[dict[str, Any]] = []
+    docs = list(dict.fromkeys(row["doc"] for row in rows))
+    for doc in docs:
+        for op in ("open", "change"):
+            ours = _row(rows, HWF, doc, op)
+            if ours is None:
+                continue
+            entry: dict[str, Any] = {"doc": doc, "op": op}
+            for other in (FLOOR, PEER, PEER_PULL):
+                theirs = _row(rows, other, doc, op)
+                if theirs is not None:
+                    entry[f"p50_vs_{other}"] = _ratio(ours["p50_ms"], theirs["p50_ms"])
+                    entry[f"p99_vs_{other}"] = _ratio(ours["p99_ms"], theirs["p99_ms"])
+            out.append(entry)
+    return out
+
+
+def growth(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fitted exponent of p50 latency against document bytes (50 nodes) and against nodes."""
+    out: list[dict[str, Any]] = []
+    servers = list(dict.fromkeys(row["server"] for row in rows))
+    for server in servers:
+        for op in ("open", "change", "completion", "hover"):
+            for axis, prefix, key in (("bytes", "size-", "bytes"), ("nodes", "nodes-", "nodes")):
+                series = [r for r in rows if r["server"] == server and r["op"] == op
+                          and r["doc"].startswith(prefix) and r["p50_ms"] is not None]
+                fit = growth_exponent([r[key] for r in series], [r["p50_ms"] for r in series])
+                if fit is not None:
+                    out.append({"server": server, "op": op, "against": axis, **fit})
+    return out
+
+
+def _verdict(target: str, measured: str, holds: bool | None) -> dict[str, Any]:
+    return {"target": target, "measured": measured, "holds": holds}
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each PRODUCT.md performance target with the figure that decides it (None: not measured)."""
+    rows = results["latency"]
+    verdicts: list[dict[str, Any]] = []
+    by_doc = {(r["doc"], r["op"]): r for r in results["ratios"]}
+    floor_ratios = [(doc, by_doc.get((doc, "change"), {}).get(f"p50_vs_{FLOOR}"))
+                    for doc in TARGET_SIZES if (doc, "change") in by_doc]
+    known = [(d, r) for d, r in floor_ratios if r is not None]
+    verdicts.append(_verdict(
+        "didChange→diagnostics p50 ≤ 1.5× floor at 10 KB, 100 KB, 1 MB",
+        ", ".join(f"{d.removeprefix('size-')}: {r}×" for d, r in known) or "not measured",
+        all(r <= FLOOR_RATIO_LIMIT for _, r in known) if len(known) == len(TARGET_SIZES)
+        else None))
+    for peer in (PEER, PEER_PULL):
+        pairs = [(d, by_doc.get((d, "change"), {}).get(f"p50_vs_{peer}")) for d in TARGET_SIZES]
+        known_peer = [(d, r) for d, r in pairs if r is not None]
+        verdicts.append(_verdict(
+            f"didChange→diagnostics ahead of the peer ({peer}) at 10 KB, 100 KB, 1 MB",
+            ", ".join(f"{d.removeprefix('size-')}: {r}×" for d, r in known_peer)
+            or "not measured",
+            all(r < 1 for _, r in known_peer) if len(known_peer) == len(TARGET_SIZES) else None))
+    for op, when in (("completion", ""), ("hover", ""),
+                     ("completion-after-edit", " (request sent right after a didChange)"),
+                     ("hover-after-edit", " (request sent right after a didChange)")):
+        row = _row(rows, HWF, "size-1m", op)
+        p99 = row["p99_ms"] if row else None
+        verdicts.append(_verdict(f"{op.split('-')[0]} p99 ≤ 10 ms on a 1 MB design{when}",
+                                 f"{p99} ms" if p99 is not None else "not measured",
+                                 p99 <= REQUEST_P99_LIMIT_MS if p99 is not None else None))
+    typing = results["typing"].get(HWF)
+    if typing and "no_stale" in typing:
+        verdicts.append(_verdict(
+            "typing (200 keystrokes, 10 ms): never an older version after a newer, ends on last",
+            f"{typing['publishes']} publishes, increasing={typing['strictly_increasing']}, "
+            f"ends on final={typing['ends_on_final']}, "
+            f"last keystroke → final publish {_fmt(typing.get('end_ms'))} ms",
+            bool(typing["no_stale"])))
+    else:
+        verdicts.append(_verdict("typing test: no stale publish, ends on last", "not measured",
+                                 None))
+    cold = results["cold_start"].get(HWF)
+    verdicts.append(_verdict(
+        "cold start to initialize ≤ 1.2× import pygls",
+        f"{cold['ratio_to_import_pygls']}× ({cold['median_ms']} ms)" if cold else "not measured",
+        cold["ratio_to_import_pygls"] <= COLD_START_LIMIT if cold else None))
+    runner = results["engine"].get("runner", {})
+    step = runner.get("overhead_per_step_ms")
+    floor = runner.get("disk_floor_per_write_ms")
+    verdicts.append(_verdict(
+        "runner persistence overhead ≤ 2 ms per step with fsync",
+        (f"{step} ms/step (disk alone: {floor} ms per durable write, same window)"
+         if step is not None else runner.get("error", "not measured")),
+        step <= RUNNER_STEP_LIMIT_MS if step is not None else None))
+    return verdicts
+
+
+# --- markdown -------------------------------------------------------------------------------
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3g}" if value < 100 else f"{value:.0f}"
+    return str(value)
+
+
+def _table(header: list[str], lines: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(_fmt(v) for v in line) + " |" for line in lines]
+    return out
+
+
+def markdown(results: dict[str, Any]) -> str:
+    meta = results["meta"]
+    rows = results["latency"]
+    servers = [name for name, s in results["servers"].items() if s["available"]]
+    md: list[str] = [
+        "# hwf-lsp benchmark" + (" (smoke)" if meta["smoke"] else ""),
+        "",
+        f"{meta['date']} · {meta['machine']} · Python {meta['python']} · pygls {meta['pygls']}"
+        f" · node {meta['node']} · {meta['peer_package']} · text sync {meta['text_sync']}"
+        f" · {meta['samples']} samples per latency (requests: {meta['request_samples']})"
+        f" · run took {meta.get('seconds')} s",
+        "",
+        "Latency in ms, client in a separate process over stdio, p50 / p90 / p99. "
+        "Servers take turns on each document in the same run.",
+        "",
+    ]
+    for name, server in results["servers"].items():
+        state = "" if server["available"] else "UNAVAILABLE: "
+        md.append(f"- **{name}** ({server['diagnostics']}): {state}{server['note']}")
+    md += [
+        "",
+        "Notes: the peer pushes diagnostics 500 ms after the last change (a fixed debounce in "
+        "vscode-json-languageserver) and without a version, so `peer` is mostly that delay and "
+        "`peer-pull` (textDocument/diagnostic, no debounce) is its checking cost. The peer "
+        "validates only if its settings say `json.validate.enable: true` (sent here); settings "
+        "without it make it publish empty lists. The schema cannot see every rulebook defect "
+        "(e.g. a condition naming a missing node), hence fewer peer diagnostics on 50 nodes; on "
+        "500+ nodes the rulebook stops at graph shape (one defect) while the schema peer still "
+        "checks every node (a maxItems error plus each node's field defects). "
+        "Design rule: at most 50 nodes, so the runner figures use a trigger + 49 steps.",
+        "",
+        "## Targets",
+    ]
+    md += _table(["target", "measured", "holds"],
+                 [[t["target"], t["measured"],
+                   {True: "yes", False: "**NO**", None: "not measured"}[t["holds"]]]
+                  for t in results["targets"]])
+    for op, title in (("change", "didChange → publishDiagnostics"),
+                      ("open", "didOpen → publishDiagnostics")):
+        md += ["", f"## {title} (p50 / p90 / p99 ms)"]
+        header = ["document", "bytes", "nodes"] + servers + ["hwf/floor p50", "hwf/peer p50",
+                                                            "hwf/peer-pull p50", "diags hwf/peer"]
+        lines = []
+        for doc in results["documents"]:
+            line: list[Any] = [doc["name"], doc["bytes"], doc["nodes"]]
+            for server in servers:
+                row = _row(rows, server, doc["name"], op)
+                line.append(f"{_fmt(row['p50_ms'])} / {_fmt(row['p90_ms'])} / "
+                            f"{_fmt(row['p99_ms'])}" + (f" ({row['failures']} lost)"
+                                                        if row["failures"] else "")
+                            if row else "—")
+            ratio = next((r for r in results["ratios"] if r["doc"] == doc["name"]
+                          and r["op"] == op), {})
+            line += [ratio.get(f"p50_vs_{s}") for s in (FLOOR, PEER, PEER_PULL)]
+            ours, peer = _row(rows, HWF, doc["name"], op), _row(rows, PEER_PULL, doc["name"], op)
+            line.append(f"{_fmt(ours and ours['diagnostics'])} / "
+                        f"{_fmt(peer and peer['diagnostics'])}")
+            lines.append(line)
+        md += _table(header, lines)
+    md += ["", "## What each server found on size-10k (first messages of the last publish)"]
+    for server in servers:
+        row = _row(rows, server, "size-10k", "change")
+        if row is not None and row.get("sample"):
+            md.append(f"- {server}: " + "; ".join(f"`{m}`" for m in row["sample"]))
+    md += ["", "## Completion and hover (p50 / p99 ms; 'after edit': the request follows a "
+           "didChange at once)"]
+    request_ops = ("completion", "hover", "completion-after-edit", "hover-after-edit")
+    req_servers = [s for s in servers if any(r["server"] == s and r["op"] in request_ops
+                                             for r in rows)]
+    lines = []
+    for doc in results["documents"]:
+        line = [doc["name"]]
+        for server in req_servers:
+            for op in request_ops:
+                row = _row(rows, server, doc["name"], op)
+                line.append(f"{_fmt(row['p50_ms'])} / {_fmt(row['p99_ms'])}" if row else "—")
+        lines.append(line)
+    md += _table(["document"] + [f"{s} {op}" for s in req_servers for op in request_ops],
+                 lines)
+    md += ["", "## Typing test (50-node design, incremental one-char didChange)"]
+    lines = []
+    for server, t in results["typing"].items():
+        lines.append([server, t["keystrokes"], t.get("final_version"), t.get("publishes"),
+                      t.get("end_ms") and round(t["end_ms"], 1),
+                      t.get("no_stale", t.get("note"))])
+    md += _table(["server", "keystrokes", "final version", "publishes",
+                  "last keystroke → final publish ms", "no stale version / ends on final"],
+                 lines)
+    md += ["", "## Cold start (spawn → initialize result, median)"]
+    md += _table(["process", "n", "median ms", "× import pygls"],
+                 [[name, c["n"], c["median_ms"], c["ratio_to_import_pygls"]]
+                  for name, c in results["cold_start"].items()])
+    rss = results["rss_after_largest"]
+    md += ["", f"## Peak RSS (VmHWM) after opening and editing {rss['doc']} ({rss['bytes']} B)"]
+    md += _table(["server", "VmHWM MiB", "error"],
+                 [[name, v["vmhwm_kb"] and round(v["vmhwm_kb"] / 1024, 1), v["error"]]
+                  for name, v in rss.items() if isinstance(v, dict)])
+    eng = results["engine"]
+    md += ["", "## Engine"]
+    md += _table(["measure", "value"], [
+        ["validate_designer_graph calls/s (50-node design)",
+         eng["validator"].get("calls_per_s", eng["validator"].get("error"))],
+        [f"runner: {eng['runner'].get('steps')}-step run with fsync, ms",
+         eng["runner"].get("run_with_fsync_ms", eng["runner"].get("error"))],
+        ["runner: same run, state kept in memory, ms", eng["runner"].get("run_in_memory_ms")],
+        ["runner: persistence overhead per step, ms", eng["runner"].get("overhead_per_step_ms")],
+        ["disk floor, measured between those runs: write + fsync + rename + fsync dir of "
+         "one state-sized file, ms", eng["runner"].get("disk_floor_per_write_ms")],
+        ["runner: overhead per step above the disk floor, ms",
+         eng["runner"].get("overhead_minus_disk_floor_ms")],
+        ["resume: advance a parked 49-step run, ms",
+         eng["resume"].get("advance_parked_ms", eng["resume"].get("error"))],
+        ["resume: answer it to completion, ms", eng["resume"].get("answer_to_completion_ms")],
+    ])
+    md += ["", "## How cost grows (p50 ~ x^k, log-log least squares)"]
+    md += _table(["server", "op", "against", "k", "r²", "points"],
+                 [[g["server"], g["op"], g["against"], g["exponent"], g["r2"], g["points"]]
+                  for g in results["growth"]])
+    if meta.get("plot"):
+        md += ["", f"![growth]({meta['plot']})"]
+    if results.get("profiles"):
+        md += ["", "## Profiles of missed targets"]
+        for item in results["profiles"]:
+            md.append(f"- {item['target']}: `{item['file']}` — hot: {item.get('hot', '')}")
+    md.append("")
+    return "\n".join(md)
+
+
+# --- plot ----------------------------------------------------------------------------------
+
+
+def plot(results: dict[str, Any], path: Path) -> str | None:
+    """Log-log p50 against bytes and against nodes; returns the file name, None without mpl."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    rows = results["latency"]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    for axis, prefix, key, label in ((axes[0], "size-", "bytes", "document bytes (50 nodes)"),
+                                     (axes[1], "nodes-", "nodes", "nodes (short prompts)")):
+        for index, server in enumerate(dict.fromkeys(r["server"] for r in rows)):
+            color = f"C{index}"
+            for op, style in (("change", "-o"), ("open", ":s")):
+                series = sorted((r[key], r["p50_ms"]) for r in rows if r["server"] == server
+                                and r["op"] == op and r["doc"].startswith(prefix)
+                                and r["p50_ms"] is not None)
+                if series:
+                    axis.plot([x for x, _ in series], [y for _, y in series], style,
+                              color=color, label=f"{server} {op}")
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel(label)
+        axis.set_ylabel("p50 latency to diagnostics, ms")
+        axis.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle("hwf-lsp vs floor (bare pygls) vs peer (vscode-json-languageserver)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path.name

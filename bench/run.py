@@ -1,0 +1,286 @@
+"""Run every measurement side by side and write bench/results/{REPORT.md,results.json,growth.png}.
+
+    python -m bench            # full run (make bench)
+    python -m bench --smoke    # smallest documents, few samples (CI, make bench-smoke)
+
+The servers under test stay up for the whole run and take turns document by document, so a
+ratio compares numbers taken minutes apart on the same machine, never across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench import engine, profiles, report
+from bench.gen import Doc, all_docs, design_with_nodes, write_docs
+from bench.lsp_client import LspError
+from bench.scenarios import (
+    Session,
+    cold_start_once,
+    import_pygls_once,
+    measure_change,
+    measure_open,
+    measure_request,
+    measure_request_after_edit,
+    peak_rss_after,
+    start_session,
+    sync_kind,
+    typing_test,
+)
+from bench.servers import (
+    REPO,
+    ServerSpec,
+    floor_spec,
+    hwf_lsp_spec,
+    peer_specs,
+    python_of_venv,
+    schema_path,
+)
+from bench.stats import median
+
+DEFAULT_OUT = REPO / "bench" / "results"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    smoke: bool
+    samples: int
+    warmup: int
+    request_samples: int
+    keystrokes: int
+    cold_starts: int
+    profile: bool
+    out: Path
+
+
+def config_from(args: argparse.Namespace) -> Config:
+    smoke = args.smoke
+    return Config(
+        smoke=smoke,
+        samples=args.samples or (3 if smoke else 50),
+        warmup=1 if smoke else 3,
+        request_samples=args.samples or (10 if smoke else 100),
+        keystrokes=30 if smoke else 200,
+        cold_starts=2 if smoke else 12,
+        profile=not smoke and not args.no_profile,
+        out=Path(args.out),
+    )
+
+
+# --- the LSP part -----------------------------------------------------------------
+
+
+async def detect_sync(spec: ServerSpec, root: Path) -> int:
+    """The text sync kind hwf-lsp advertises (the floor copies it); incremental if unknown."""
+    if not spec.available:
+        return 2
+    client, result = await start_session(spec, root)
+    await client.stop()
+    return sync_kind(result)
+
+
+def offers(result: dict[str, Any], capability: str) -> bool:
+    return bool((result or {}).get("capabilities", {}).get(capability))
+
+
+async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
+                          cfg: Config, log: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Open/change/completion/hover rows for every server and document, then the typing test."""
+    sessions: list[tuple[Session, dict[str, Any]]] = []
+    for spec in specs:
+        if not spec.available:
+            continue
+        try:
+            client, result = await start_session(spec, root)
+        except (LspError, OSError, TimeoutError) as exc:
+            spec.available, spec.note = False, f"did not start: {exc}"[:300]
+            continue
+        sessions.append((Session(spec, client, sync_kind(result)), result))
+    rows: list[dict[str, Any]] = []
+    typing: dict[str, Any] = {}
+    try:
+        for doc in docs:
+            for session, init in sessions:
+                name = session.spec.name
+                log(f"  {doc.name:12} {name:10}")
+                base = {"server": name, "doc": doc.name, "bytes": doc.size, "nodes": doc.nodes}
+                rows.append({**base, "op": "open",
+                             **await measure_open(session, doc, root, cfg.samples, cfg.warmup)})
+                uri = (root / doc.filename).as_uri()
+                try:
+                    _, first_count = await session.open(uri, doc.text)
+                except (LspError, TimeoutError):
+                    first_count = None
+                rows.append({**base, "op": "change", **await measure_change(
+                    session, doc, uri, cfg.samples, cfg.warmup)})
+                if first_count is not None and session.client.publishes:
+                    rows[-1]["sample"] = list(session.client.publishes[-1].sample)
+                if name != "peer-pull":
+                    for op, capability, offset in (
+                        ("completion", "completionProvider", doc.completion_offset),
+                        ("hover", "hoverProvider", doc.hover_offset),
+                    ):
+                        if offers(init, capability):
+                            rows.append({**base, "op": op, **await measure_request(
+                                session, f"textDocument/{op}", uri, offset,
+                                cfg.request_samples, cfg.warmup)})
+                            rows.append({**base, "op": f"{op}-after-edit",
+                                         **await measure_request_after_edit(
+                                             session, f"textDocument/{op}", doc, uri, offset,
+                                             cfg.samples, cfg.warmup)})
+                await session.close(uri)
+        typing_doc = design_with_nodes(50)
+        for session, _ in sessions:
+            log(f"  typing     {session.spec.name}")
+            typing[session.spec.name] = await typing_test(
+                session, typing_doc, root, cfg.keystrokes, 0.010, 0.3 if cfg.smoke else 1.0)
+    finally:
+        for session, _ in sessions:
+            with contextlib.suppress(Exception):
+                await session.client.stop()
+    return rows, typing
+
+
+async def measure_cold_start(specs: list[ServerSpec], root: Path, cfg: Config,
+                             python: str) -> dict[str, Any]:
+    """Spawn → initialize result, interleaved with the `import pygls.lsp.server` baseline."""
+    timings: dict[str, list[float]] = {"import pygls.lsp.server": []}
+    runnable = [s for s in specs if s.available and s.name != "peer-pull"]
+    for _ in range(cfg.cold_starts):
+        timings["import pygls.lsp.server"].append(await import_pygls_once(python))
+        for spec in runnable:
+            with contextlib.suppress(LspError, TimeoutError, asyncio.TimeoutError):
+                timings.setdefault(spec.name, []).append(await cold_start_once(spec, root))
+    base = median(timings["import pygls.lsp.server"])
+    return {
+        name: {"n": len(values), "median_ms": round(median(values) * 1000, 1),
+               "ratio_to_import_pygls": round(median(values) / base, 3) if base else None}
+        for name, values in timings.items() if values
+    }
+
+
+async def measure_rss(specs: list[ServerSpec], doc: Doc, root: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {"doc": doc.name, "bytes": doc.size}
+    for spec in specs:
+        if spec.available and spec.name != "peer-pull":
+            out[spec.name] = await peak_rss_after(spec, doc, root)
+    return out
+
+
+# --- whole run -------------------------------------------------------------------------
+
+
+def versions(python: str) -> dict[str, Any]:
+    def version_of(argv: list[str]) -> str | None:
+        try:
+            return subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.strip()
+        except OSError:
+            return None
+
+    return {
+        "python": platform.python_version(),
+        "pygls": version_of([python, "-c", "import importlib.metadata as m;"
+                             "print(m.version('pygls'))"]),
+        "node": version_of([shutil.which("node") or "node", "--version"]),
+        "peer_package": "vscode-langservers-extracted "
+        + json.loads((REPO / "bench" / "peer" / "package.json").read_text())
+        ["dependencies"]["vscode-langservers-extracted"],
+        "machine": f"{platform.machine()} {os.cpu_count()} cpu, {platform.system()}",
+    }
+
+
+async def run(cfg: Config, log: Any = print) -> dict[str, Any]:
+    python = python_of_venv()
+    out = cfg.out
+    out.mkdir(parents=True, exist_ok=True)
+    root = out / "designs"
+    if root.exists():
+        shutil.rmtree(root)
+    for stale in out.glob("profile-*"):  # a profile belongs to the run that missed its target
+        stale.unlink()
+    docs = all_docs(smoke=cfg.smoke)
+    write_docs(docs, root)
+    started = time.perf_counter()
+
+    hwf = hwf_lsp_spec(python)
+    log("detecting hwf-lsp text sync kind")
+    sync = await detect_sync(hwf, root)
+    schema, schema_note = schema_path(python, out / "schema")
+    specs = [hwf, floor_spec(python, "incremental" if sync == 2 else "full"),
+             *peer_specs(schema, schema_note)]
+
+    log("diagnostics, completion, hover, typing")
+    rows, typing = await measure_servers(specs, docs, root, cfg, log)
+    log("cold start")
+    cold = await measure_cold_start(specs, root, cfg, python)
+    log("peak RSS")
+    rss = await measure_rss(specs, max(docs, key=lambda d: d.size), root)
+    log("engine")
+    import json as _json
+
+    eng = engine.measure_engine(_json.loads(design_with_nodes(50).text), cfg.smoke)
+
+    results: dict[str, Any] = {
+        "meta": {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "smoke": cfg.smoke,
+            "samples": cfg.samples,
+            "request_samples": cfg.request_samples,
+            "text_sync": {1: "full", 2: "incremental"}.get(sync, str(sync)),
+            **versions(python),
+        },
+        "servers": {s.name: {"available": s.available, "diagnostics": s.diagnostics,
+                             "note": s.note, "argv": s.argv} for s in specs},
+        "documents": [{"name": d.name, "bytes": d.size, "nodes": d.nodes} for d in docs],
+        "latency": rows,
+        "typing": typing,
+        "cold_start": cold,
+        "rss_after_largest": rss,
+        "engine": eng,
+    }
+    results["ratios"] = report.ratios(rows)
+    results["growth"] = report.growth(rows)
+    results["targets"] = report.targets(results)
+    if cfg.profile:
+        log("profiles of missed targets")
+        results["profiles"] = await profiles.profile_missed(results, specs[0], docs, root, out)
+    results["meta"]["seconds"] = round(time.perf_counter() - started, 1)
+    return results
+
+
+def write_outputs(results: dict[str, Any], out: Path) -> str:
+    results["meta"]["plot"] = report.plot(results, out / "growth.png")
+    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    markdown = report.markdown(results)
+    (out / "REPORT.md").write_text(markdown, encoding="utf-8")
+    return markdown
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="smallest sizes, few samples")
+    parser.add_argument("--samples", type=int, default=0, help="samples per latency (>= 50)")
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="results directory")
+    parser.add_argument("--no-profile", action="store_true", help="skip profiles of misses")
+    cfg = config_from(parser.parse_args(argv))
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    results = asyncio.run(run(cfg, log))
+    print(write_outputs(results, cfg.out))
+    return 0

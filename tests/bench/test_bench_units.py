@@ -1,0 +1,130 @@
+"""The bench's own arithmetic and documents: percentiles, growth fit, generated designs."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.gen import (  # noqa: E402
+    SIZES,
+    design_of_size,
+    design_with_nodes,
+    insert_char,
+    position_of,
+    replace_char,
+)
+from bench.lsp_client import LspClient  # noqa: E402
+from bench.stats import growth_exponent, percentile, summary  # noqa: E402
+
+
+@pytest.mark.parametrize(("values", "fraction", "expected"), [
+    ([1.0], 0.99, 1.0),
+    ([1.0, 2.0, 3.0, 4.0], 0.5, 2.5),
+    ([4.0, 1.0, 3.0, 2.0], 0.0, 1.0),
+    ([4.0, 1.0, 3.0, 2.0], 1.0, 4.0),
+    (list(map(float, range(101))), 0.9, 90.0),
+    (list(map(float, range(11))), 0.99, 9.9),
+])
+def test_percentile(values: list[float], fraction: float, expected: float) -> None:
+    assert percentile(values, fraction) == pytest.approx(expected)
+
+
+def test_percentile_of_nothing_is_nan() -> None:
+    assert math.isnan(percentile([], 0.5))
+    assert summary([])["p50_ms"] is None
+
+
+@pytest.mark.parametrize(("power", "scale"), [(1.0, 2.0), (2.0, 0.5), (0.5, 10.0), (0.0, 3.0)])
+def test_growth_exponent_recovers_a_power_law(power: float, scale: float) -> None:
+    xs = [10.0, 100.0, 1000.0, 5000.0]
+    fit = growth_exponent(xs, [scale * x**power for x in xs])
+    assert fit is not None
+    assert fit["exponent"] == pytest.approx(power, abs=1e-3)
+    assert fit["r2"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("xs", "ys"), [([], []), ([10.0], [1.0]), ([5.0, 5.0], [1.0, 2.0]),
+                                        ([0.0, -1.0], [1.0, 2.0])])
+def test_growth_exponent_needs_two_distinct_points(xs: list[float], ys: list[float]) -> None:
+    assert growth_exponent(xs, ys) is None
+
+
+@pytest.mark.parametrize("label", sorted(SIZES))
+def test_sized_designs_hit_their_size_and_keep_anchors_in_place(label: str) -> None:
+    doc = design_of_size(label, SIZES[label])
+    assert abs(doc.size - SIZES[label]) / SIZES[label] < 0.1
+    check_anchors(doc)
+
+
+@pytest.mark.parametrize("count", [50, 500, 5000])
+def test_node_designs_have_their_node_count(count: int) -> None:
+    doc = design_with_nodes(count)
+    assert len(json.loads(doc.text)["nodes"]) == count
+    check_anchors(doc)
+
+
+def check_anchors(doc) -> None:  # type: ignore[no-untyped-def]
+    """Edits land inside a prompt string, hover on the key prompt, completion in a type value."""
+    text = doc.text
+    assert doc.filename.endswith(".hwf.json")
+    line_start = text.rfind("\n", 0, doc.edit_offset) + 1
+    assert text[line_start:doc.edit_offset].lstrip().startswith('"prompt": "')
+    assert text[doc.hover_offset - 3:doc.hover_offset + 6] == '"prompt":'
+    assert text[doc.completion_offset - len('"type": "'):doc.completion_offset] == '"type": "'
+    edited = replace_char(text, doc.edit_offset, "Z")
+    assert len(edited) == len(text) and edited != text
+    json.loads(edited)
+    json.loads(insert_char(text, doc.edit_offset, "Q"))
+
+
+@pytest.mark.parametrize(("text", "offset", "expected"), [
+    ("abc", 0, {"line": 0, "character": 0}),
+    ("abc", 2, {"line": 0, "character": 2}),
+    ("ab\ncd", 3, {"line": 1, "character": 0}),
+    ("ab\ncd\nef", 7, {"line": 2, "character": 1}),
+])
+def test_position_of(text: str, offset: int, expected: dict[str, int]) -> None:
+    assert position_of(text, offset) == expected
+
+
+def test_frames_carry_the_byte_length_of_the_body() -> None:
+    frame = LspClient.encode({"jsonrpc": "2.0", "method": "x", "params": {"t": "é"}})
+    header, _, body = frame.partition(b"\r\n\r\n")
+    assert header == b"Content-Length: %d" % len(body)
+    assert json.loads(body)["params"]["t"] == "é"
+
+
+def fake_results(hwf_p50: float, floor_p50: float, docs: tuple[str, ...]) -> dict:
+    """Just enough of a run for report.targets: change rows for hwf-lsp and the floor."""
+    from bench import report
+
+    rows = [{"server": server, "doc": doc, "op": "change", "p50_ms": p50, "p99_ms": p50}
+            for doc in docs for server, p50 in (("hwf-lsp", hwf_p50), ("floor", floor_p50))]
+    return {"latency": rows, "ratios": report.ratios(rows), "typing": {}, "cold_start": {},
+            "engine": {"runner": {"overhead_per_step_ms": 1.0}}}
+
+
+@pytest.mark.parametrize(("hwf_p50", "floor_p50", "docs", "holds"), [
+    (1.4, 1.0, ("size-10k", "size-100k", "size-1m"), True),
+    (1.5, 1.0, ("size-10k", "size-100k", "size-1m"), True),
+    (1.6, 1.0, ("size-10k", "size-100k", "size-1m"), False),
+    (1.0, 1.0, ("size-10k",), None),  # smoke: not every target size measured
+])
+def test_floor_target_verdict(hwf_p50: float, floor_p50: float, docs: tuple[str, ...],
+                              holds: bool | None) -> None:
+    from bench import report
+
+    verdicts = report.targets(fake_results(hwf_p50, floor_p50, docs))
+    floor = next(v for v in verdicts if "floor" in v["target"])
+    assert floor["holds"] is holds
+    runner = next(v for v in verdicts if v["target"].startswith("runner"))
+    assert runner["holds"] is True
+    assert all(v["holds"] is None for v in verdicts if "p99" in v["target"])
