@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+PEER_STAMP := bench/peer/node_modules/.package-lock.json
 
 .PHONY: demo test test-python test-vscode lint bench bench-smoke soak vsix clean
 
@@ -26,7 +27,8 @@ $(DEB_STAMP): $(STAMP)
 	command -v nvim >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim; }
 	touch $(DEB_STAMP)
 
-test-python: $(STAMP) $(DEB_STAMP)
+# The schema agreement tests also run VS Code's own JSON engine, from the benchmark peer's packages.
+test-python: $(STAMP) $(DEB_STAMP) $(PEER_STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
@@ -36,7 +38,6 @@ clean:
 	rm -rf $(VENV) build *.egg-info
 
 BENCH_STAMP := $(VENV)/.bench-installed
-PEER_STAMP := bench/peer/node_modules/.package-lock.json
 
 $(BENCH_STAMP): $(STAMP)
 	$(PY) -m pip install -q -e '.[test,bench]'
