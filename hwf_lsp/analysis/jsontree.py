@@ -753,49 +753,66 @@ def _end_before_space(text: str, pos: int) -> int:
 
 
 def _expand(node: JsonNode) -> None:
-    """Build one level of children of a container from text known to be valid JSON."""
+    """Build one level of children of a container from text known to be valid JSON.
+
+    The body of `_lazy_value` is inlined and the parent's weak reference shared by all
+    children: checks expand a few dozen containers on every keystroke."""
     text = node._source
     py = node._py
     if text is None:
         return  # another thread expanded it meanwhile
     skip = _SKIP_WS.match
+    scan = _SCAN_ONCE
+    scalar_kind = _SCALAR_KIND
+    new_node = JsonNode
+    parent_ref = _ref(node)
     pos = skip(text, node.start + 1).end()
     last = len(py) - 1 if py is not None else -1
     last_end = _end_before_space(text, node.end - 1) if py is not None else -1
     index = 0
-    if node.kind == "array":
+    is_array = node.kind == "array"
+    if is_array:
         items: list[JsonNode] = []
-        if text[pos] != "]":
-            while True:
-                item = _lazy_value(text, pos, node, last_end if index == last else -1,
-                                   py[index] if py is not None else None)
-                items.append(item)
-                pos = skip(text, item.end).end()
-                if text[pos] != ",":
-                    break
-                pos = skip(text, pos + 1).end()
-                index += 1
-        node._items = items
-        node._source = node._py = None  # last: a reader in another thread never sees a gap
-        return
-    members: list[Member] = []
-    if text[pos] != "}":
+        closer = "]"
+    else:
+        members: list[Member] = []
+        closer = "}"
+    if text[pos] != closer:
         while True:
-            key, key_end = _scanstring(text, pos + 1, True)
-            colon = skip(text, key_end).end()
-            value = _lazy_value(text, skip(text, colon + 1).end(), node,
-                                last_end if index == last else -1,
-                                py[key] if py is not None else None)
-            member = Member(key, pos, key_end, value, colon, node)
-            value.member = member
-            members.append(member)
-            pos = skip(text, value.end).end()
+            if not is_array:
+                key, key_end = _scanstring(text, pos + 1, True)
+                colon = skip(text, key_end).end()
+                key_start = pos
+                pos = skip(text, colon + 1).end()
+            first = text[pos]
+            if first == "{" or first == "[":
+                end = last_end if index == last else scan(text, pos)[1]
+                child = new_node("object" if first == "{" else "array", pos, end)
+                child._source = text
+                if py is not None:
+                    sub = py[index] if is_array else py[key]
+                    child._py = sub if isinstance(sub, dict | list) else None
+            else:
+                value, end = scan(text, pos)
+                child = new_node(scalar_kind.get(first, "number"), pos, end, value)
+            child._parent = parent_ref
+            if is_array:
+                items.append(child)
+            else:
+                member = Member(key, key_start, key_end, child, colon)
+                member._parent = parent_ref
+                child._member = _ref(member)
+                members.append(member)
+            pos = skip(text, end).end()
             if text[pos] != ",":
                 break
             pos = skip(text, pos + 1).end()
             index += 1
-    node._members = members
-    node._source = node._py = None
+    if is_array:
+        node._items = items
+    else:
+        node._members = members
+    node._source = node._py = None  # last: a reader in another thread never sees a gap
 
 
 # --- the document ----------------------------------------------------------

@@ -13,7 +13,7 @@ import difflib
 from typing import Any
 
 from ..workflow.conditions import ConditionError, parse_condition, resolve_path
-from ..workflow.graph import ancestors, usable_id
+from ..workflow.graph import ancestors, parent_map, usable_id
 from ..workflow.vocabulary import (
     ALL_FIELD_NAMES,
     CONDITION,
@@ -112,6 +112,7 @@ def condition_warnings(doc: ParsedDocument, nodes: list,
         other_id = usable_id(other)
         if other_id is not None:
             kind_of.setdefault(other_id, other.get("type"))
+    parents: dict[str, list[str]] | None = None  # built once, for the first condition
     for index, node in enumerate(nodes):
         if not isinstance(node, dict) or node.get("type") != CONDITION:
             continue
@@ -126,12 +127,20 @@ def condition_warnings(doc: ParsedDocument, nodes: list,
         ident = usable_id(node)
         if target not in kind_of or kind_of[target] in (NOTE, TRIGGER):
             continue  # no such node, or one without output: the rulebook reports it
+        if ident is None:
+            continue  # without a usable id it has no place in the graph (a rulebook defect)
+        if parents is None:
+            parents = parent_map(nodes)
+        upstream = target in ancestors(nodes, ident, parents)
+        absent = False
+        if upstream and isinstance(run_outputs, dict) and target in run_outputs:
+            absent = not resolve_path(run_outputs[target], condition.path)[0]
+        if upstream and not absent:
+            continue  # nothing to say: the tree (and its positions) is not needed
         literal = _expression_node(node_object(doc, index))
         if literal is None:
             continue
-        if ident is None:
-            continue  # without a usable id it has no place in the graph (a rulebook defect)
-        if target not in ancestors(nodes, ident):
+        if not upstream:
             start, end = string_span(doc, literal, condition.node_span)
             found.append(Finding(
                 "not-upstream", WARNING,
@@ -140,15 +149,12 @@ def condition_warnings(doc: ParsedDocument, nodes: list,
                 start, end, ident, "expression", index,
             ))
             continue
-        if isinstance(run_outputs, dict) and target in run_outputs:
-            ok, _ = resolve_path(run_outputs[target], condition.path)
-            if not ok:
-                start, end = string_span(doc, literal, condition.path_span)
-                shown = ".".join(str(s) for s in condition.path)
-                found.append(Finding(
-                    "path-absent", WARNING,
-                    f"The newest run's output of '{target}' has no path '{shown}'; "
-                    "this condition would be false",
-                    start, end, ident, "expression", index,
-                ))
+        start, end = string_span(doc, literal, condition.path_span)
+        shown = ".".join(str(s) for s in condition.path)
+        found.append(Finding(
+            "path-absent", WARNING,
+            f"The newest run's output of '{target}' has no path '{shown}'; "
+            "this condition would be false",
+            start, end, ident, "expression", index,
+        ))
     return found

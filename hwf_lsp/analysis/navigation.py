@@ -10,11 +10,12 @@ text is not the id.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..workflow.conditions import NAME_PATTERN
-from .design import Design, design_of
-from .jsontree import JsonNode, ParsedDocument, source_offset
+from .design import Design, NodeInfo, design_of
+from .jsontree import JsonNode, Member, ParsedDocument, source_offset
 
 DEFINITION, AFTER, CONDITION = "definition", "after", "condition"
 _CONDITION_NODE = re.compile(r"\s*out\.(" + NAME_PATTERN + ")")
@@ -81,11 +82,57 @@ def occurrences(doc: ParsedDocument, design: Design | None = None) -> list[Occur
 
 def occurrence_at(doc: ParsedDocument, offset: int,
                   design: Design | None = None) -> Occurrence | None:
-    """The occurrence under the cursor (its ends included)."""
-    for occ in occurrences(doc, design):
-        if occ.start <= offset <= occ.end:
-            return occ
+    """The occurrence under the cursor (its ends included).
+
+    Hover asks this on every request, right after an edit too: it descends only along
+    the path to `offset` (expanding a handful of containers) instead of listing every
+    occurrence of a 1 MB design.  Same answer as scanning `occurrences`.
+    """
+    design = design or design_of(doc)
+    chain = doc.path_to_offset(offset)
+    # root, Member nodes, the nodes array, a node object, Member, value[, item]
+    if len(chain) < 6 or not isinstance(chain[1], Member) or not isinstance(chain[4], Member):
+        return None
+    obj = chain[3]
+    info = _info_of(design, chain[2], obj)
+    if info is None:
+        return None
+    member, value = chain[4], chain[5]
+    if not isinstance(value, JsonNode) or member.value is not value:
+        return None
+    text = doc.text
+    found: Occurrence | None = None
+    if member.key == "id":
+        span = _plain_string_span(text, value)
+        if span:
+            found = Occurrence(value.value, *span, DEFINITION, info.index)
+    elif member.key == "after" and len(chain) > 6 and value.items:
+        item = chain[6]
+        span = _plain_string_span(text, item) if isinstance(item, JsonNode) else None
+        if span:
+            found = Occurrence(item.value, *span, AFTER, info.index)
+    elif member.key == "expression" and value.kind == "string" and isinstance(value.value, str):
+        match = _CONDITION_NODE.match(value.value)
+        if match:
+            start = source_offset(text, value, match.start(1))
+            end = source_offset(text, value, match.end(1))
+            if text[start:end] == match.group(1):
+                found = Occurrence(match.group(1), start, end, CONDITION, info.index)
+    if found is not None and found.start <= offset <= found.end:
+        return found
     return None
+
+
+def _info_of(design: Design, array: object, obj: object) -> NodeInfo | None:
+    """The design node whose tree object is `obj`, an item of `array` (the `nodes` that
+    counts); None for anything else (a duplicate `nodes`, a non-object item)."""
+    if not isinstance(array, JsonNode) or not isinstance(obj, JsonNode) or not array.items:
+        return None
+    index = bisect_right(array.items, obj.start, key=lambda n: n.start) - 1
+    if not 0 <= index < len(design.infos):
+        return None
+    info = design.infos[index]
+    return info if info.obj is obj else None
 
 
 def definition(doc: ParsedDocument, offset: int) -> Occurrence | None:

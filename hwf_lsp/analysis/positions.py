@@ -29,28 +29,64 @@ _CHUNK = 4096
 """Long non-ASCII lines keep cumulative unit counts every _CHUNK code points."""
 
 
-_EAGER_AFTER = 8
-"""Lookups answered by counting in C before the line table is worth building."""
+_COUNT_BUDGET = 4
+"""Without a line table, lookups count line breaks in C from the previous lookup; once
+they have counted this many times the text's length, the table is built instead."""
 
 
 class LineIndex:
     """Line starts of one text (table built on demand) and unit checkpoints of long lines.
 
-    A check usually converts only a few findings, so the first lookups count
-    line breaks in C (`str.count`/`rfind`) instead of building a table of every
-    line start: on a 50 000-line document that saves a few milliseconds a keystroke.
+    A check usually converts only a few findings, in source order, so lookups count
+    line breaks in C (`str.count` from the previous lookup, `rfind`) instead of
+    building a table of every line start: on a 50 000-line document that saves a few
+    milliseconds a keystroke.  Lookups that jump around build the table after all.
     """
 
-    __slots__ = ("text", "_starts", "_checkpoints", "_lookups", "_newline_only")
+    __slots__ = ("text", "_starts", "_checkpoints", "_budget", "_at", "_newline_only",
+                 "_no_return")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, _starts: list[int] | None = None,
+                 _no_return: bool | None = None) -> None:
         self.text = text
-        self._starts: list[int] | None = None
+        self._starts: list[int] | None = _starts
         self._checkpoints: dict[tuple[int, str], list[int]] = {}
-        self._lookups = 0
-        returns = text.count("\r")
-        self._newline_only = returns == 0 or returns == text.count("\r\n")
+        self._budget = _COUNT_BUDGET * len(text)
+        self._at = (0, 0)
+        """(offset, its line) of the last counted lookup: the next one counts from there."""
+        if _no_return is None:
+            self._no_return = "\r" not in text
+            self._newline_only = self._no_return or text.count("\r") == text.count("\r\n")
+        else:
+            self._no_return = self._newline_only = _no_return
         """Every line ends with a \\n (no lone \\r): a line is a count of \\n."""
+
+    def edited(self, start: int, end: int, new_text: str, result: str) -> LineIndex:
+        """The index of `result` = text[:start] + new_text + text[end:].
+
+        Every edit of a document needs the line table of its text (positions -> offsets),
+        and a 50 000-line table costs milliseconds to build: when this one is built and
+        neither text has a carriage return, the new table is derived from it (lines
+        before the edit kept, after it shifted).  Otherwise a fresh, lazy index.
+        """
+        starts = self._starts
+        if starts is None or not self._no_return or "\r" in new_text:
+            return LineIndex(result)
+        before = bisect_right(starts, start)
+        after = bisect_right(starts, end)
+        delta = len(new_text) - (end - start)
+        inserted: list[int] = []
+        pos = new_text.find("\n")
+        while pos >= 0:
+            inserted.append(start + pos + 1)
+            pos = new_text.find("\n", pos + 1)
+        if not inserted and before == after and delta == 0:
+            new_starts = starts  # same line breaks, same places: share the table
+        else:
+            tail = starts[after:]
+            new_starts = starts[:before] + inserted + (
+                [s + delta for s in tail] if delta else tail)
+        return LineIndex(result, _starts=new_starts, _no_return=True)
 
     @property
     def line_starts(self) -> list[int]:
@@ -62,10 +98,19 @@ class LineIndex:
 
     def _line_of(self, offset: int) -> tuple[int, int]:
         """(line, offset of its first character) for an in-range offset."""
-        if self._starts is None and self._newline_only and self._lookups < _EAGER_AFTER:
-            self._lookups += 1
+        if self._starts is None and self._newline_only and self._budget > 0:
             text = self.text
-            return text.count("\n", 0, offset), text.rfind("\n", 0, offset) + 1
+            at, line = self._at
+            if offset >= at:
+                line += text.count("\n", at, offset)
+                self._budget -= offset - at
+            else:
+                line -= text.count("\n", offset, at)
+                self._budget -= at - offset
+            self._at = (offset, line)
+            start = text.rfind("\n", 0, offset) + 1
+            self._budget -= offset - start
+            return line, start
         starts = self.line_starts
         line = bisect_right(starts, offset) - 1
         return line, starts[line]
@@ -138,6 +183,32 @@ class LineIndex:
             character -= marks[k]
         return start + _code_points(self.text[start : min(end, start + character)],
                                     character, encoding)
+
+
+_RECENT: list[LineIndex] = []
+_RECENT_MAX = 4
+
+
+def line_index(text: str) -> LineIndex:
+    """The index of `text`: a recent one for this very string object, else a new one.
+
+    The protocol derives the index of each edited text (`LineIndex.edited`) and the
+    analysis of that text then reuses it instead of rebuilding the line table.
+    Identity, not equality: comparing megabytes would cost what it saves.
+    """
+    for index in reversed(_RECENT):
+        if index.text is text:
+            return index
+    return remember(LineIndex(text))
+
+
+def remember(index: LineIndex) -> LineIndex:
+    """Keep `index` for `line_index` (the last few texts only)."""
+    recent = _RECENT
+    recent.append(index)
+    if len(recent) > _RECENT_MAX:
+        del recent[0]
+    return index
 
 
 def _line_starts(text: str) -> list[int]:

@@ -8,6 +8,7 @@ be wrong here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
@@ -73,6 +74,70 @@ def diagnostic(finding: Any, lines: LineIndex, encoding: str) -> types.Diagnosti
 
 def diagnostics(findings: list[Any], lines: LineIndex, encoding: str) -> list[types.Diagnostic]:
     return [diagnostic(f, lines, encoding) for f in findings]
+
+
+# --- the publishDiagnostics hot path: plain JSON-ready dicts ----------------------
+#
+# Diagnostics go out on every keystroke.  Building lsprotocol objects (attrs with
+# validators) and unstructuring them with cattrs cost more than the whole round trip
+# of a bare pygls server, so this one path builds the wire form directly: the same
+# fields `diagnostic` + cattrs produce (None fields omitted, enums as their numbers),
+# ready for the C JSON encoder.  (The LSP tests' client structures what arrives back
+# into lsprotocol Diagnostics, so a drift from the real type fails them.)
+
+_SEVERITY_NUMBER = {name: int(value) for name, value in _SEVERITY.items()}
+
+
+def _wire_position(lines: LineIndex, offset: int, encoding: str) -> dict[str, int]:
+    line, character = lines.position(offset, encoding)
+    return {"line": line, "character": character}
+
+
+def diagnostic_dict(finding: Any, lines: LineIndex, encoding: str) -> dict[str, Any]:
+    """`diagnostic(finding, ...)` in its JSON wire form (what cattrs would produce)."""
+    start, end = finding.start, finding.end
+    if end < start:
+        end = start
+    start_pos = _wire_position(lines, start, encoding)
+    end_pos = start_pos if end == start else _wire_position(lines, end, encoding)
+    out: dict[str, Any] = {
+        "range": {"start": start_pos, "end": end_pos},
+        "message": finding.msg,
+        "severity": _SEVERITY_NUMBER.get(
+            str(getattr(finding.severity, "value", finding.severity)).lower(), 1),
+        "code": finding.rule,
+        "source": SOURCE,
+    }
+    data: dict[str, Any] = {}
+    for key in ("node", "field", "index"):
+        value = getattr(finding, key, None)
+        if value is not None:
+            data[key] = value
+    if data:
+        out["data"] = data
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class WirePublish:
+    """publishDiagnostics params already in wire form: what `HwfServer.
+    text_document_publish_diagnostics` sends without cattrs.  Same attribute names as
+    `types.PublishDiagnosticsParams`, so code reading either works."""
+
+    uri: str
+    diagnostics: list[dict[str, Any]]
+    version: int | None = None
+
+    def as_params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"uri": self.uri, "diagnostics": self.diagnostics}
+        if self.version is not None:
+            params["version"] = self.version
+        return params
+
+
+def diagnostic_dicts(findings: list[Any], lines: LineIndex, encoding: str) -> list[dict[str, Any]]:
+    """Every finding in the wire form of `Diagnostic` (see diagnostic_dict)."""
+    return [diagnostic_dict(f, lines, encoding) for f in findings]
 
 
 # --- completion ----------------------------------------------------------------

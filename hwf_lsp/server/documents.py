@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 
 from hwf_lsp.analysis.check import check_document
 from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.analysis.positions import LineIndex, line_index
 from hwf_lsp.analysis.runs_index import design_name
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class Analysis:
     @property
     def lines(self) -> LineIndex:
         if self._lines is None:
-            self._lines = LineIndex(self.text)
+            self._lines = line_index(self.text)  # the one apply_change derived, if any
         return self._lines
 
 

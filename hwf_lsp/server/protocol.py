@@ -35,7 +35,7 @@ from pygls.protocol.json_rpc import (
     JsonRPCResponseMessage,
 )
 
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.analysis.positions import line_index, remember
 from hwf_lsp.server.convert import encoding_name
 
 log = logging.getLogger(__name__)
@@ -73,12 +73,14 @@ def apply_change(text: str, change: Any, encoding: str) -> str:
     rng = getattr(change, "range", None)
     if rng is None:
         return new_text
-    lines = LineIndex(text)
+    lines = line_index(text)
     start = lines.offset(rng.start.line, rng.start.character, encoding)
     end = lines.offset(rng.end.line, rng.end.character, encoding)
     if end < start:
         start, end = end, start
-    return text[:start] + new_text + text[end:]
+    result = text[:start] + new_text + text[end:]
+    remember(lines.edited(start, end, new_text, result))  # the analysis reuses it
+    return result
 
 
 class HwfProtocol(LanguageServerProtocol):
@@ -196,6 +198,13 @@ class HwfProtocol(LanguageServerProtocol):
                              "error": {"code": code, "message": message}})
             return
         self._send_response(msg_id, error=types.ResponseError(code=code, message=message))
+
+    def notify_json(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification whose params are already in wire form (plain JSON values).
+
+        For the per-keystroke publishDiagnostics: skips building an attrs message and
+        unstructuring it with cattrs; `json.dumps` of plain dicts runs in C."""
+        self._send_data({"jsonrpc": self.VERSION, "method": method, "params": params})
 
     def _send_data(self, data: Any) -> None:
         """pygls's `_send_data`, except that a response whose result cannot be serialised

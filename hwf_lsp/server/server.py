@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 from hwf_lsp import __version__
 from hwf_lsp.analysis.runs_index import RunsIndex
 from hwf_lsp.server import guard, stdio
-from hwf_lsp.server.convert import encoding_name
+from hwf_lsp.server.convert import WirePublish, encoding_name
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.server.protocol import HwfProtocol
@@ -111,6 +111,16 @@ class HwfServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    def text_document_publish_diagnostics(self, params: Any) -> None:
+        """pygls's publish, plus a fast path for params already in wire form.
+
+        The diagnostics feature publishes `convert.WirePublish` on every keystroke:
+        plain dicts, encoded by the C JSON encoder, no lsprotocol objects or cattrs."""
+        if isinstance(params, WirePublish):
+            self.protocol.notify_json(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params.as_params())
+            return
+        super().text_document_publish_diagnostics(params)
 
     # --- negotiated facts ------------------------------------------------
     @property

@@ -68,9 +68,44 @@ def dump_json(value: Any) -> bytes:
     )
 
 
-def atomic_write_json(path: Path, value: Any, *, fsync: bool = True) -> None:
-    """Serialise first (so a non-JSON value never touches the disk), then write atomically."""
-    atomic_write_bytes(path, dump_json(value), fsync=fsync)
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def dump_state_json(value: Any) -> bytes:
+    """The on-disk form of a run state: its fields and their entries one per line.
+
+    The runner saves after every step.  `indent=2` runs the pure-Python encoder
+    (0.30 ms for the 16 KB state of a 49-step run, against 0.06 ms compact): here the
+    top-level fields and the entries of each top-level object or list get a line
+    each (a log entry, an output), and every value below that is encoded compactly
+    in C (0.12 ms).  Same JSON value; anything unusual (non-string keys) falls back to
+    `dump_json`."""
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        return dump_json(value)
+    encode = _ENCODE
+    parts: list[str] = []
+    for key, item in value.items():
+        name = encode(key)
+        if isinstance(item, dict) and item:
+            if not all(isinstance(inner, str) for inner in item):
+                return dump_json(value)
+            body = ",\n".join(f"    {encode(k)}: {encode(v)}" for k, v in item.items())
+            parts.append(f"  {name}: {{\n{body}\n  }}")
+        elif isinstance(item, list) and item:
+            body = ",\n".join(f"    {encode(v)}" for v in item)
+            parts.append(f"  {name}: [\n{body}\n  ]")
+        else:
+            parts.append(f"  {name}: {encode(item)}")
+    return ("{\n" + ",\n".join(parts) + "\n}\n").encode("utf-8") if parts else b"{}\n"
+
+
+def atomic_write_json(path: Path, value: Any, *, fsync: bool = True,
+                      state: bool = False) -> None:
+    """Serialise first (so a non-JSON value never touches the disk), then write atomically.
+
+    `state`: a run state, written by `dump_state_json` (designs keep `dump_json`)."""
+    data = dump_state_json(value) if state else dump_json(value)
+    atomic_write_bytes(path, data, fsync=fsync)
 
 
 def sweep_temp_files(

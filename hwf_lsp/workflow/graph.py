@@ -42,17 +42,31 @@ def parents_of(node: Any) -> list[str]:
 
 
 def parent_map(nodes: Any) -> dict[str, list[str]]:
-    """id -> parents that are ids of real nodes, in node order (merged over duplicate ids)."""
-    ids = node_ids(nodes)
-    known = set(ids)
-    parents: dict[str, list[str]] = {ident: [] for ident in ids}
-    for node in nodes if isinstance(nodes, list) else ():
-        ident = usable_id(node)
-        if ident is None:
+    """id -> parents that are ids of real nodes, in node order (merged over duplicate ids).
+
+    One pass for the ids, one over the `after` lists: it runs on every keystroke, so it
+    avoids the per-node helper calls of `parents_of` (same result, same order).
+    """
+    parents: dict[str, list[str]] = {}
+    if not isinstance(nodes, list):
+        return parents
+    edges: list[tuple[list[str], list]] = []
+    for node in nodes:
+        if not isinstance(node, dict):
             continue
-        for parent in parents_of(node):
-            if parent in known and parent not in parents[ident]:
-                parents[ident].append(parent)
+        ident = node.get("id")
+        if not isinstance(ident, str) or not ident.strip():
+            continue
+        mine = parents.get(ident)
+        if mine is None:
+            mine = parents[ident] = []
+        after = node.get("after")
+        if isinstance(after, list) and after:
+            edges.append((mine, after))
+    for mine, after in edges:
+        for parent in after:
+            if isinstance(parent, str) and parent in parents and parent not in mine:
+                mine.append(parent)
     return parents
 
 
@@ -78,9 +92,12 @@ def _reachable(start: str, edges: dict[str, list[str]]) -> set[str]:
     return seen
 
 
-def ancestors(nodes: Any, node_id: str) -> set[str]:
-    """Every node `node_id` transitively runs after (itself only when on a cycle)."""
-    return _reachable(node_id, parent_map(nodes))
+def ancestors(nodes: Any, node_id: str, parents: dict[str, list[str]] | None = None) -> set[str]:
+    """Every node `node_id` transitively runs after (itself only when on a cycle).
+
+    `parents`: `parent_map(nodes)` when the caller asks for many nodes (built once).
+    """
+    return _reachable(node_id, parent_map(nodes) if parents is None else parents)
 
 
 def descendants(nodes: Any, node_id: str) -> set[str]:
@@ -88,16 +105,18 @@ def descendants(nodes: Any, node_id: str) -> set[str]:
     return _reachable(node_id, children_map(nodes))
 
 
-def find_cycle(nodes: Any, *, include_self_loops: bool = True) -> list[str] | None:
+def find_cycle(nodes: Any, *, include_self_loops: bool = True,
+               parents: dict[str, list[str]] | None = None) -> list[str] | None:
     """A cycle of `after` edges as a path in run order, e.g. [a, b, c, a], or None.
 
     In [a, b, c, a], b lists a in its `after`, c lists b, a lists c.  The DFS visits
     nodes in node order, so the result is deterministic; the path is rotated to
     start at the cycle's node that comes first in `nodes`.  With
     include_self_loops=False a node listing itself is ignored (the validator
-    reports that as a bad edge instead).
+    reports that as a bad edge instead).  `parents`: `parent_map(nodes)` if the caller has it.
     """
-    parents = parent_map(nodes)
+    if parents is None:
+        parents = parent_map(nodes)
     if not include_self_loops:
         parents = {k: [p for p in v if p != k] for k, v in parents.items()}
     order = {ident: i for i, ident in enumerate(parents)}

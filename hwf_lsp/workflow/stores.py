@@ -168,7 +168,7 @@ class RunStore:
         if not isinstance(state, dict):
             raise ValueError("run state must be a JSON object")
         path = self.path(state.get("run_id"))
-        atomic_write_json(path, state)
+        atomic_write_json(path, state, state=True)
         return path
 
     def load(self, run_id: str) -> dict[str, Any]:

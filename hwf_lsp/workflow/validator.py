@@ -119,10 +119,11 @@ def collect_defects(graph: Any) -> list[Defect]:
             check.defect("acyclic", "after", "after forms a cycle: " + " → ".join(cycle),
                          element=_closing_entry(node, cycle))
         kind = node.get("type")
-        if isinstance(kind, str) and kind in KINDS:
-            for field in fields_for(kind)[3:]:  # id, type and after are done
-                if _applies(field.name, field.required, node):
-                    _FIELD_CHECKS[field.name](check, node.get(field.name), kind_of)
+        checks = _KIND_CHECKS.get(kind) if isinstance(kind, str) else None
+        # A field is checked when present, when required, or (target) when deliver needs it.
+        for name, required, run in checks or ():
+            if required or name in node or (name == "target" and node.get("deliver") == "channel"):
+                run(check, node.get(name), kind_of)
         defects.extend(check.found)
     return defects
 
@@ -130,11 +131,6 @@ def collect_defects(graph: Any) -> list[Defect]:
 def validate_designer_graph(graph: Any) -> list[dict]:
     """The rulebook verdict: a list of {node, field, msg[, index]}; empty means valid."""
     return [d.as_dict() for d in collect_defects(graph)]
-
-
-def _applies(name: str, required: bool, node: dict) -> bool:
-    """A field is checked when present, when required, or (target) when deliver needs it."""
-    return name in node or required or (name == "target" and node.get("deliver") == "channel")
 
 
 # --- graph shape and identity ---------------------------------------------
@@ -353,3 +349,10 @@ _FIELD_CHECKS: dict[str, Any] = {
     "text": _check_string("text"),
     "color": _check_color,
 }
+
+_KIND_CHECKS: dict[str, tuple[tuple[str, bool, Any], ...]] = {
+    kind: tuple((field.name, field.required, _FIELD_CHECKS[field.name])
+                for field in fields_for(kind)[3:])  # id, type and after are checked first
+    for kind in KINDS
+}
+"""Per kind: (field, required, check) in vocabulary order, looked up once, not per node."""

@@ -106,16 +106,17 @@ class Validator:
             last = self.published.get(key)
             if last is not None and version is not None and version < last:
                 return
-            items = convert.diagnostics(result.findings, result.lines, server.encoding)
+            items = convert.diagnostic_dicts(result.findings, result.lines, server.encoding)
             self.published[key] = version
             self._publish(key, version, items)
             return
 
-    def _publish(self, key: str, version: int | None, items: list[types.Diagnostic]) -> None:
+    def _publish(self, key: str, version: int | None, items: list[dict]) -> None:
+        """Publish `items` (convert.diagnostic_dicts: already in wire form, see there)."""
         try:
             self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=self.uris.get(key, key), diagnostics=items, version=version)
-            )
+                convert.WirePublish(uri=self.uris.get(key, key), diagnostics=items,
+                                    version=version))
         except Exception:  # noqa: BLE001
             log.exception("publishing diagnostics failed")
 
