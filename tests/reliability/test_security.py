@@ -106,19 +106,25 @@ def _run_operations(runs: RunStore, run_id: Any) -> list:
             lambda: check_run_id(run_id)]
 
 
+def _outcomes(operations: list, tripwire: Tripwire) -> list[str]:
+    """Run each operation under the tripwire; "accepted" or "<Error>: <message>" for each."""
+    outcomes = []
+    for operation in operations:
+        with tripwire:
+            try:
+                operation()
+                outcomes.append("accepted")
+            except Exception as exc:  # noqa: BLE001 - recorded and checked by the caller
+                outcomes.append(f"{type(exc).__name__}: {exc}")
+    return outcomes
+
+
 @pytest.mark.parametrize("name", BAD_DESIGN_NAMES, ids=repr)
 def test_bad_design_name_refused_without_touching_the_filesystem(
     stores: tuple[DesignStore, RunStore], tripwire: Tripwire, name: Any
 ) -> None:
     designs, _ = stores
-    outcomes = []
-    for operation in _design_operations(designs, name):
-        with tripwire:
-            try:
-                operation()
-                outcomes.append("accepted")
-            except Exception as exc:  # noqa: BLE001 - recorded and checked below
-                outcomes.append(f"{type(exc).__name__}: {exc}")
+    outcomes = _outcomes(_design_operations(designs, name), tripwire)
     assert tripwire.touched == []
     assert all(o.startswith("ValueError") and "design name" in o for o in outcomes), outcomes
 
@@ -128,14 +134,7 @@ def test_bad_run_id_refused_without_touching_the_filesystem(
     stores: tuple[DesignStore, RunStore], tripwire: Tripwire, run_id: Any
 ) -> None:
     _, runs = stores
-    outcomes = []
-    for operation in _run_operations(runs, run_id):
-        with tripwire:
-            try:
-                operation()
-                outcomes.append("accepted")
-            except Exception as exc:  # noqa: BLE001 - recorded and checked below
-                outcomes.append(f"{type(exc).__name__}: {exc}")
+    outcomes = _outcomes(_run_operations(runs, run_id), tripwire)
     assert tripwire.touched == []
     assert all(o.startswith("ValueError") and "run id" in o for o in outcomes), outcomes
 

@@ -149,3 +149,14 @@ def write_run(name: str, run_id: str, outputs: dict[str, Any], *, status: str = 
     tmp.write_text(json.dumps(state))
     os.replace(tmp, path)
     return path
+
+
+def apply_edits(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    """The text after the server's edits (quick fixes, rename), applied last to first."""
+    lines = LineIndex(text)
+    spans = sorted(((lines.offset(e.range.start.line, e.range.start.character, encoding),
+                     lines.offset(e.range.end.line, e.range.end.character, encoding), e.new_text)
+                    for e in edits), reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text

@@ -9,6 +9,7 @@ import time
 import pytest
 from helpers_lsp import (
     WORKSPACE,
+    apply_edits,
     change_doc,
     design_uri,
     open_doc,
@@ -26,17 +27,6 @@ T = '{"id": "t", "type": "trigger"}'
 def doc_id(uri: str) -> types.TextDocumentIdentifier:
     return types.TextDocumentIdentifier(uri=uri)
 
-
-def apply(text: str, edits: list[types.TextEdit], encoding: str) -> str:
-    from hwf_lsp.analysis.positions import LineIndex
-
-    lines = LineIndex(text)
-    spans = sorted(((lines.offset(e.range.start.line, e.range.start.character, encoding),
-                     lines.offset(e.range.end.line, e.range.end.character, encoding), e.new_text)
-                    for e in edits), reverse=True)
-    for start, end, new in spans:
-        text = text[:start] + new + text[end:]
-    return text
 
 
 def design(*nodes: str, name: str = "fixes") -> str:
@@ -88,7 +78,7 @@ async def test_quick_fixes(client):
         chosen = [a for a in actions if a.title == title]
         assert chosen, (case, [a.title for a in actions])
         assert chosen[0].diagnostics[0].code == code
-        fixed = apply(text, chosen[0].edit.changes[uri], client.encoding)
+        fixed = apply_edits(text, chosen[0].edit.changes[uri], client.encoding)
         assert expected in fixed, (case, fixed)
         version = change_doc(client, uri, fixed)
         after = await wait_published(client, uri, version)

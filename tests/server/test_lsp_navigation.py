@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers_lsp import (
+    apply_edits,
     as_tuple,
     design_uri,
     marked,
@@ -73,21 +74,10 @@ async def test_references_and_rename(client):
         new_name="check"))
     edits = edit.changes[uri]
     assert len(edits) == 6
-    renamed = apply(text, edits, client.encoding)
+    renamed = apply_edits(text, edits, client.encoding)
     expected, _ = marked(SOURCE.replace("«review»", "check"))
     assert renamed == expected
 
-
-def apply(text: str, edits: list[types.TextEdit], encoding: str) -> str:
-    from hwf_lsp.analysis.positions import LineIndex
-
-    lines = LineIndex(text)
-    spans = sorted(((lines.offset(e.range.start.line, e.range.start.character, encoding),
-                     lines.offset(e.range.end.line, e.range.end.character, encoding), e.new_text)
-                    for e in edits), reverse=True)
-    for start, end, new in spans:
-        text = text[:start] + new + text[end:]
-    return text
 
 
 async def test_definition_from_every_reference(client):
