@@ -16,9 +16,10 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from hwf_lsp.analysis.check import check_document
+from hwf_lsp.analysis.incremental import free_text_token, shift_within_token
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex, line_index
-from hwf_lsp.analysis.runs_index import design_name
+from hwf_lsp.analysis.runs_index import RunsIndex, design_name
 
 log = logging.getLogger(__name__)
 
@@ -109,20 +110,34 @@ class Analysis:
 
     Findings are computed on first use: completion and hover need the tree and
     the run, not the verdict, so a request that races ahead of validation only
-    pays for the parse.
+    pays for the parse.  The parse is lazy too when the findings were carried
+    over from the previous version (`after_edit`): typing in a prompt then costs
+    no parse until a request needs the tree.
     """
 
     uri: str
     version: int | None
     text: str
-    doc: Any
-    """analysis.jsontree.ParsedDocument"""
+    _doc: Any = field(default=None, repr=False)
     run: Any = None
     """runs_index.RunInfo of the newest run of this design, or None."""
     stale: bool = False
     """Set when outside data (runs on disk) may have changed: recompute even this version."""
+    runs_token: Any = None
+    """RunsIndex.token() taken just before `run` was read from disk, else None: while the
+    index still gives an equal token, `run` is current without reading anything."""
+    free_text: tuple[int, int] | None = None
+    """A free-text value's string token in `text` (incremental.ShiftedFindings.token):
+    the next keystroke inside it is decided without the tree."""
     _findings: list[Any] | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
+
+    @property
+    def doc(self) -> Any:
+        """analysis.jsontree.ParsedDocument of `text`."""
+        if self._doc is None:
+            self._doc = parse(self.text)
+        return self._doc
 
     @property
     def findings(self) -> list[Any]:
@@ -147,15 +162,50 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     """
     doc = parse(text)
     run = None
+    token = None
     if runs is not None:
         try:
+            index = getattr(runs, "fresh_index", None)  # only a disk-checking view counts
+            token = index.token() if index is not None else None
             top = doc.to_python()
             run = runs.newest(design_name(top, uri_to_path(uri)))
             if run is not None:
                 run = run.with_design(top)  # a foreign run's failed step, by this design
         except Exception:  # noqa: BLE001 - run data is a bonus, never a failure
             log.exception("reading runs failed")
-    result = Analysis(uri=uri, version=version, text=text, doc=doc, run=run)
+            token = None
+    result = Analysis(uri=uri, version=version, text=text, _doc=doc, run=run, runs_token=token)
     if check:
         result.findings  # noqa: B018 - computed here, in the caller's thread
     return result
+
+
+def after_edit(prev: Analysis, version: int | None, text: str, start: int, end: int,
+               replacement: str, runs_token: Any, *, find_token: bool = True
+               ) -> Analysis | None:
+    """The analysis of `text` = prev.text[:start] + replacement + prev.text[end:], when the
+    edit provably leaves the findings as they were but shifted (analysis/incremental.py);
+    None when a full `analyse` is needed.
+
+    `prev` must be checked, current (not stale) and its run still current: `runs_token`
+    is the runs index's token now, which must equal the one taken before `prev.run` was
+    read.  The new document is parsed only if a request asks for it.  Without
+    `find_token`, only an edit inside the value the previous edit was in is carried over
+    (no tree needed: microseconds on any size); else None.
+    """
+    if prev.stale or prev._findings is None or prev.runs_token is None \
+            or not RunsIndex.same_runs(prev.runs_token, runs_token):
+        return None
+    token = prev.free_text
+    if token is None or not token[0] < start <= end < token[1]:
+        if not find_token:
+            return None
+        token = free_text_token(prev.doc, start, end)
+        if token is None:
+            return None
+    shifted = shift_within_token(prev.text, prev._findings, token, start, end, replacement)
+    if shifted is None:
+        return None
+    return Analysis(uri=prev.uri, version=version, text=text, run=prev.run,
+                    runs_token=prev.runs_token, free_text=shifted.token,
+                    _findings=shifted.findings)

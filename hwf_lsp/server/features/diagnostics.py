@@ -7,6 +7,11 @@ edits).  When it finishes, the result is published only if no newer version
 arrived meanwhile; otherwise the newest text is validated next and the stale
 result is dropped.  `published` remembers the last version sent per document,
 so a version is never published after a newer one.
+
+Most keystrokes land inside a prompt: when the one ranged edit since the last
+analysis cannot change any finding (documents.after_edit, analysis/incremental.py),
+the previous findings are shifted on the event loop -- no parse, no check, no
+thread hop.  Anything else takes the full check.
 """
 
 from __future__ import annotations
@@ -20,13 +25,17 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from hwf_lsp.server import convert
-from hwf_lsp.server.documents import Analysis, analyse
+from hwf_lsp.server.documents import Analysis, after_edit, analyse
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
 log = logging.getLogger(__name__)
+
+ON_LOOP_TREE_CHARS = 262_144
+"""Up to this size the event loop may parse and walk the previous text to find the edited
+value (about a millisecond); above it that happens in the worker thread."""
 
 
 class Validator:
@@ -68,6 +77,9 @@ class Validator:
             self._publish(key, None, [])
         self.server.forget(key)
         self.uris.pop(key, None)
+        edits = getattr(getattr(self.server, "protocol", None), "last_edits", None)
+        if edits:
+            edits.pop(key, None)
 
     async def _run(self, key: str) -> None:
         server = self.server
@@ -86,14 +98,17 @@ class Validator:
             if cached is not None and cached.version == version and cached.text == text \
                     and not cached.stale:
                 result: Analysis = cached
+            elif (shifted := self._after_edit(key, cached, version, text, on_loop=True)) \
+                    is not None:
+                result = shifted  # on the loop: microseconds, no thread hop
             else:
                 runs = server.runs
                 if runs is not None:
                     runs = runs.refreshing()  # a worker thread may check the disk
                 try:
                     result = await loop.run_in_executor(
-                        self.pool, analyse, key, version, text, runs
-                    )
+                        self.pool, self._analyse, key, cached, version, text, runs,
+                        len(text) > ON_LOOP_TREE_CHARS)
                 except Exception:  # noqa: BLE001
                     log.exception("validation of %s failed", key)
                     return
@@ -110,6 +125,36 @@ class Validator:
             self.published[key] = version
             self._publish(key, version, items)
             return
+
+    def _analyse(self, key: str, cached: Analysis | None, version: int | None, text: str,
+                 runs: object, carry_over: bool) -> Analysis:
+        """In the worker: with `carry_over` (the loop left a big text's tree lookup to
+        us), the carried-over analysis when the edit allows one; else the full check."""
+        shifted = self._after_edit(key, cached, version, text, on_loop=False) \
+            if carry_over else None
+        return shifted if shifted is not None else analyse(key, version, text, runs)
+
+    def _after_edit(self, key: str, cached: Analysis | None, version: int | None,
+                    text: str, *, on_loop: bool) -> Analysis | None:
+        """The analysis of `text` carried over from `cached` when the one edit between
+        them (as the protocol recorded it) cannot change the findings; else None.
+
+        On the loop, the edited value is looked up in the tree only for small texts
+        (ON_LOOP_TREE_CHARS); a big one pays that in the worker, once per value."""
+        if cached is None:
+            return None
+        edits = getattr(getattr(self.server, "protocol", None), "last_edits", None)
+        edit = edits.get(key) if edits else None
+        if edit is None or edit.after is not text or edit.before is not cached.text \
+                or edit.version != version:
+            return None
+        try:
+            return after_edit(cached, version, text, edit.start, edit.end, edit.replacement,
+                              self.server.runs.token(),
+                              find_token=not on_loop or len(text) <= ON_LOOP_TREE_CHARS)
+        except Exception:  # noqa: BLE001 - the full check is always there to fall back on
+            log.exception("incremental check of %s failed", key)
+            return None
 
     def _publish(self, key: str, version: int | None, items: list[dict]) -> None:
         """Publish `items` (convert.diagnostic_dicts: already in wire form, see there)."""
