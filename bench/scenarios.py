@@ -160,13 +160,22 @@ async def measure_request(session: Session, method: str, uri: str, offset: int,
                           samples: int, warmup: int) -> dict[str, Any]:
     """Latency of completion or hover at one spot of an open document."""
     position = position_of(session.texts[uri], offset)
+
+    async def attempt(k: int) -> tuple[Any, float]:
+        return await session.client.timed_request(
+            method, {"textDocument": {"uri": uri}, "position": position}, WAIT_S)
+
+    return await _timed_answers(attempt, samples, warmup)
+
+
+async def _timed_answers(attempt: Any, samples: int, warmup: int) -> dict[str, Any]:
+    """Run `attempt(k)` warmup + samples times; latency summary, failures, non-empty answers."""
     times: list[float] = []
     failures = 0
     answered = 0
     for k in range(warmup + samples):
         try:
-            result, seconds = await session.client.timed_request(
-                method, {"textDocument": {"uri": uri}, "position": position}, WAIT_S)
+            result, seconds = await attempt(k)
         except (TimeoutError, LspError):
             failures += 1
             continue
@@ -180,27 +189,20 @@ async def measure_request_after_edit(session: Session, method: str, doc: Doc, ur
                                      offset: int, samples: int, warmup: int) -> dict[str, Any]:
     """Like measure_request, but each request follows a didChange at once (as when typing):
     the server answers from the new text, while its check of that text is under way."""
-    times: list[float] = []
-    failures = 0
-    answered = 0
     client = session.client
-    for k in range(warmup + samples):
+
+    async def attempt(k: int) -> tuple[Any, float]:
         frame, version = session.change_frame(uri, doc.edit_offset, "pq"[k % 2], insert=False)
         after = client.last_seq()
         position = position_of(session.texts[uri], offset)
         await client.send_raw(frame)
-        try:
-            result, seconds = await client.timed_request(
-                method, {"textDocument": {"uri": uri}, "position": position}, WAIT_S)
-            if session.spec.diagnostics == PUSH_VERSIONED:
-                await client.wait_publish(uri, version, after, WAIT_S)  # settle before the next
-        except (TimeoutError, LspError):
-            failures += 1
-            continue
-        if k >= warmup:
-            times.append(seconds)
-            answered += result is not None and result != [] and result != {"items": []}
-    return {**summary(times), "failures": failures, "answered": answered}
+        answer = await client.timed_request(
+            method, {"textDocument": {"uri": uri}, "position": position}, WAIT_S)
+        if session.spec.diagnostics == PUSH_VERSIONED:
+            await client.wait_publish(uri, version, after, WAIT_S)  # settle before the next
+        return answer
+
+    return await _timed_answers(attempt, samples, warmup)
 
 
 async def typing_test(session: Session, doc: Doc, root: Path, keystrokes: int,
