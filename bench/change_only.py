@@ -2,11 +2,11 @@
 
     python -m bench.change_only [--samples N] [--docs 10k,100k,...] [--edit prompt|id]
 
-The full `python -m bench` takes ~12 min; this re-measures the one target a change to the
+The full `python -m bench` takes ~10 min; this re-measures the one target a change to the
 diagnostics path moves, with the same documents, edits and client as the full run.  The two
 servers take turns per document, so each ratio compares numbers taken seconds apart.
-`--edit id` edits a character of a node id instead of a prompt (an edit that must take the
-full check), to show both paths.
+`--edit id` edits a character of the middle node's id instead of a prompt (an edit that must
+take the full check; `Doc.id_edit_offset`, the same edit as the full run's "id keystroke").
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import asyncio
 import shutil
 import sys
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from bench.gen import Doc, all_docs, write_docs
@@ -24,13 +23,8 @@ from bench.scenarios import Session, measure_change, start_session, sync_kind
 from bench.servers import floor_spec, hwf_lsp_spec, python_of_venv
 
 
-def id_edit(doc: Doc) -> Doc:
-    """The same document, edited in the middle node's id value (a full re-check)."""
-    key = doc.text.find('"id": "n', len(doc.text) // 2)
-    return replace(doc, edit_offset=key + len('"id": "n') + 2)
-
-
-async def measure(docs: list[Doc], samples: int, root: Path) -> list[dict]:
+async def measure(docs: list[Doc], samples: int, root: Path, edit: str = "prompt"
+                  ) -> list[dict]:
     python = python_of_venv()
     specs = [hwf_lsp_spec(python), floor_spec(python, "incremental")]
     sessions = []
@@ -44,7 +38,7 @@ async def measure(docs: list[Doc], samples: int, root: Path) -> list[dict]:
             for session in sessions:
                 uri = (root / doc.filename).as_uri()
                 await session.open(uri, doc.text)
-                row[session.spec.name] = await measure_change(session, doc, uri, samples, 3)
+                row[session.spec.name] = await measure_change(session, doc, uri, samples, 3, edit)
                 await session.close(uri)
             rows.append(row)
             hwf, floor = row["hwf-lsp"]["p50_ms"], row["floor"]["p50_ms"]
@@ -68,12 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.docs:
         wanted = args.docs.split(",")
         docs = [d for d in docs if any(d.name.endswith(w) for w in wanted)]
-    if args.edit == "id":
-        docs = [id_edit(d) for d in docs]
     root = Path(tempfile.mkdtemp(prefix="hwf-bench-change-"))
     try:
         write_docs(docs, root)
-        asyncio.run(measure(docs, args.samples, root))
+        asyncio.run(measure(docs, args.samples, root, args.edit))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

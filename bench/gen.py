@@ -24,6 +24,8 @@ WORDS = (
 
 SIZES: dict[str, int] = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000, "5m": 5_000_000}
 NODE_COUNTS: tuple[int, ...] = (50, 500, 5000)
+ID_VALUE = '"id": "n'
+"""How every node id value starts (ids are `n` and five digits)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +36,27 @@ class Doc:
     text: str
     nodes: int
     edit_offset: int
-    """A character inside an agent prompt in the middle of the document."""
+    """A character inside an agent prompt in the middle of the document (free text: the
+    server may carry its findings over)."""
+    id_edit_offset: int
+    """A digit of the middle node's id value: changing it breaks every reference to that node,
+    so the server must check the design again."""
     hover_offset: int
     """Inside the key `prompt` of a middle agent."""
     completion_offset: int
     """Just after the opening quote of a middle node's `type` value."""
+
+    def offset_of(self, edit: str) -> int:
+        """Where the one-character edit named `edit` ("prompt" or "id") goes."""
+        return {"prompt": self.edit_offset, "id": self.id_edit_offset}[edit]
+
+    @property
+    def edited_ids(self) -> tuple[str, ...]:
+        """The id the id edit changes, as generated and as the edit leaves it (x or y)."""
+        start = self.text.rfind('"', 0, self.id_edit_offset) + 1
+        original = self.text[start:self.text.index('"', self.id_edit_offset)]
+        at = self.id_edit_offset - start
+        return (original, *(original[:at] + c + original[at + 1:] for c in "xy"))
 
     @property
     def size(self) -> int:
@@ -103,11 +121,15 @@ def _anchors(name: str, text: str, count: int) -> Doc:
     type_value = text.find('"type": "', middle)
     if type_value < 0:
         type_value = text.find('"type": "')
+    id_value = text.find(ID_VALUE, middle)
+    if id_value < 0:
+        id_value = text.find(ID_VALUE)
     return Doc(
         name=name,
         text=text,
         nodes=count,
         edit_offset=prompt_key + len('"prompt": "') + 3,
+        id_edit_offset=id_value + len(ID_VALUE) + 2,
         hover_offset=prompt_key + 3,
         completion_offset=type_value + len('"type": "'),
     )

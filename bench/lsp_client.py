@@ -60,6 +60,8 @@ class LspClient:
     """Answer for one item of a workspace/configuration request."""
     proc: asyncio.subprocess.Process | None = None
     publishes: list[Publish] = field(default_factory=list)
+    latest_diagnostics: dict[str, list[Any]] = field(default_factory=dict)
+    """uri -> the diagnostics of its newest publish, as received (kept by reference: no cost)."""
     stderr_tail: bytearray = field(default_factory=bytearray)
     _next_id: int = 0
     _pending: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
@@ -247,6 +249,7 @@ class LspClient:
             sample=tuple(str(d.get("message", ""))[:120] for d in (params.get("diagnostics") or [])[:4]),
         )
         self.publishes.append(publish)
+        self.latest_diagnostics[publish.uri] = params.get("diagnostics") or []
         for waiter in list(self._waiters):
             if (
                 not waiter.future.done()

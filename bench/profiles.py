@@ -14,8 +14,17 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.gen import Doc
+from bench.gen import Doc, replace_char
 from bench.lsp_client import LspError
+from bench.report import (
+    CHANGE_OPS,
+    FLOOR,
+    ID_CHANGE,
+    PEER,
+    PEER_PULL,
+    TARGET_SIZES,
+    change_ratio_holds,
+)
 from bench.scenarios import (
     Session,
     measure_change,
@@ -121,6 +130,18 @@ async def _profiled_server(spec: ServerSpec, session_path: Path, root: Path,
             await client.stop(timeout=60)
 
 
+def slow_changes(results: dict[str, Any], by_name: dict[str, Doc]) -> list[tuple[str, Doc]]:
+    """(didChange op, document) pairs behind a missed didChange target: every target-size
+    document on which hwf-lsp misses the floor or a peer with that edit."""
+    missed_ops = {t.get("op") for t in results["targets"]
+                  if t["holds"] is False and t.get("op") in CHANGE_OPS}
+    return [(r["op"], by_name[r["doc"]]) for r in results["ratios"]
+            if r["op"] in missed_ops and r["doc"] in by_name and r["doc"] in TARGET_SIZES
+            and any(r.get(f"p50_vs_{other}") is not None
+                    and not change_ratio_holds(other, r[f"p50_vs_{other}"])
+                    for other in (FLOOR, PEER, PEER_PULL))]
+
+
 async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Doc],
                          root: Path, out: Path) -> list[dict[str, Any]]:
     """One profile per missed target; each failure to profile is recorded, not raised."""
@@ -128,23 +149,20 @@ async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Do
     by_name = {d.name: d for d in docs}
     profiles: list[dict[str, Any]] = []
     jobs: list[tuple[str, str, Any]] = []
-    analysis_jobs: list[tuple[Doc, int]] = []
-    diag_missed = [t for t in missed if t.startswith("didChange")]
-    if diag_missed and hwf.available:
-        slow = [r["doc"] for r in results["ratios"] if r["op"] == "change"
-                and r["doc"] in by_name and r["doc"] in ("size-10k", "size-100k", "size-1m")
-                and (r.get("p50_vs_floor") or 0) > 1.5]
-        for doc in (by_name[name] for name in slow):
-            changes = 60 if doc.size > 500_000 else 300
+    analysis_jobs: list[tuple[Doc, int, str]] = []
+    for op, doc in slow_changes(results, by_name) if hwf.available else []:
+        edit = "id" if op == ID_CHANGE else "prompt"
+        changes = 60 if doc.size > 500_000 else 300
 
-            async def change_work(session: Session, doc: Doc = doc, changes: int = changes
-                                  ) -> None:
-                uri = (root / f"{doc.name}.profile.hwf.json").as_uri()
-                await session.open(uri, doc.text)
-                await measure_change(session, doc, uri, changes, 0)
-            jobs.append((f"event loop (main thread) during {changes} didChange on {doc.name}",
-                         f"profile-change-{doc.name}", change_work))
-            analysis_jobs.append((doc, changes))
+        async def change_work(session: Session, doc: Doc = doc, changes: int = changes,
+                              edit: str = edit) -> None:
+            uri = (root / f"{doc.name}.profile.hwf.json").as_uri()
+            await session.open(uri, doc.text)
+            await measure_change(session, doc, uri, changes, 0, edit)
+        jobs.append((f"event loop (main thread) during {changes} didChange "
+                     f"({CHANGE_OPS[op]}) on {doc.name}", f"profile-{op}-{doc.name}",
+                     change_work))
+        analysis_jobs.append((doc, changes, edit))
     for target in missed:
         op = target.split(" ")[0]
         if op not in ("completion", "hover") or not hwf.available or "size-1m" not in by_name:
@@ -186,9 +204,9 @@ async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Do
             profiles.append(_summarise(target, session_path, out))
         except (LspError, OSError, TimeoutError, ValueError) as exc:
             profiles.append({"target": target, "file": None, "hot": f"profiling failed: {exc}"})
-    for doc, repeats in analysis_jobs:
+    for doc, repeats, edit in analysis_jobs:
         try:
-            profiles.append(profile_analysis(doc, repeats, out))
+            profiles.append(profile_analysis(doc, repeats, out, edit))
         except Exception as exc:  # noqa: BLE001 - hwf-lsp internals may move; say so
             profiles.append({"target": f"analyse on {doc.name}", "file": None,
                              "hot": f"profiling failed: {type(exc).__name__}: {exc}"})
@@ -255,26 +273,29 @@ def profile_runner(out: Path) -> dict[str, Any]:
     return _summarise("runner persistence", session_path, out)
 
 
-def profile_analysis(doc: Doc, repeats: int, out: Path) -> dict[str, Any]:
+def profile_analysis(doc: Doc, repeats: int, out: Path, edit: str = "prompt") -> dict[str, Any]:
     """hwf-lsp checks in a worker thread, which a whole-process pyinstrument run cannot see:
     profile the same call (`hwf_lsp.server.documents.analyse`, then the conversion to LSP
-    diagnostics) in-process on the same text."""
+    diagnostics) in-process on the texts the edit produces (one character, alternating x/y)."""
     from pyinstrument import Profiler
 
     from hwf_lsp.server import convert
     from hwf_lsp.server.documents import analyse
 
     uri = f"file:///bench/{doc.filename}"
+    offset = doc.offset_of(edit)
+    texts = [replace_char(doc.text, offset, char) for char in "xy"]
     profiler = Profiler(interval=0.0002)
     profiler.start()
     for version in range(repeats):
-        result = analyse(uri, version, doc.text)
+        result = analyse(uri, version, texts[version % 2])
         convert.diagnostics(result.findings, result.lines, "utf-16")
     profiler.stop()
-    session_path = out / f"profile-analyse-{doc.name}.pyisession"
+    stem = "profile-analyse" + ("-id" if edit == "id" else "")
+    session_path = out / f"{stem}-{doc.name}.pyisession"
     profiler.last_session.save(str(session_path))
-    return _summarise(f"worker thread: analyse + convert on {doc.name} x{repeats}",
-                      session_path, out)
+    return _summarise(f"worker thread: analyse + convert on {doc.name} ({edit} keystroke) "
+                      f"x{repeats}", session_path, out)
 
 
 if __name__ == "__main__":

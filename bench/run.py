@@ -68,9 +68,10 @@ class Config:
 
 def config_from(args: argparse.Namespace) -> Config:
     smoke = args.smoke
+    samples = args.samples or (3 if smoke else 50)
     return Config(
         smoke=smoke,
-        samples=args.samples or (3 if smoke else 50),
+        samples=samples,
         warmup=1 if smoke else 3,
         request_samples=args.samples or (10 if smoke else 100),
         keystrokes=30 if smoke else 200,
@@ -94,6 +95,22 @@ async def detect_sync(spec: ServerSpec, root: Path) -> int:
 
 def offers(result: dict[str, Any], capability: str) -> bool:
     return bool((result or {}).get("capabilities", {}).get(capability))
+
+
+async def measure_id_change(session: Session, doc: Doc, uri: str, base: dict[str, Any],
+                            cfg: Config, rows: list[dict[str, Any]]) -> None:
+    """The id keystroke (a real re-check), then the id put back, so the requests measured
+    next on this document see the same text as before the id keystroke was added.  Its
+    sample shows what the server says about the edited node, when it says anything."""
+    rows.append({**base, "op": report.ID_CHANGE, **await measure_change(
+        session, doc, uri, cfg.samples, cfg.warmup, edit="id")})
+    named = [str(d.get("message", ""))[:120]
+             for d in session.client.latest_diagnostics.get(uri, [])
+             if any(node_id in str(d.get("message", "")) for node_id in doc.edited_ids)]
+    if named or session.client.publishes:
+        rows[-1]["sample"] = named[:4] or list(session.client.publishes[-1].sample)
+    with contextlib.suppress(LspError, TimeoutError):
+        await session.change(uri, doc.id_edit_offset, doc.text[doc.id_edit_offset])
 
 
 async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
@@ -128,6 +145,7 @@ async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
                     session, doc, uri, cfg.samples, cfg.warmup)})
                 if first_count is not None and session.client.publishes:
                     rows[-1]["sample"] = list(session.client.publishes[-1].sample)
+                await measure_id_change(session, doc, uri, base, cfg, rows)
                 if name != "peer-pull":
                     for op, capability, offset in (
                         ("completion", "completionProvider", doc.completion_offset),
@@ -222,16 +240,28 @@ async def run(cfg: Config, log: Any = print) -> dict[str, Any]:
     specs = [hwf, floor_spec(python, "incremental" if sync == 2 else "full"),
              *peer_specs(schema, schema_note)]
 
+    phases: dict[str, float] = {}
+    mark = time.perf_counter()
+
+    def phase(name: str) -> None:
+        """Seconds of the phase that just ended, so the run's length can be planned."""
+        nonlocal mark
+        now = time.perf_counter()
+        phases[name] = round(now - mark, 1)
+        mark = now
+
     log("diagnostics, completion, hover, typing")
     rows, typing = await measure_servers(specs, docs, root, cfg, log)
+    phase("latency_and_typing")
     log("cold start")
     cold = await measure_cold_start(specs, root, cfg, python)
+    phase("cold_start")
     log("peak RSS")
     rss = await measure_rss(specs, max(docs, key=lambda d: d.size), root)
+    phase("rss")
     log("engine")
-    import json as _json
-
-    eng = engine.measure_engine(_json.loads(design_with_nodes(50).text), cfg.smoke)
+    eng = engine.measure_engine(json.loads(design_with_nodes(50).text), cfg.smoke)
+    phase("engine")
 
     results: dict[str, Any] = {
         "meta": {
@@ -257,7 +287,9 @@ async def run(cfg: Config, log: Any = print) -> dict[str, Any]:
     if cfg.profile:
         log("profiles of missed targets")
         results["profiles"] = await profiles.profile_missed(results, specs[0], docs, root, out)
+        phase("profiles")
     results["meta"]["seconds"] = round(time.perf_counter() - started, 1)
+    results["meta"]["phase_seconds"] = phases
     return results
 
 

@@ -120,6 +120,7 @@ class Session:
 async def measure_open(session: Session, doc: Doc, root: Path, samples: int,
                        warmup: int) -> dict[str, Any]:
     """didOpen → diagnostics, each sample a fresh URI (then closed)."""
+    began = time.perf_counter()
     times: list[float] = []
     counts: list[int] = []
     failures = 0
@@ -135,25 +136,30 @@ async def measure_open(session: Session, doc: Doc, root: Path, samples: int,
         if k >= warmup:
             times.append(seconds)
             counts.append(count)
-    return {**summary(times), "failures": failures, "diagnostics": max(counts, default=None)}
+    return {**summary(times), "failures": failures, "diagnostics": max(counts, default=None),
+            "wall_s": round(time.perf_counter() - began, 3)}
 
 
 async def measure_change(session: Session, doc: Doc, uri: str, samples: int,
-                         warmup: int) -> dict[str, Any]:
-    """didChange (one prompt character replaced, alternating) → diagnostics of that version."""
+                         warmup: int, edit: str = "prompt") -> dict[str, Any]:
+    """didChange (one character replaced, alternating) → diagnostics of that version; the
+    character is in a prompt (`edit="prompt"`) or in the middle node's id (`edit="id"`)."""
+    offset = doc.offset_of(edit)
+    began = time.perf_counter()
     times: list[float] = []
     counts: list[int] = []
     failures = 0
     for k in range(warmup + samples):
         try:
-            seconds, count = await session.change(uri, doc.edit_offset, "xy"[k % 2])
+            seconds, count = await session.change(uri, offset, "xy"[k % 2])
         except (TimeoutError, LspError):
             failures += 1
             continue
         if k >= warmup:
             times.append(seconds)
             counts.append(count)
-    return {**summary(times), "failures": failures, "diagnostics": max(counts, default=None)}
+    return {**summary(times), "failures": failures, "diagnostics": max(counts, default=None),
+            "wall_s": round(time.perf_counter() - began, 3)}
 
 
 async def measure_request(session: Session, method: str, uri: str, offset: int,
@@ -270,7 +276,8 @@ async def cold_start_once(spec: ServerSpec, root: Path) -> float:
             "capabilities": client_capabilities(spec.capabilities)}, timeout=WAIT_S)
         return time.perf_counter() - client.spawned_at
     finally:
-        await client.notify("initialized", {})
+        with contextlib.suppress(OSError, LspError):  # a server that died at start-up
+            await client.notify("initialized", {})
         await client.stop()
 
 

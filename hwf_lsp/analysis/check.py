@@ -2,44 +2,49 @@
 
 Order: JSON syntax errors, then the rulebook's defects of the recovered value
 (the same verdict the canvas gives), then editor warnings.  It runs on every
-keystroke, so nothing is done twice: one parse, one validation, one lint, and
-positions only for the findings (the tree of a valid document is built only
-when some finding needs a range).
+keystroke that incremental.py cannot take, so nothing is done twice: one parse, one
+validation, one lint, and positions only for the findings (the tree of a valid
+document is built only when some finding needs a range).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..workflow.validator import collect_defects
+from ..workflow.revalidate import check_graph
+from .incremental import Recheckable, recheckable
 from .jsontree import ParsedDocument, parse
-from .lint import lint
-from .locate import Finding, finding_for
+from .lint import sorted_warnings
+from .locate import Finding, findings_for
 from .positions import LineIndex
 
-__all__ = ["Finding", "check_document", "check_text", "finding_to_contract"]
+__all__ = ["Finding", "check_document", "check_recheckable", "check_text",
+           "finding_to_contract"]
 
 ERROR = "error"
 
 
-def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> list[Finding]:
-    """Every finding for `doc`: syntax errors, rulebook errors, then warnings.
-
-    Each group is sorted by start offset.  `run_outputs` is the newest run's
-    `outputs` for this design (enables the path-absent warning).
-    """
+def check_recheckable(doc: ParsedDocument, *, run_outputs: dict | None = None
+                      ) -> tuple[list[Finding], Recheckable | None]:
+    """Every finding for `doc` (syntax errors, rulebook errors, then warnings, each group
+    by start offset), and the state a keystroke re-check starts from (None when `doc`
+    has syntax errors).  `run_outputs` is the newest run's `outputs` for this design
+    (enables the path-absent warning)."""
     syntax = [Finding("json-syntax", ERROR, issue.msg, issue.start, issue.end)
               for issue in doc.errors]
     syntax.sort(key=_by_start)
     value = doc.to_python()
-    errors = [finding_for(doc, defect, ERROR) for defect in collect_defects(value)]
+    graph = check_graph(value)
+    ranges: dict[tuple, tuple[int, int]] = {}
+    errors = findings_for(doc, graph.defects, ERROR, ranges=ranges)
     errors.sort(key=_by_start)
-    try:
-        warnings = lint(doc, value, run_outputs=run_outputs, have_value=True)
-    except Exception:  # noqa: BLE001 - warnings are advice; never lose the errors over them
-        warnings = []
-    warnings.sort(key=_by_start)
-    return syntax + errors + warnings
+    findings = syntax + errors + sorted_warnings(doc, value, run_outputs)
+    return findings, recheckable(doc, findings, graph, ranges, run_outputs)
+
+
+def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> list[Finding]:
+    """Every finding for `doc`: syntax errors, rulebook errors, then warnings."""
+    return check_recheckable(doc, run_outputs=run_outputs)[0]
 
 
 def check_text(text: str, **kw: Any) -> tuple[ParsedDocument, list[Finding]]:

@@ -1,107 +1,364 @@
-"""Edits that provably cannot change the findings: a keystroke inside a prompt.
+"""Re-checking after a keystroke inside a string value, without parsing again.
 
-Most keystrokes land inside a node's free-text string (vocabulary.FREE_TEXT_FIELDS:
-prompt, question, title, text, profile, model).  The rulebook checks such a value only
-for being a string (prompt and question: a non-blank one), no message quotes it, and no
-other rule or warning reads it.  So when the edited value was and stays a non-blank JSON
-string, and no finding's range touches it, the findings of the new text are the old
-ones with every offset after the edit shifted by the edit's length change -- no parse,
-no rulebook, no lint.  Anything else returns None: the caller runs the full check.
+Most keystrokes land strictly inside one JSON string that is a value -- a prompt, an id,
+an `after` entry, a condition -- and leave it one valid string.  Such an edit keeps the
+document's structure: every other token stays, moved by the length change.  So the check
+of the new text needs no parse:
 
+- its value is the previous value with that one string replaced (copy-on-write);
+- the rulebook rechecks only what depends on the changed node (workflow/revalidate.py);
+- positions come from the tree of an earlier text, the *base*, through an `EditMap` of how
+  the string tokens edited since then changed length;
+- a defect's range depends only on its location (locate.location_key), so the ranges of
+  locations the edit did not touch are carried over, shifted.
+
+A keystroke in a free-text value (a prompt, vocabulary.FREE_TEXT_FIELDS) that keeps it a
+non-blank string cannot change any finding: the findings are carried over, shifted, with
+no rulebook, locate or lint at all.
+
+Anything else -- a syntax error anywhere, an edit in a key or across tokens, a quote that
+ends the string -- returns None: the caller runs the full check, which starts a new base.
 Pure: offsets are code points of the texts, no protocol types.
 """
 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from dataclasses import dataclass, replace
+from typing import Any
 
+from ..workflow.revalidate import CheckedGraph, recheck_graph
 from ..workflow.vocabulary import FREE_TEXT_FIELDS
 from .jsontree import JsonNode, Member, ParsedDocument
-from .locate import Finding
+from .lint import sorted_warnings
+from .locate import Finding, Offsets, findings_for, location_key, text_string_span
 
-__all__ = ["ShiftedFindings", "free_text_token", "shift_within_token", "shifted_findings"]
+__all__ = ["EditMap", "EditedToken", "MappedOffsets", "Recheckable", "recheck", "recheckable"]
+
+ERROR = "error"
+MAX_EDITED_TOKENS = 64
+"""Past this many edited strings since the base, take the full check (a new base)."""
+LINTED_FIELDS = frozenset({"id", "type", "after", "expression"})
+"""The node fields whose values lint reads (unknown fields: the type, and the id it names;
+conditions: ids, types, `after` and expressions).  Other value edits keep the warnings."""
+RUN_KEY = ("name",)
+"""The design's name picks its newest run (runs_index.design_name), whose outputs some
+warnings read: an edit there is checked in full, with the run read again."""
+
 
 @dataclass(frozen=True, slots=True)
-class ShiftedFindings:
-    """The findings of the edited text, and where the edited value now sits in it."""
+class EditMap:
+    """Where the base text's offsets are in a later text that differs only inside string
+    tokens: each edited token's length change, by the token's span in the base."""
 
+    edits: tuple[tuple[int, int, int], ...] = ()
+    """(base start, base end, length change) per edited string token, by start."""
+
+    def shift_before(self, offset: int) -> int:
+        """How far a base offset that is not strictly inside an edited token has moved."""
+        shift = 0
+        for _, end, delta in self.edits:
+            if end > offset:
+                break
+            shift += delta
+        return shift
+
+    def at(self, offset: int) -> int:
+        return offset + self.shift_before(offset)
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The later text's span of the base token [start, end)."""
+        return start + self.shift_before(start), end + self.shift_before(end)
+
+    def is_edited(self, start: int) -> bool:
+        return any(edit[0] == start for edit in self.edits)
+
+    def to_base(self, offset: int) -> tuple[int, tuple[int, int] | None]:
+        """(base offset, None) for an offset of the later text, or (-1, base span) when it
+        is strictly inside an edited token (whose inside has no base offset)."""
+        shift = 0
+        for start, end, delta in self.edits:
+            now_start = start + shift
+            if offset <= now_start:
+                break
+            if offset < end + shift + delta:
+                return -1, (start, end)
+            shift += delta
+        return offset - shift, None
+
+    def with_edit(self, start: int, end: int, delta: int) -> EditMap:
+        """This map after the token [start, end) of the base changed length by `delta`."""
+        edits = list(self.edits)
+        for i, (s, e, d) in enumerate(edits):
+            if s == start:
+                edits[i] = (s, e, d + delta)
+                return EditMap(tuple(edits))
+        edits.insert(bisect_right(edits, start, key=lambda edit: edit[0]), (start, end, delta))
+        return EditMap(tuple(edits))
+
+
+class MappedOffsets(Offsets):
+    """locate.Offsets from the base's tree into the later text an EditMap describes."""
+
+    __slots__ = ("emap", "text")
+
+    def __init__(self, emap: EditMap, text: str) -> None:
+        self.emap = emap
+        self.text = text
+
+    def at(self, offset: int) -> int:
+        return self.emap.at(offset)
+
+    def string_span(self, doc: ParsedDocument, node: JsonNode,
+                    span: tuple[int, int]) -> tuple[int, int]:
+        if self.emap.is_edited(node.start):  # its text is the later one's, not the base's
+            now_start, now_end = self.emap.span(node.start, node.end)
+            return text_string_span(self.text, JsonNode("string", now_start, now_end), span)
+        start, end = text_string_span(doc.text, node, span)
+        shift = self.emap.shift_before(node.start)  # the whole token moved as one
+        return start + shift, end + shift
+
+
+@dataclass(frozen=True, slots=True)
+class EditedToken:
+    """A string value that was edited: its span in the base and where its value sits."""
+
+    base_span: tuple[int, int]
+    path: tuple[str | int, ...] | None
+    """Its place in the document's value; None when it does not count (the value of a
+    repeated key's losing member: the value keeps the last one)."""
+
+    @property
+    def node_field(self) -> tuple[int, str] | None:
+        """(node index, field) when the token is a node's field value (or an element of one)."""
+        path = self.path
+        if path is not None and len(path) >= 3 and path[0] == "nodes" \
+                and isinstance(path[1], int) and isinstance(path[2], str):
+            return path[1], path[2]
+        return None
+
+
+@dataclass(slots=True)
+class Recheckable:
+    """A checked text, with what the re-check of a keystroke in it reuses."""
+
+    text: str
     findings: list[Finding]
-    token: tuple[int, int]
-    """[start, end) of the edited string token (quotes included) in the NEW text: still a
-    free-text value, so the next keystroke inside it needs no tree (see shift_within_token)."""
+    base: ParsedDocument
+    """A parsed text without syntax errors, the same as `text` but inside string tokens."""
+    emap: EditMap
+    """base.text -> text."""
+    graph: CheckedGraph
+    """The rulebook's verdict on text's value (graph.graph), with the memo a recheck reuses."""
+    ranges: dict[tuple, tuple[int, int]]
+    """locate.location_key -> range in `text`, for the current defects."""
+    run_outputs: dict | None
+    token: EditedToken | None = None
+    """The value edited last: the next keystroke inside it is found without the tree."""
+
+    def rebased(self, doc: ParsedDocument) -> Recheckable:
+        """The same state with `doc` (a parse of `text`) as the base: shorter map, and the
+        tree a request already built."""
+        if doc.text is not self.text and doc.text != self.text:
+            return self
+        token = self.token
+        if token is not None:
+            token = replace(token, base_span=self.emap.span(*token.base_span))
+        return replace(self, base=doc, emap=EditMap(), token=token)
 
 
-def free_text_token(doc: ParsedDocument, start: int, end: int) -> tuple[int, int] | None:
-    """[start, end) of the string token whose quotes strictly enclose [start, end), when
-    it is the value of a free-text field of an element of the root's `nodes`; else None.
-
-    Only for a document without syntax errors (a recovered tree may be misleading)."""
-    if doc.errors or start > end:
+def recheckable(doc: ParsedDocument, findings: list[Finding], graph: CheckedGraph,
+                ranges: dict[tuple, tuple[int, int]],
+                run_outputs: dict | None) -> Recheckable | None:
+    """The state after a full check of `doc`, or None when `doc` has syntax errors (its
+    structure is not settled: every keystroke takes the full check)."""
+    if doc.errors:
         return None
-    chain = doc.path_to_offset(start)
-    if len(chain) != 6:
-        return None
-    root, nodes_member, nodes, obj, member, value = chain
-    if not (
-        isinstance(root, JsonNode) and root.kind == "object" and root is doc.root
-        and isinstance(nodes_member, Member) and nodes_member.key == "nodes"
-        and isinstance(nodes, JsonNode) and nodes.kind == "array"
-        and isinstance(obj, JsonNode) and obj.kind == "object"
-        and isinstance(member, Member) and member.key in FREE_TEXT_FIELDS
-        and isinstance(value, JsonNode) and value is member.value
-        and value.kind == "string" and value.closed
-    ):
-        return None
-    if not value.start < start <= end < value.end:
-        return None
-    return value.start, value.end
+    return Recheckable(doc.text, findings, doc, EditMap(), graph, ranges, run_outputs)
 
 
-def _non_blank_string(token: str) -> bool:
-    """Whether `token` (starting and ending with a quote) is one strict JSON string, as the
-    parser's json.loads accepts it inside the document, holding a non-blank text.  A text
-    that starts and ends with a quote and decodes is exactly one string token (anything
-    after a closing quote would be extra data), and json.loads scans it in C."""
+def recheck(prev: Recheckable, start: int, end: int, replacement: str,
+            text: str | None = None, *, find: bool = True) -> Recheckable | None:
+    """The state of prev.text[:start] + replacement + prev.text[end:] (`text`, if the caller
+    has it), or None when the edit is not inside one string value or does not leave it
+    one valid string: then run the full check.
+
+    Without `find`, only an edit inside the value edited last is taken (no tree walk: a
+    base whose tree is not built yet costs nothing)."""
+    if start > end:
+        return None
+    found = _edited_token(prev, start, end, find)
+    if found is None:
+        return None
+    token, (now_start, now_end) = found
+    if token.path == RUN_KEY:
+        return None
+    old_token = prev.text[now_start:now_end]
+    new_token = old_token[: start - now_start] + replacement + old_token[end - now_start:]
+    old_string, new_string = _one_string(old_token), _one_string(new_token)
+    if old_string is None or new_string is None or len(prev.emap.edits) >= MAX_EDITED_TOKENS:
+        return None
+    if text is None:
+        text = prev.text[:start] + replacement + prev.text[end:]
+    delta = len(replacement) - (end - start)
+    value = prev.graph.graph
+    if token.path is not None:
+        try:
+            if _value_at(value, token.path) != old_string:
+                return None  # the state does not describe this text: never guess
+            value = _replaced(value, token.path, new_string)
+        except (LookupError, TypeError):
+            return None
+    emap = prev.emap.with_edit(*token.base_span, delta) if delta else prev.emap
+    shifted = _shifter(now_start, now_end, delta)
+    where = token.node_field
+    changed = where[0] if where is not None else None
+    graph = prev.graph if token.path is None else recheck_graph(prev.graph, value, changed)
+    state = Recheckable(text, [], prev.base, emap, graph, {}, prev.run_outputs, token)
+    touching = any(f.start <= now_end and f.end >= now_start for f in prev.findings)
+    if not touching and (token.path is None or (
+        where is not None and len(token.path) == 3 and where[1] in FREE_TEXT_FIELDS
+        and old_string.strip() and new_string.strip()
+    )):  # nothing that counts changed, or only the wording of free text: shift
+        state.findings = [shifted(f) for f in prev.findings] if delta else list(prev.findings)
+        state.ranges = _carried(prev.ranges, now_start, now_end, delta)
+        return state
+    state.ranges = _carried(prev.ranges, now_start, now_end, delta)
+    offsets = MappedOffsets(emap, text)
+    errors = findings_for(prev.base, graph.defects, ERROR, offsets, state.ranges)
+    errors.sort(key=_by_start)
+    if len(state.ranges) > len(errors) + 32:  # drop the locations of defects long gone
+        state.ranges = {key: state.ranges[key] for key in map(location_key, graph.defects)}
+    warnings = [f for f in prev.findings if f.severity != ERROR]
+    if where is not None and where[1] not in LINTED_FIELDS and not any(
+            f.start <= now_end and f.end >= now_start for f in warnings):
+        warnings = [shifted(f) for f in warnings] if delta else warnings
+    else:
+        warnings = sorted_warnings(prev.base, value, prev.run_outputs, offsets)
+    state.findings = errors + warnings
+    return state
+
+
+# --- finding the edited value ------------------------------------------------------
+
+
+def _edited_token(prev: Recheckable, start: int, end: int,
+                  find: bool) -> tuple[EditedToken, tuple[int, int]] | None:
+    """The string value whose quotes strictly enclose [start, end) in prev.text, with its
+    span there; None when there is none (or, without `find`, it is not the last one)."""
+    token = prev.token
+    if token is not None:
+        now = prev.emap.span(*token.base_span)
+        if now[0] < start <= end < now[1]:
+            return token, now
+    if not find:
+        return None
+    base_offset, inside = prev.emap.to_base(start)
+    if inside is not None:
+        base_offset = inside[0] + 1
+    token = _token_at(prev.base, base_offset)
+    if token is None:
+        return None
+    now = prev.emap.span(*token.base_span)
+    if not now[0] < start <= end < now[1]:
+        return None
+    return token, now
+
+
+def _token_at(doc: ParsedDocument, offset: int) -> EditedToken | None:
+    """The string value whose quotes strictly enclose `offset` in a valid base, if any."""
+    chain = doc.path_to_offset(offset)
+    if not chain:
+        return None
+    last = chain[-1]
+    if not (isinstance(last, JsonNode) and last.kind == "string" and last.closed
+            and last.start < offset < last.end):
+        return None  # a key (the chain ends on its Member), a number, a container...
+    path: list[str | int] = []
+    counts = True
+    for i in range(1, len(chain)):
+        step, parent = chain[i], chain[i - 1]
+        if isinstance(step, Member):
+            path.append(step.key)
+            # compared by position, not identity: a thread expanding the same container at
+            # the same time builds equal children as new objects (jsontree._expand)
+            winner = _last_member(parent, step.key)
+            if counts and (winner is None or winner.key_start != step.key_start):
+                counts = False
+        elif isinstance(parent, JsonNode):  # an array item
+            items = parent.items or []
+            path.append(bisect_right(items, step.start, key=lambda n: n.start) - 1)
+    return EditedToken((last.start, last.end), tuple(path) if counts else None)
+
+
+def _last_member(obj: Any, key: str) -> Member | None:
+    for member in reversed(obj.members or ()):
+        if member.key == key:
+            return member
+    return None
+
+
+def _one_string(token: str) -> str | None:
+    """The decoded value when `token` (from quote to quote) is exactly one strict JSON
+    string, as the parser's json.loads reads it in the document; else None.  A text that
+    starts and ends with a quote and decodes is one token (anything after a closing quote
+    would be extra data), and json.loads scans it in C."""
     try:
         value = json.loads(token)
     except ValueError:
-        return False
-    return isinstance(value, str) and bool(value.strip())  # as the rulebook reads "blank"
-
-
-def shift_within_token(text: str, findings: list[Finding], token: tuple[int, int],
-                       start: int, end: int, replacement: str) -> ShiftedFindings | None:
-    """The findings after replacing text[start:end] with `replacement`, or None.
-
-    `token` must be a free-text value's string token in `text` (free_text_token), `text`
-    free of syntax errors, and `findings` exactly check_text(text)'s findings."""
-    token_start, token_end = token
-    if not token_start < start <= end < token_end:  # strictly inside the quotes
         return None
-    old = text[token_start:token_end]
-    new = old[: start - token_start] + replacement + old[end - token_start:]
-    if not (_non_blank_string(old) and _non_blank_string(new)):
-        return None
-    for finding in findings:
-        if finding.start <= token_end and finding.end >= token_start:
-            return None  # a finding at or inside the value: its range could depend on it
-    delta = len(replacement) - (end - start)
-    shifted = [
-        replace(f, start=f.start + delta, end=f.end + delta) if f.start > token_end else f
-        for f in findings
-    ] if delta else list(findings)
-    return ShiftedFindings(shifted, (token_start, token_end + delta))
+    return value if isinstance(value, str) else None
 
 
-def shifted_findings(prev_doc: ParsedDocument, prev_findings: list[Finding], start: int,
-                     end: int, replacement: str) -> list[Finding] | None:
-    """check_text(new_text)'s findings without checking, or None when the edit
-    prev_doc.text[start:end] -> `replacement` could change them (then check in full).
+# --- the value and the carried-over ranges ---------------------------------------------
 
-    `prev_findings` must be exactly check_text(prev_doc.text)'s findings."""
-    token = free_text_token(prev_doc, start, end)
-    if token is None:
-        return None
-    result = shift_within_token(prev_doc.text, prev_findings, token, start, end, replacement)
-    return result.findings if result is not None else None
+
+def _value_at(value: Any, path: tuple[str | int, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
+    """`value` with the one at `path` replaced: copies only the containers on the path, so
+    every untouched node stays the same object (the rulebook's recheck relies on it)."""
+    if not path:
+        return new
+    step = path[0]
+    if isinstance(value, dict):
+        copy: Any = dict(value)
+    elif isinstance(value, list) and isinstance(step, int):
+        copy = list(value)
+    else:
+        raise TypeError("path does not fit the value")
+    copy[step] = _replaced(value[step], path[1:], new)
+    return copy
+
+
+def _shifter(token_start: int, token_end: int, delta: int) -> Any:
+    """Moves a finding of the text before the edit into the text after it (the finding
+    must not touch the edited token [token_start, token_end))."""
+    def shifted(finding: Finding) -> Finding:
+        if finding.start >= token_end:
+            return replace(finding, start=finding.start + delta, end=finding.end + delta)
+        return finding
+    return shifted
+
+
+def _carried(ranges: dict[tuple, tuple[int, int]], token_start: int, token_end: int,
+             delta: int) -> dict[tuple, tuple[int, int]]:
+    """The ranges not touching the edited token, moved into the new text; the others are
+    located again."""
+    carried: dict[tuple, tuple[int, int]] = {}
+    for key, (start, end) in ranges.items():
+        if start <= token_end and end >= token_start:
+            continue
+        if start >= token_end:
+            start, end = start + delta, end + delta
+        carried[key] = (start, end)
+    return carried
+
+
+def _by_start(finding: Finding) -> tuple[int, int]:
+    return finding.start, finding.end

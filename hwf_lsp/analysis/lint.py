@@ -13,7 +13,7 @@ import difflib
 from typing import Any
 
 from ..workflow.conditions import ConditionError, parse_condition, resolve_path
-from ..workflow.graph import ancestors, parent_map, usable_id
+from ..workflow.graph import parent_map, runs_after, usable_id
 from ..workflow.vocabulary import (
     ALL_FIELD_NAMES,
     CONDITION,
@@ -24,9 +24,10 @@ from ..workflow.vocabulary import (
     fields_for,
 )
 from .jsontree import JsonNode, ParsedDocument
-from .locate import Finding, node_object, string_span
+from .locate import SAME_TEXT, Finding, Offsets, node_object
 
-__all__ = ["lint", "unknown_fields", "condition_warnings", "duplicate_key_warnings"]
+__all__ = ["lint", "sorted_warnings", "unknown_fields", "condition_warnings",
+           "duplicate_key_warnings"]
 
 WARNING = "warning"
 _FIELD_NAMES: dict[str, frozenset[str]] = {
@@ -35,24 +36,40 @@ _FIELD_NAMES: dict[str, frozenset[str]] = {
 
 
 def lint(doc: ParsedDocument, value: Any = None, *, run_outputs: dict | None = None,
-         have_value: bool = False) -> list[Finding]:
-    """Every editor warning for `doc`; `value` is doc.to_python() when the caller has it."""
+         have_value: bool = False, offsets: Offsets = SAME_TEXT) -> list[Finding]:
+    """Every editor warning for `doc`; `value` is doc.to_python() when the caller has it.
+
+    `offsets` maps the tree's offsets into the checked text, whose value `value` is
+    (locate.Offsets: the same text unless a keystroke re-check reuses an older tree)."""
     if not have_value:
         value = doc.to_python()
-    found = duplicate_key_warnings(doc)
+    found = duplicate_key_warnings(doc, offsets)
     nodes = value.get("nodes") if isinstance(value, dict) else None
     if isinstance(nodes, list):
-        found.extend(unknown_fields(doc, nodes))
-        found.extend(condition_warnings(doc, nodes, run_outputs))
+        found.extend(unknown_fields(doc, nodes, offsets))
+        found.extend(condition_warnings(doc, nodes, run_outputs, offsets))
     return found
 
 
-def duplicate_key_warnings(doc: ParsedDocument) -> list[Finding]:
+def sorted_warnings(doc: ParsedDocument, value: Any, run_outputs: dict | None,
+                    offsets: Offsets = SAME_TEXT) -> list[Finding]:
+    """`lint`'s warnings by position; never raises: warnings are advice, and the errors
+    they are published with must not be lost over them."""
+    try:
+        warnings = lint(doc, value, run_outputs=run_outputs, have_value=True, offsets=offsets)
+    except Exception:  # noqa: BLE001
+        return []
+    warnings.sort(key=lambda w: (w.start, w.end))
+    return warnings
+
+
+def duplicate_key_warnings(doc: ParsedDocument,
+                           offsets: Offsets = SAME_TEXT) -> list[Finding]:
     """The losing occurrences of every repeated key, in any object."""
     return [
         Finding("duplicate-key", WARNING,
                 f"Duplicate key '{member.key}'; only the last one counts",
-                member.key_start, member.key_end)
+                offsets.at(member.key_start), offsets.at(member.key_end))
         for member in doc.duplicate_keys()
     ]
 
@@ -62,7 +79,8 @@ def _suggest(name: str, candidates: list[str]) -> str:
     return f" — did you mean '{close[0]}'?" if close else ""
 
 
-def unknown_fields(doc: ParsedDocument, nodes: list) -> list[Finding]:
+def unknown_fields(doc: ParsedDocument, nodes: list,
+                   offsets: Offsets = SAME_TEXT) -> list[Finding]:
     """Keys no field of the node's kind defines (all kinds' fields for an unknown kind)."""
     found: list[Finding] = []
     for index, node in enumerate(nodes):
@@ -86,7 +104,8 @@ def unknown_fields(doc: ParsedDocument, nodes: list) -> list[Finding]:
                 found.append(Finding(
                     "unknown-field", WARNING,
                     f"Unknown field '{member.key}' on {where}{_suggest(member.key, candidates)}",
-                    member.key_start, member.key_end, ident, member.key, index,
+                    offsets.at(member.key_start), offsets.at(member.key_end), ident,
+                    member.key, index,
                 ))
     return found
 
@@ -101,21 +120,23 @@ def _expression_node(obj: JsonNode | None) -> JsonNode | None:
     return None
 
 
-def condition_warnings(doc: ParsedDocument, nodes: list,
-                       run_outputs: dict | None = None) -> list[Finding]:
+def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | None = None,
+                       offsets: Offsets = SAME_TEXT) -> list[Finding]:
     """not-upstream and path-absent warnings for every condition node."""
     found: list[Finding] = []
     if len(nodes) > MAX_NODES:
         return found  # a graph-shape error already; ancestors per condition would be O(n^2)
+    conditions = [(index, node) for index, node in enumerate(nodes)
+                  if isinstance(node, dict) and node.get("type") == CONDITION]
+    if not conditions:
+        return found
     kind_of: dict[str, Any] = {}
     for other in nodes:
         other_id = usable_id(other)
-        if other_id is not None:
-            kind_of.setdefault(other_id, other.get("type"))
+        if other_id is not None and other_id not in kind_of:
+            kind_of[other_id] = other.get("type")
     parents: dict[str, list[str]] | None = None  # built once, for the first condition
-    for index, node in enumerate(nodes):
-        if not isinstance(node, dict) or node.get("type") != CONDITION:
-            continue
+    for index, node in conditions:
         text = node.get("expression")
         if not isinstance(text, str):
             continue
@@ -131,7 +152,7 @@ def condition_warnings(doc: ParsedDocument, nodes: list,
             continue  # without a usable id it has no place in the graph (a rulebook defect)
         if parents is None:
             parents = parent_map(nodes)
-        upstream = target in ancestors(nodes, ident, parents)
+        upstream = runs_after(parents, ident, target)
         absent = False
         if upstream and isinstance(run_outputs, dict) and target in run_outputs:
             absent = not resolve_path(run_outputs[target], condition.path)[0]
@@ -141,7 +162,7 @@ def condition_warnings(doc: ParsedDocument, nodes: list,
         if literal is None:
             continue
         if not upstream:
-            start, end = string_span(doc, literal, condition.node_span)
+            start, end = offsets.string_span(doc, literal, condition.node_span)
             found.append(Finding(
                 "not-upstream", WARNING,
                 f"out.{target} is read here, but '{target}' does not run before this node "
@@ -149,7 +170,7 @@ def condition_warnings(doc: ParsedDocument, nodes: list,
                 start, end, ident, "expression", index,
             ))
             continue
-        start, end = string_span(doc, literal, condition.path_span)
+        start, end = offsets.string_span(doc, literal, condition.path_span)
         shown = ".".join(str(s) for s in condition.path)
         found.append(Finding(
             "path-absent", WARNING,

@@ -12,6 +12,10 @@ source offsets on the parsed tree:
 
 `Finding` (a defect or warning with its range) lives here so that lint and check
 share it without importing each other.
+
+The tree may belong to an earlier text than the one the findings point into (a keystroke
+re-check reuses the last parsed tree, see incremental.py): every offset read from the
+tree goes through an `Offsets`, which maps it into the text being checked.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from dataclasses import dataclass
 from ..workflow.defects import Defect
 from .jsontree import JsonNode, ParsedDocument, source_offset
 
-__all__ = ["Finding", "locate", "node_object", "finding_for", "string_span"]
+__all__ = ["Finding", "Offsets", "SAME_TEXT", "locate", "location_key", "node_object",
+           "finding_for", "findings_for", "string_span", "text_string_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,27 @@ class Finding:
     node: str | None = None
     field: str | None = None
     index: int | None = None
+
+
+class Offsets:
+    """Maps offsets of the tree's text into the checked text: here they are the same text.
+
+    incremental.MappedOffsets maps from the last parsed text into a later one that
+    differs only inside string values."""
+
+    __slots__ = ()
+
+    def at(self, offset: int) -> int:
+        """The offset in the checked text of a token boundary read from the tree."""
+        return offset
+
+    def string_span(self, doc: ParsedDocument, node: JsonNode,
+                    span: tuple[int, int]) -> tuple[int, int]:
+        """The checked text's range of the decoded slice `span` of a string node."""
+        return string_span(doc, node, span)
+
+
+SAME_TEXT = Offsets()
 
 
 def _one_char(doc: ParsedDocument, offset: int) -> tuple[int, int]:
@@ -82,41 +108,58 @@ def _identity_range(doc: ParsedDocument, obj: JsonNode) -> tuple[int, int]:
 
 def string_span(doc: ParsedDocument, node: JsonNode, span: tuple[int, int]) -> tuple[int, int]:
     """Source range of the decoded slice `span` of a string node's value."""
+    return text_string_span(doc.text, node, span)
+
+
+def text_string_span(text: str, node: JsonNode, span: tuple[int, int]) -> tuple[int, int]:
+    """Source range in `text` of the decoded slice `span` of the string token `node`."""
     start, end = span
-    source_start = source_offset(doc.text, node, start)
-    source_end = source_offset(doc.text, node, end) if end > start else source_start
+    source_start = source_offset(text, node, start)
+    source_end = source_offset(text, node, end) if end > start else source_start
     return source_start, source_end
 
 
-def locate(doc: ParsedDocument, defect: Defect) -> tuple[int, int]:
+def locate(doc: ParsedDocument, defect: Defect,
+           offsets: Offsets = SAME_TEXT) -> tuple[int, int]:
     """[start, end) offsets for `defect`; never raises (falls back to the first character)."""
     try:
-        return _locate(doc, defect)
+        start, end = _locate(doc, defect, offsets)
     except Exception:  # noqa: BLE001 - a misplaced squiggle beats a dead server
-        return _one_char(doc, 0)
+        start, end = _one_char(doc, 0)
+    return start, end
 
 
-def _locate(doc: ParsedDocument, defect: Defect) -> tuple[int, int]:
+def _locate(doc: ParsedDocument, defect: Defect, offsets: Offsets) -> tuple[int, int]:
+    at = offsets.at
     if defect.index is None:
-        return _graph_range(doc)
+        start, end = _graph_range(doc)
+        return at(start), at(end)
     obj = node_object(doc, defect.index)
     if obj is None:
-        return _graph_range(doc)
+        start, end = _graph_range(doc)
+        return at(start), at(end)
     if obj.kind != "object" or defect.field is None:
-        return _identity_range(doc, obj)
+        start, end = _identity_range(doc, obj)
+        return at(start), at(end)
     member = _last_member_value(obj, defect.field)
     if member is None:
-        return _identity_range(doc, obj)
+        start, end = _identity_range(doc, obj)
+        return at(start), at(end)
     value = member.value
     if value is None:
-        return member.key_start, member.key_end
+        return at(member.key_start), at(member.key_end)
     if defect.element is not None and value.items is not None:
         if 0 <= defect.element < len(value.items):
             item = value.items[defect.element]
-            return item.start, item.end
+            return at(item.start), at(item.end)
     if defect.span is not None and value.kind == "string":
-        return string_span(doc, value, defect.span)
-    return value.start, value.end
+        return offsets.string_span(doc, value, defect.span)
+    return at(value.start), at(value.end)
+
+
+def location_key(defect: Defect) -> tuple:
+    """What a defect's range depends on (not its rule or message)."""
+    return defect.index, defect.field, defect.element, defect.span
 
 
 def finding_for(doc: ParsedDocument, defect: Defect, severity: str = "error") -> Finding:
@@ -124,3 +167,22 @@ def finding_for(doc: ParsedDocument, defect: Defect, severity: str = "error") ->
     start, end = locate(doc, defect)
     return Finding(defect.rule, severity, defect.msg, start, end, defect.node, defect.field,
                    defect.index)
+
+
+def findings_for(doc: ParsedDocument, defects: list[Defect], severity: str = "error",
+                 offsets: Offsets = SAME_TEXT,
+                 ranges: dict[tuple, tuple[int, int]] | None = None) -> list[Finding]:
+    """Every defect as a located Finding.  `ranges` (location_key -> range in the checked
+    text) is read first and filled in: a keystroke re-check carries it over, shifted, so
+    only defects at new locations walk the tree."""
+    if ranges is None:
+        ranges = {}
+    found: list[Finding] = []
+    for defect in defects:
+        key = location_key(defect)
+        span = ranges.get(key)
+        if span is None:
+            span = ranges[key] = locate(doc, defect, offsets)
+        found.append(Finding(defect.rule, severity, defect.msg, span[0], span[1], defect.node,
+                             defect.field, defect.index))
+    return found

@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from hwf_lsp.analysis.check import check_document
-from hwf_lsp.analysis.incremental import free_text_token, shift_within_token
+from hwf_lsp.analysis.check import check_recheckable
+from hwf_lsp.analysis.incremental import Recheckable, recheck
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex, line_index
 from hwf_lsp.analysis.runs_index import RunsIndex, design_name
@@ -86,8 +86,10 @@ def uri_to_path(uri: str) -> str | None:
     return path.replace("\\", "/")
 
 
+@lru_cache(maxsize=1024)
 def is_design_uri(uri: str, globs: tuple[str, ...], folders: tuple[str, ...] = ()) -> bool:
-    """True when `uri` names a file that one of `globs` matches."""
+    """True when `uri` names a file that one of `globs` matches (asked on every keystroke:
+    remembered per arguments)."""
     path = uri_to_path(uri)
     if not path:
         return False
@@ -110,9 +112,9 @@ class Analysis:
 
     Findings are computed on first use: completion and hover need the tree and
     the run, not the verdict, so a request that races ahead of validation only
-    pays for the parse.  The parse is lazy too when the findings were carried
-    over from the previous version (`after_edit`): typing in a prompt then costs
-    no parse until a request needs the tree.
+    pays for the parse.  The parse is lazy too when the findings were re-checked
+    from the previous version's (`after_edit`): typing inside a string value then
+    costs no parse until a request needs the tree.
     """
 
     uri: str
@@ -126,9 +128,9 @@ class Analysis:
     runs_token: Any = None
     """RunsIndex.token() taken just before `run` was read from disk, else None: while the
     index still gives an equal token, `run` is current without reading anything."""
-    free_text: tuple[int, int] | None = None
-    """A free-text value's string token in `text` (incremental.ShiftedFindings.token):
-    the next keystroke inside it is decided without the tree."""
+    recheckable: Recheckable | None = None
+    """What the re-check of the next keystroke reuses (analysis/incremental.py); None
+    before the findings are computed and while the text has syntax errors."""
     _findings: list[Any] | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
 
@@ -144,7 +146,7 @@ class Analysis:
         """analysis.check.Finding, syntax then rulebook then warnings."""
         if self._findings is None:
             outputs = self.run.outputs if self.run is not None else None
-            self._findings = check_document(self.doc, run_outputs=outputs)
+            self._findings, self.recheckable = check_recheckable(self.doc, run_outputs=outputs)
         return self._findings
 
     @property
@@ -183,29 +185,25 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
 def after_edit(prev: Analysis, version: int | None, text: str, start: int, end: int,
                replacement: str, runs_token: Any, *, find_token: bool = True
                ) -> Analysis | None:
-    """The analysis of `text` = prev.text[:start] + replacement + prev.text[end:], when the
-    edit provably leaves the findings as they were but shifted (analysis/incremental.py);
-    None when a full `analyse` is needed.
+    """The analysis of `text` = prev.text[:start] + replacement + prev.text[end:] when the
+    edit is inside one string value and keeps it one (analysis/incremental.py: no parse,
+    only what the edit can change is checked again); None when a full `analyse` is needed.
 
     `prev` must be checked, current (not stale) and its run still current: `runs_token`
     is the runs index's token now, which must equal the one taken before `prev.run` was
     read.  The new document is parsed only if a request asks for it.  Without
-    `find_token`, only an edit inside the value the previous edit was in is carried over
-    (no tree needed: microseconds on any size); else None.
+    `find_token`, only an edit inside the value the previous edit was in is taken (no
+    tree needed: microseconds on any size); else None.
     """
-    if prev.stale or prev._findings is None or prev.runs_token is None \
+    state = prev.recheckable
+    if state is None or prev.stale or prev._findings is None or prev.runs_token is None \
             or not RunsIndex.same_runs(prev.runs_token, runs_token):
         return None
-    token = prev.free_text
-    if token is None or not token[0] < start <= end < token[1]:
-        if not find_token:
-            return None
-        token = free_text_token(prev.doc, start, end)
-        if token is None:
-            return None
-    shifted = shift_within_token(prev.text, prev._findings, token, start, end, replacement)
-    if shifted is None:
+    if prev._doc is not None and state.base is not prev._doc:
+        state = state.rebased(prev._doc)  # a request parsed this text: a shorter map
+    new_state = recheck(state, start, end, replacement, text, find=find_token)
+    if new_state is None:
         return None
     return Analysis(uri=prev.uri, version=version, text=text, run=prev.run,
-                    runs_token=prev.runs_token, free_text=shifted.token,
-                    _findings=shifted.findings)
+                    runs_token=prev.runs_token, recheckable=new_state,
+                    _findings=new_state.findings)

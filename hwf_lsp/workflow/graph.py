@@ -100,6 +100,21 @@ def ancestors(nodes: Any, node_id: str, parents: dict[str, list[str]] | None = N
     return _reachable(node_id, parent_map(nodes) if parents is None else parents)
 
 
+def runs_after(parents: dict[str, list[str]], node_id: str, ancestor: str) -> bool:
+    """`ancestor in ancestors(nodes, node_id, parents)`, stopping as soon as it is found
+    (a condition mostly reads its own parent: one step, not the whole upstream)."""
+    queue = list(parents.get(node_id, ()))
+    seen = set(queue)
+    for current in queue:  # breadth first: nearest parents first; the list grows as it goes
+        if current == ancestor:
+            return True
+        for parent in parents.get(current, ()):
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+    return False
+
+
 def descendants(nodes: Any, node_id: str) -> set[str]:
     """Every node that transitively runs after `node_id` (itself only when on a cycle)."""
     return _reachable(node_id, children_map(nodes))
@@ -117,10 +132,54 @@ def find_cycle(nodes: Any, *, include_self_loops: bool = True,
     """
     if parents is None:
         parents = parent_map(nodes)
-    if not include_self_loops:
-        parents = {k: [p for p in v if p != k] for k, v in parents.items()}
+    if _in_run_order(parents, include_self_loops):
+        return None  # the common case: nodes listed in run order, decided in one pass
+    return dfs_cycle(parents, include_self_loops=include_self_loops)
+
+
+def dfs_cycle(parents: dict[str, list[str]], *,
+              include_self_loops: bool = True) -> list[str] | None:
+    """`find_cycle`'s DFS over a parent map: roots and parents in the map's order.
+
+    The cycle is rotated to start at its id that comes first in the map, so a caller
+    may pass a sub-map (same relative order) holding every id that can reach a
+    cycle, and get the same answer as for the whole map.
+    """
+    return _depth_first(parents, include_self_loops)[0]
+
+
+def cycle_or_ranks(parents: dict[str, list[str]], *, include_self_loops: bool = True,
+                   ) -> tuple[list[str] | None, dict[str, int] | None]:
+    """(find_cycle's cycle, None), or (None, id -> rank with every parent below its child).
+
+    The ranks let an incremental caller prove a changed graph still acyclic without
+    a search.  Most designs list nodes in run order, so the map's key order usually
+    is already topological (one pass of lookups); otherwise the DFS's finishing order
+    is.  Every parent must be a key (as in `parent_map`'s result).
+    """
+    if _in_run_order(parents, include_self_loops):
+        return None, {ident: rank for rank, ident in enumerate(parents)}
+    return _depth_first(parents, include_self_loops)
+
+
+def _in_run_order(parents: dict[str, list[str]], include_self_loops: bool) -> bool:
+    """Whether every parent is a key that comes before its child's (a topological order)."""
+    ranks = {ident: rank for rank, ident in enumerate(parents)}
+    for rank, (ident, its_parents) in enumerate(parents.items()):
+        for parent in its_parents:
+            parent_rank = ranks.get(parent)
+            if parent_rank is None or (parent_rank >= rank and (include_self_loops
+                                                                 or parent != ident)):
+                return False
+    return True
+
+
+def _depth_first(parents: dict[str, list[str]], include_self_loops: bool,
+                 ) -> tuple[list[str] | None, dict[str, int] | None]:
+    """(the first cycle met, None), or (None, ranks in finishing order: parents first)."""
     order = {ident: i for i, ident in enumerate(parents)}
     state: dict[str, int] = {}  # 1 = on the DFS stack, 2 = done
+    finished: dict[str, int] = {}
     for root in parents:
         if root in state:
             continue
@@ -134,20 +193,23 @@ def find_cycle(nodes: Any, *, include_self_loops: bool = True,
                 stack.pop()
                 on_path.pop()
                 state[current] = 2
+                finished[current] = len(finished)
                 continue
             stack[-1] = (current, next_edge + 1)
             parent = edges[next_edge]
+            if parent == current and not include_self_loops:
+                continue
             if state.get(parent) == 1:
                 loop = on_path[on_path.index(parent):]  # follows after-edges child -> parent
                 loop.reverse()  # run order: parent before child
                 first = min(range(len(loop)), key=lambda i: order[loop[i]])
                 loop = loop[first:] + loop[:first]
-                return loop + [loop[0]]
+                return loop + [loop[0]], None
             if parent not in state:
                 state[parent] = 1
                 stack.append((parent, 0))
                 on_path.append(parent)
-    return None
+    return None, finished
 
 
 def would_create_cycle(nodes: Any, node_id: str, new_parent: str) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .conditions import ConditionError, parse_condition
@@ -74,6 +75,8 @@ def _choices(values: tuple[str, ...]) -> str:
 class _Checker:
     """Collects the defects of one node; `defect` fills in node and index."""
 
+    __slots__ = ("node", "index", "ident", "found")
+
     def __init__(self, node: dict, index: int, ident: str | None) -> None:
         self.node = node
         self.index = index
@@ -84,12 +87,34 @@ class _Checker:
         self.found.append(Defect(rule, msg, self.ident, field, self.index, **extra))
 
 
-def collect_defects(graph: Any) -> list[Defect]:
-    """Every broken rule of `graph`, as Defects (rule code, element, span included)."""
-    shape = _shape_defect(graph)
-    if shape is not None:
-        return [shape]
-    nodes: list = graph["nodes"]
+@dataclass(slots=True)
+class GraphContext:
+    """What a node's checks read of the rest of the graph; nothing else crosses nodes.
+
+    A node's verdict depends on its own dict, its index and, through this context
+    only: first_index of its id (a duplicate names the first user), triggers[0] when
+    it is a trigger, kind_of of its `after` entries and of its condition's target,
+    and whether it is cycle_index (then `cycle` is in its message).
+    """
+
+    first_index: dict[str, int]
+    """Usable id -> index of the first node carrying it."""
+    kind_of: dict[str, Any]
+    """Usable id -> `type` of that first node (checks only ask: note, trigger, other)."""
+    triggers: list[int]
+    """Indexes of the nodes whose type is trigger, ascending."""
+    cycle: list[str] | None
+    """find_cycle(nodes, include_self_loops=False)."""
+    cycle_index: int | None = None
+    """The node that carries the acyclic defect: first_index of cycle[0]."""
+
+    def __post_init__(self) -> None:
+        if self.cycle is not None and self.cycle_index is None:
+            self.cycle_index = self.first_index[self.cycle[0]]
+
+
+def first_uses(nodes: list) -> tuple[dict[str, int], dict[str, Any]]:
+    """(first_index, kind_of) of GraphContext."""
     first_index: dict[str, int] = {}
     kind_of: dict[str, Any] = {}
     for index, node in enumerate(nodes):
@@ -97,34 +122,62 @@ def collect_defects(graph: Any) -> list[Defect]:
         if ident is not None and ident not in first_index:
             first_index[ident] = index
             kind_of[ident] = node.get("type")
+    return first_index, kind_of
 
-    triggers = [i for i, n in enumerate(nodes) if isinstance(n, dict) and n.get("type") == TRIGGER]
-    defects: list[Defect] = []
-    if not triggers:
-        defects.append(Defect("one-trigger", "a design needs exactly one trigger node; it has "
-                              "none", None, "nodes"))
-    cycle = find_cycle(nodes, include_self_loops=False)
-    cycle_index = first_index[cycle[0]] if cycle else None
 
+def trigger_indexes(nodes: list) -> list[int]:
+    return [i for i, n in enumerate(nodes) if isinstance(n, dict) and n.get("type") == TRIGGER]
+
+
+def graph_context(nodes: list) -> GraphContext:
+    """The context of a `nodes` list that passed the shape check."""
+    first_index, kind_of = first_uses(nodes)
+    return GraphContext(first_index, kind_of, trigger_indexes(nodes),
+                        find_cycle(nodes, include_self_loops=False))
+
+
+NO_TRIGGER = Defect("one-trigger", "a design needs exactly one trigger node; it has none", None,
+                    "nodes")
+
+
+def graph_defects(context: GraphContext) -> list[Defect]:
+    """The defects about the whole graph that come before every node's (not shape)."""
+    return [] if context.triggers else [NO_TRIGGER]
+
+
+def node_defects(node: Any, index: int, context: GraphContext) -> list[Defect]:
+    """The defects of nodes[index], in field order; reads the rest of the graph via context."""
+    if not isinstance(node, dict):
+        return [Defect("graph-shape", f"node {index} must be an object, got {show(node)}",
+                       None, None, index)]
+    check = _Checker(node, index, usable_id(node))
+    _check_identity(check, context.first_index)
+    _check_type(check, context.triggers)
+    kind_of = context.kind_of
+    _check_after(check, kind_of)
+    if index == context.cycle_index:
+        cycle = context.cycle
+        check.defect("acyclic", "after", "after forms a cycle: " + " → ".join(cycle),
+                     element=_closing_entry(node, cycle))
+    kind = node.get("type")
+    checks = _KIND_CHECKS.get(kind) if isinstance(kind, str) else None
+    # A field is checked when present, when required, or (target) when deliver needs it.
+    for name, required, run in checks or ():
+        if required or name in node or (name == "target" and node.get("deliver") == "channel"):
+            run(check, node.get(name), kind_of)
+    return check.found
+
+
+def collect_defects(graph: Any) -> list[Defect]:
+    """Every broken rule of `graph`, as Defects (rule code, element, span included)."""
+    shape = shape_defect(graph)
+    if shape is not None:
+        return [shape]
+    nodes: list = graph["nodes"]
+    context = graph_context(nodes)
+    defects = graph_defects(context)
     for index, node in enumerate(nodes):
-        if not isinstance(node, dict):
-            defects.append(Defect("graph-shape", f"node {index} must be an object, got "
-                                  f"{show(node)}", None, None, index))
-            continue
-        check = _Checker(node, index, usable_id(node))
-        _check_identity(check, first_index)
-        _check_type(check, triggers)
-        _check_after(check, kind_of)
-        if index == cycle_index:
-            check.defect("acyclic", "after", "after forms a cycle: " + " → ".join(cycle),
-                         element=_closing_entry(node, cycle))
-        kind = node.get("type")
-        checks = _KIND_CHECKS.get(kind) if isinstance(kind, str) else None
-        # A field is checked when present, when required, or (target) when deliver needs it.
-        for name, required, run in checks or ():
-            if required or name in node or (name == "target" and node.get("deliver") == "channel"):
-                run(check, node.get(name), kind_of)
-        defects.extend(check.found)
+        defects.extend(node_defects(node, index, context))
     return defects
 
 
@@ -136,7 +189,8 @@ def validate_designer_graph(graph: Any) -> list[dict]:
 # --- graph shape and identity ---------------------------------------------
 
 
-def _shape_defect(graph: Any) -> Defect | None:
+def shape_defect(graph: Any) -> Defect | None:
+    """The graph-shape defect that stops all other checks, or None."""
     if not isinstance(graph, dict):
         return Defect("graph-shape", f"a design must be a JSON object, got {show(graph)}")
     if "nodes" not in graph:
@@ -189,16 +243,29 @@ def _check_type(check: _Checker, triggers: list[int]) -> None:
         return
     kind = check.node["type"]
     if not isinstance(kind, str) or kind not in KINDS:
-        hint = ""
-        if isinstance(kind, str) and len(kind) <= _SHOW_LIMIT:
-            close = difflib.get_close_matches(kind.strip().lower(), KINDS, n=1, cutoff=0.6)
-            if close:
-                hint = f" (did you mean {json.dumps(close[0])}?)"
+        hint = _kind_hint(kind) if isinstance(kind, str) and len(kind) <= _SHOW_LIMIT else ""
         check.defect("known-kind", "type", f"unknown type {show(kind)}{hint}; expected one "
                      f"of {_KIND_LIST}")
     elif kind == TRIGGER and triggers[0] != check.index:
         check.defect("one-trigger", "type", f"a second trigger: node {triggers[0]} is already "
                      "the trigger, and a design has exactly one")
+
+
+_KIND_HINTS: dict[str, str] = {}
+_KIND_HINTS_MAX = 256
+
+
+def _kind_hint(kind: str) -> str:
+    """' (did you mean "agent"?)' or ''; remembered, since the same typo is rechecked on
+    every keystroke and difflib costs more than the rest of the node's checks."""
+    hint = _KIND_HINTS.get(kind)
+    if hint is None:
+        close = difflib.get_close_matches(kind.strip().lower(), KINDS, n=1, cutoff=0.6)
+        hint = f" (did you mean {json.dumps(close[0])}?)" if close else ""
+        if len(_KIND_HINTS) >= _KIND_HINTS_MAX:
+            _KIND_HINTS.clear()
+        _KIND_HINTS[kind] = hint
+    return hint
 
 
 def _check_after(check: _Checker, kind_of: dict[str, Any]) -> None:

@@ -1,9 +1,11 @@
-"""The free-text fast path: whenever it answers, it answers what a full check would.
+"""The keystroke re-check: whenever it answers, it answers what a full check would.
 
 Property: for designs with defects, warnings, escapes, duplicate keys and more than 50
-nodes, and random single edits (inside free-text strings, blanking them, inserting
-quotes and backslashes, on or next to findings, anywhere at all), `shifted_findings`
-either declines (None) or returns exactly check_text(new_text)'s findings.
+nodes, and chains of random edits (inside any string, in free text, blanking values,
+inserting quotes and backslashes, on or next to findings, anywhere at all), each step's
+`recheck` either declines (None: the caller checks in full and starts a new base) or
+returns exactly check_text(new_text)'s findings and the new text's value -- also after
+many steps on one base and after a request re-parsed the text (a new base).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from bench.gen import design_with_nodes
-from hwf_lsp.analysis.check import check_text
-from hwf_lsp.analysis.incremental import free_text_token, shift_within_token, shifted_findings
+from bench.gen import design_of_size, design_with_nodes
+from hwf_lsp.analysis.check import check_recheckable, check_text
+from hwf_lsp.analysis.incremental import EditMap, recheck
+from hwf_lsp.analysis.jsontree import parse
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -59,100 +62,146 @@ def corpus() -> list[str]:
 
 TEXTS = corpus()
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+SAFE = st.sampled_from(["", "x", "7", " ", "\u00e9", "\U0001F600", "\\n", '\\"', "\\u0041", "n0",
+                        "t", "out.", "ghost", ".score >= 1"])
+"""Replacements that keep a string a string: most keystrokes while typing."""
+_KEY_END = re.compile(r"\s*:")
 _FREE_TEXT = re.compile(r'"(?:prompt|question|title|text|profile|model)":\s*("(?:[^"\\]|\\.)*")')
 PIECES = ['"', "\\", "\\n", "\\u00e9", "\\u", " ", "", "x", "yz", "\u00e9", "\U0001F600", "\n",
           "\t", '\\"', "}", ",", "  ", "out.a.ok == 1"]
 
 
-def check(text: str, start: int, end: int, replacement: str) -> bool:
-    """Assert the property for one edit; True when the fast path answered."""
-    doc, findings = check_text(text)
-    got = shifted_findings(doc, findings, start, end, replacement)
-    if got is None:
-        return False
+def full(text: str):
+    return check_recheckable(parse(text))[1]
+
+
+def step(state, text: str, start: int, end: int, replacement: str):
+    """One edit of `text` (whose state is `state`, maybe None): asserts the property and
+    returns (new text, its state, whether the re-check answered)."""
     new_text = text[:start] + replacement + text[end:]
-    assert got == check_text(new_text)[1], (start, end, replacement)
-    return True
+    got = recheck(state, start, end, replacement, new_text) if state is not None else None
+    if got is None:
+        return new_text, full(new_text), False
+    doc, findings = check_text(new_text)
+    assert got.findings == findings, (start, end, replacement)
+    assert got.graph.graph == doc.to_python()
+    assert got.text == new_text
+    return new_text, got, True
+
+
+def check(text: str, start: int, end: int, replacement: str) -> bool:
+    """Assert the property for one edit; True when the re-check answered."""
+    return step(full(text), text, start, end, replacement)[2]
 
 
 @st.composite
-def edits(draw):
-    text = draw(st.sampled_from(TEXTS))
-    how = draw(st.sampled_from(["free-text", "free-text", "in-string", "blank", "finding",
-                                "anywhere"]))
-    replacement = draw(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)))
-    if how in ("free-text", "in-string", "blank"):
-        pattern = _FREE_TEXT if how != "in-string" else _STRING
-        tokens = [m.span(m.lastindex or 0) for m in pattern.finditer(text)] or [
+def edit_of(draw, text: str):
+    how = draw(st.sampled_from(["in-value"] * 5 + ["free-text"] * 2 + [
+        "in-string", "blank", "finding", "anywhere"]))
+    replacement = draw(st.one_of(*[SAFE] * 5, st.sampled_from(PIECES), st.text(max_size=4)))
+    if how in ("free-text", "in-value", "in-string", "blank"):
+        pattern = _FREE_TEXT if how == "free-text" else _STRING
+        tokens = [m.span(m.lastindex or 0) for m in pattern.finditer(text)
+                  if how != "in-value" or not _KEY_END.match(text, m.end())] or [
             m.span() for m in _STRING.finditer(text)]
-        token_start, token_end = draw(st.sampled_from(tokens))
-        if how == "blank":
-            return text, token_start + 1, token_end - 1, draw(st.sampled_from(["", " ", "\\t"]))
-        start = draw(st.integers(token_start, token_end))
-        end = draw(st.integers(start, min(token_end, start + 3)))
-        return text, start, end, replacement
+        if tokens:
+            token_start, token_end = draw(st.sampled_from(tokens))
+            if how == "blank":
+                return token_start + 1, token_end - 1, draw(st.sampled_from(["", " ", "\\t"]))
+            if how == "in-value":  # strictly inside the quotes: a keystroke while typing
+                token_start, token_end = token_start + 1, token_end - 1
+            start = draw(st.integers(token_start, token_end))
+            end = draw(st.integers(start, min(token_end, start + 3)))
+            return start, end, replacement
     if how == "finding":
         _, findings = check_text(text)
         if findings:
             finding = draw(st.sampled_from(findings))
-            start = draw(st.integers(max(0, finding.start - 2), finding.end + 2))
+            start = draw(st.integers(max(0, finding.start - 2), min(len(text), finding.end + 2)))
             end = draw(st.integers(start, min(len(text), finding.end + 3)))
-            return text, min(start, len(text)), min(end, len(text)), replacement
+            return start, end, replacement
     start = draw(st.integers(0, len(text)))
     end = draw(st.integers(start, min(len(text), start + 4)))
-    return text, start, end, replacement
+    return start, end, replacement
 
 
 @settings(max_examples=2500, deadline=None, suppress_health_check=list(HealthCheck))
-@given(edits())
-def test_fast_path_equals_full_check(edit):
-    event("fast path" if check(*edit) else "full check")
+@given(st.sampled_from(TEXTS), st.integers(1, 8), st.integers(0, 8), st.data())
+def test_recheck_equals_full_check_along_a_chain(text, count, rebase_at, data):
+    state = full(text)
+    for number in range(count):
+        if number == rebase_at and state is not None:  # a request parsed this text
+            state = state.rebased(parse(text))
+        start, end, replacement = data.draw(edit_of(text))
+        text, state, took = step(state, text, start, end, replacement)
+        event(f"step {min(number, 2)}{'+' if number >= 2 else ''}: "
+              f"{'re-checked' if took else 'full check'}")
 
 
-def _inside(text: str, needle: str, skip: int = 0) -> int:
-    """An offset inside the first occurrence of `needle` (a value's text) after `skip`."""
-    return text.index(needle, skip) + 1
-
-
-@pytest.mark.parametrize("name, text, needle, delete, replacement, fast", [
-    ("type a prompt character", QUIRKY, "next", 0, "Z", True),
-    ("replace a title character", QUIRKY, "Go ", 1, "W", True),
-    ("profile", QUIRKY, "default", 2, "", True),
-    ("note text", QUIRKY, "remember", 1, "xx", True),
-    ("quote ends the string", QUIRKY, "next", 0, '"', False),
-    ("a lone backslash", QUIRKY, "next", 0, "\\", False),
-    ("an escaped quote is fine", QUIRKY, "next", 0, '\\"', True),
-    ("a raw newline is not JSON", QUIRKY, "next", 0, "\n", False),
-    ("blanking a prompt", QUIRKY, "unknown kind", 12, " ", False),
-    ("a blank prompt stays a defect", QUIRKY, '"  "', 0, "x", False),
-    ("the expression is not free text", QUIRKY, "out.ask", 0, "z", False),
-    ("an id is not free text", QUIRKY, '"ask"', 1, "z", False),
-    ("a key is not a value", QUIRKY, '"prompt"', 1, "z", False),
-    ("a root-level field", QUIRKY, '"quirky"', 1, "z", False),
-    ("the typo'd field's value", QUIRKY, '"typo"', 1, "z", False),
-    ("title holding a number", QUIRKY, '"title": 5', 10, "6", False),
-    ("the losing duplicate prompt", DUPLICATES, "first", 0, "z", True),
-    ("inside a surrogate pair escape", DUPLICATES, "ude00", 1, "z", False),
-    ("another valid escape", DUPLICATES, "ude00", 1, "0", True),
+@pytest.mark.parametrize("name, text, needle, at, delete, replacement, fast", [
+    ("type a prompt character", QUIRKY, "next", 1, 0, "Z", True),
+    ("replace a title character", QUIRKY, "Go ", 1, 1, "W", True),
+    ("profile", QUIRKY, "default", 1, 2, "", True),
+    ("note text", QUIRKY, "remember", 1, 1, "xx", True),
+    ("quote ends the string", QUIRKY, "next", 1, 0, '"', False),
+    ("a lone backslash", QUIRKY, "next", 1, 0, "\\", False),
+    ("an escaped quote is fine", QUIRKY, "next", 1, 0, '\\"', True),
+    ("a raw newline is not JSON", QUIRKY, "next", 1, 0, "\n", False),
+    ("blanking a prompt", QUIRKY, "unknown kind", 0, 12, " ", True),
+    ("a blank prompt stays a defect", QUIRKY, '"  "', 1, 0, "x", True),
+    ("the expression", QUIRKY, "out.ask", 5, 1, "z", True),
+    ("an id", QUIRKY, '"ask"', 1, 1, "z", True),
+    ("an after entry", QUIRKY, '    "start"', 6, 1, "X", True),
+    ("the closing quote", QUIRKY, '"ask"', 4, 1, "z", False),
+    ("across two values", QUIRKY, '"ask",\n', 2, 6, "", False),
+    ("a key is not a value", QUIRKY, '"prompt"', 1, 1, "z", False),
+    ("the design's name picks its run", QUIRKY, '"quirky"', 1, 1, "z", False),
+    ("the typo'd field's value", QUIRKY, '"typo"', 1, 1, "z", True),
+    ("title holding a number", QUIRKY, '"title": 5', 9, 1, "6", False),
+    ("the losing duplicate prompt", DUPLICATES, "first", 1, 0, "z", True),
+    ("the losing nodes list", DUPLICATES, '"agent"', 1, 1, "z", True),
+    ("inside a surrogate pair escape", DUPLICATES, "ude00", 1, 1, "z", False),
+    ("another valid escape", DUPLICATES, "ude00", 1, 1, "0", True),
+    ("a syntax error elsewhere", '{"nodes": [{"id": "t", "type": "trigger"},]}', '"t"', 1, 1,
+     "u", False),
 ])
-def test_cases(name, text, needle, delete, replacement, fast):
-    start = _inside(text, needle)
-    if needle.startswith('"'):
-        start -= 1
+def test_cases(name, text, needle, at, delete, replacement, fast):
+    start = text.index(needle) + at
     assert check(text, start, start + delete, replacement) is fast, name
 
 
-def test_the_bench_edit_takes_the_fast_path_and_keystrokes_chain():
-    doc = design_with_nodes(50)
-    text = doc.text
-    parsed, findings = check_text(text)
-    assert findings  # the generated designs carry defects
-    token = free_text_token(parsed, doc.edit_offset, doc.edit_offset + 1)
-    assert token is not None
-    for k in range(20):  # type 20 characters, each from the previous result alone
-        at = doc.edit_offset + k
-        result = shift_within_token(text, findings, token, at, at, "ab"[k % 2])
-        assert result is not None
-        text = text[:at] + "ab"[k % 2] + text[at:]
-        findings, token = result.findings, result.token
-        assert findings == check_text(text)[1]
+@pytest.mark.parametrize("edit", ["prompt", "id"])
+def test_the_bench_edits_chain_on_one_base(edit):
+    """200 keystrokes in one value, each re-checked from the previous state alone."""
+    doc = design_of_size("10k", 10_000)
+    text, state = doc.text, full(doc.text)
+    assert state is not None and state.findings  # the generated designs carry defects
+    at = doc.offset_of(edit)
+    for k in range(200):
+        char = "xy"[k % 2]
+        text, state, took = step(state, text, at, at + (k % 3 == 0), char)
+        assert took, k
+        at += 1 if k % 3 else 0
+    assert state.base.text == doc.text  # never parsed again
+
+
+@pytest.mark.parametrize("edits, offset, expected", [
+    ((), 10, (10, None)),
+    (((5, 9, 3),), 4, (4, None)),
+    (((5, 9, 3),), 5, (5, None)),
+    (((5, 9, 3),), 6, (-1, (5, 9))),
+    (((5, 9, 3),), 11, (-1, (5, 9))),
+    (((5, 9, 3),), 12, (9, None)),
+    (((5, 9, -2), (20, 24, 1)), 18, (20, None)),
+    (((5, 9, -2), (20, 24, 1)), 19, (-1, (20, 24))),
+])
+def test_edit_map_to_base(edits, offset, expected):
+    assert EditMap(edits).to_base(offset) == expected
+
+
+def test_edit_map_spans_and_merges():
+    emap = EditMap().with_edit(20, 24, 1).with_edit(5, 9, -2).with_edit(20, 24, 2)
+    assert emap.edits == ((5, 9, -2), (20, 24, 3))
+    assert emap.span(5, 9) == (5, 7)
+    assert emap.span(20, 24) == (18, 25)
+    assert emap.at(30) == 31

@@ -16,6 +16,11 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.gen import SIZES, design_of_size  # noqa: E402
+
 LATENCY_KEYS = {"server", "doc", "bytes", "nodes", "op", "n", "p50_ms", "p90_ms", "p99_ms",
                 "failures"}
 
@@ -33,9 +38,13 @@ def available(results: dict[str, Any]) -> list[str]:
     return [name for name, server in results["servers"].items() if server["available"]]
 
 
+LATENCY_OPS = ("open", "change", "change-id")
+"""didOpen, and didChange with a keystroke in a prompt and in a node id."""
+
+
 def check_latency_rows(results: dict[str, Any]) -> None:
     for server in available(results):
-        for op in ("open", "change"):
+        for op in LATENCY_OPS:
             rows = [r for r in results["latency"] if r["server"] == server and r["op"] == op]
             assert len(rows) == len(results["documents"]), (server, op)
             for row in rows:
@@ -48,11 +57,39 @@ def check_diagnostics_found(results: dict[str, Any]) -> None:
     """The generated designs carry defects: hwf-lsp and the schema peer must report some."""
     for server in ("hwf-lsp", "peer", "peer-pull"):
         if server in available(results):
-            counts = [r["diagnostics"] for r in results["latency"]
-                      if r["server"] == server and r["op"] == "change"]
-            assert counts and all(c and c > 0 for c in counts), (server, counts)
+            for op in ("change", "change-id"):
+                counts = [r["diagnostics"] for r in results["latency"]
+                          if r["server"] == server and r["op"] == op]
+                assert counts and all(c and c > 0 for c in counts), (server, op, counts)
     floor = [r["diagnostics"] for r in results["latency"] if r["server"] == "floor"]
     assert floor and set(floor) == {0}
+
+
+def check_id_keystroke_is_structural(results: dict[str, Any]) -> None:
+    """Editing the middle node's id breaks the references to it: on designs within the 50-node
+    rule, hwf-lsp reports more than after a prompt keystroke, and names the node."""
+    rows = {(r["doc"], r["op"]): r for r in results["latency"] if r["server"] == "hwf-lsp"}
+    for doc in results["documents"]:
+        if doc["nodes"] <= 50:
+            prompt, id_edit = rows[doc["name"], "change"], rows[doc["name"], "change-id"]
+            assert id_edit["diagnostics"] > prompt["diagnostics"], (prompt, id_edit)
+    sample = rows["size-10k", "change-id"]["sample"]
+    edited_ids = design_of_size("10k", SIZES["10k"]).edited_ids
+    assert any(node_id in m for m in sample for node_id in edited_ids), (edited_ids, sample)
+
+
+def check_ratios_and_change_targets(results: dict[str, Any]) -> None:
+    """Both didChange edits get ratios and all three didChange targets (1.5× floor, ahead of
+    each peer), labelled by edit; smoke measures only 10 KB, so none is decided."""
+    for doc in results["documents"]:
+        for op in LATENCY_OPS:
+            [ratio] = [r for r in results["ratios"] if r["doc"] == doc["name"] and r["op"] == op]
+            assert ratio["p50_vs_floor"] > 0, ratio
+    for edit, op in (("prompt", "change"), ("id", "change-id")):
+        verdicts = [t for t in results["targets"] if f"({edit} keystroke)" in t["target"]]
+        assert len(verdicts) == 3 and {t["op"] for t in verdicts} == {op}, verdicts
+        assert any("floor" in t["target"] for t in verdicts)
+        assert all(t["holds"] is None and "10k:" in t["measured"] for t in verdicts), verdicts
 
 
 def check_typing(results: dict[str, Any]) -> None:
@@ -64,7 +101,7 @@ def check_typing(results: dict[str, Any]) -> None:
 
 
 def check_targets(results: dict[str, Any]) -> None:
-    assert len(results["targets"]) >= 7
+    assert len(results["targets"]) >= 10
     for target in results["targets"]:
         assert {"target", "measured", "holds"} <= target.keys()
         assert target["holds"] in (True, False, None)
@@ -86,7 +123,8 @@ def check_engine(results: dict[str, Any]) -> None:
     assert engine["resume"]["advance_parked_ms"] > 0
 
 
-CHECKS = [check_latency_rows, check_diagnostics_found, check_typing, check_targets,
+CHECKS = [check_latency_rows, check_diagnostics_found, check_id_keystroke_is_structural,
+          check_ratios_and_change_targets, check_typing, check_targets,
           check_cold_start_and_rss, check_engine]
 
 
@@ -99,9 +137,11 @@ def test_smoke_writes_report_and_plot(smoke: tuple[Path, dict[str, Any], str]) -
     out, results, printed = smoke
     report = (out / "REPORT.md").read_text(encoding="utf-8")
     assert printed.strip() == report.strip()
-    for heading in ("## Targets", "## didChange → publishDiagnostics", "## Cold start",
-                    "## Engine", "## Typing test"):
+    for heading in ("## Targets", "## didChange → publishDiagnostics, keystroke in a prompt",
+                    "## didChange → publishDiagnostics, keystroke in a node id",
+                    "## Cold start", "## Engine", "## Typing test"):
         assert heading in report
+    assert set(results["meta"]["phase_seconds"]) >= {"latency_and_typing", "cold_start"}
     assert "hwf-lsp" in available(results), results["servers"]["hwf-lsp"]
     if importlib.util.find_spec("matplotlib") is None:  # `make test` installs .[test] only
         assert results["meta"]["plot"] is None

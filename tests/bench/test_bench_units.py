@@ -83,6 +83,24 @@ def check_anchors(doc) -> None:  # type: ignore[no-untyped-def]
     assert len(edited) == len(text) and edited != text
     json.loads(edited)
     json.loads(insert_char(text, doc.edit_offset, "Q"))
+    check_id_anchor(doc)
+
+
+def check_id_anchor(doc) -> None:  # type: ignore[no-untyped-def]
+    """The id edit changes a digit of the middle node's id, and only that id."""
+    nodes = json.loads(doc.text)["nodes"]
+    original, *edited_ids = doc.edited_ids
+    assert doc.offset_of("id") == doc.id_edit_offset
+    assert doc.offset_of("prompt") == doc.edit_offset
+    assert doc.text[doc.id_edit_offset].isdigit()
+    index = [n["id"] for n in nodes].index(original)
+    assert abs(index / len(nodes) - 0.5) < 0.05  # the middle node
+    for char, expected in zip("xy", edited_ids, strict=True):
+        edited = json.loads(replace_char(doc.text, doc.id_edit_offset, char))["nodes"]
+        changed = [(a["id"], b["id"]) for a, b in zip(nodes, edited, strict=True)
+                   if a["id"] != b["id"]]
+        assert changed == [(original, expected)]
+        assert expected not in doc.text
 
 
 @pytest.mark.parametrize(("text", "offset", "expected"), [
@@ -102,29 +120,72 @@ def test_frames_carry_the_byte_length_of_the_body() -> None:
     assert json.loads(body)["params"]["t"] == "é"
 
 
-def fake_results(hwf_p50: float, floor_p50: float, docs: tuple[str, ...]) -> dict:
-    """Just enough of a run for report.targets: change rows for hwf-lsp and the floor."""
+TARGET_DOCS = ("size-10k", "size-100k", "size-1m")
+
+
+def fake_results(p50s: dict[tuple[str, str], float], docs: tuple[str, ...]) -> dict:
+    """Just enough of a run for report.targets: (server, op) -> p50 on every doc."""
     from bench import report
 
-    rows = [{"server": server, "doc": doc, "op": "change", "p50_ms": p50, "p99_ms": p50}
-            for doc in docs for server, p50 in (("hwf-lsp", hwf_p50), ("floor", floor_p50))]
+    rows = [{"server": server, "doc": doc, "op": op, "p50_ms": p50, "p99_ms": p50}
+            for doc in docs for (server, op), p50 in p50s.items()]
     return {"latency": rows, "ratios": report.ratios(rows), "typing": {}, "cold_start": {},
             "engine": {"runner": {"overhead_per_step_ms": 1.0}}}
 
 
-@pytest.mark.parametrize(("hwf_p50", "floor_p50", "docs", "holds"), [
-    (1.4, 1.0, ("size-10k", "size-100k", "size-1m"), True),
-    (1.5, 1.0, ("size-10k", "size-100k", "size-1m"), True),
-    (1.6, 1.0, ("size-10k", "size-100k", "size-1m"), False),
-    (1.0, 1.0, ("size-10k",), None),  # smoke: not every target size measured
+def change_p50s(prompt: float, id_edit: float, floor: float, peer_pull: float
+                ) -> dict[tuple[str, str], float]:
+    return {("hwf-lsp", "change"): prompt, ("hwf-lsp", "change-id"): id_edit,
+            ("floor", "change"): floor, ("floor", "change-id"): floor,
+            ("peer-pull", "change"): peer_pull, ("peer-pull", "change-id"): peer_pull}
+
+
+def verdict(verdicts: list[dict], edit: str, against: str) -> dict:
+    [found] = [v for v in verdicts if f"({edit} keystroke)" in v["target"]
+               and against in v["target"]]
+    return found
+
+
+@pytest.mark.parametrize(("p50s", "docs", "expected"), [
+    # (prompt floor, prompt peer-pull, id floor, id peer-pull)
+    (change_p50s(1.4, 1.4, 1.0, 2.0), TARGET_DOCS, (True, True, True, True)),
+    (change_p50s(1.5, 1.5, 1.0, 2.0), TARGET_DOCS, (True, True, True, True)),
+    (change_p50s(1.4, 1.6, 1.0, 2.0), TARGET_DOCS, (True, True, False, True)),
+    (change_p50s(1.4, 2.0, 1.0, 2.0), TARGET_DOCS, (True, True, False, False)),
+    (change_p50s(1.6, 1.4, 1.0, 1.5), TARGET_DOCS, (False, False, True, True)),
+    (change_p50s(1.0, 1.0, 1.0, 2.0), ("size-10k",), (None, None, None, None)),  # smoke
 ])
-def test_floor_target_verdict(hwf_p50: float, floor_p50: float, docs: tuple[str, ...],
-                              holds: bool | None) -> None:
+def test_change_target_verdicts_for_both_edits(p50s: dict, docs: tuple[str, ...],
+                                               expected: tuple[bool | None, ...]) -> None:
     from bench import report
 
-    verdicts = report.targets(fake_results(hwf_p50, floor_p50, docs))
-    floor = next(v for v in verdicts if "floor" in v["target"])
-    assert floor["holds"] is holds
+    verdicts = report.targets(fake_results(p50s, docs))
+    found = tuple(verdict(verdicts, edit, against)["holds"]
+                  for edit in ("prompt", "id") for against in ("floor", "(peer-pull)"))
+    assert found == expected
+    assert {v["op"] for v in verdicts if "keystroke" in v["target"]} == {"change", "change-id"}
+    # the push peer was not measured: its verdicts say so instead of guessing
+    assert all(v["holds"] is None and v["measured"] == "not measured"
+               for v in verdicts if "(peer)" in v["target"])
     runner = next(v for v in verdicts if v["target"].startswith("runner"))
     assert runner["holds"] is True
     assert all(v["holds"] is None for v in verdicts if "p99" in v["target"])
+
+
+@pytest.mark.parametrize(("p50s", "expected"), [
+    (change_p50s(1.4, 1.4, 1.0, 2.0), []),
+    (change_p50s(1.4, 1.6, 1.0, 2.0), [("change-id", d) for d in TARGET_DOCS]),
+    (change_p50s(1.6, 1.4, 1.0, 1.5), [("change", d) for d in TARGET_DOCS]),
+    (change_p50s(1.6, 2.5, 1.0, 2.0), [(op, d) for d in TARGET_DOCS
+                                        for op in ("change", "change-id")]),
+])
+def test_profiles_replay_the_edit_that_missed(p50s: dict, expected: list) -> None:
+    """A missed id-keystroke target is profiled with the id edit, per slow document."""
+    from bench import report
+    from bench.profiles import slow_changes
+
+    results = fake_results(p50s, TARGET_DOCS)
+    results["targets"] = report.targets(results)
+    by_name = {name: design_of_size(name.removeprefix("size-"), 1000) for name in TARGET_DOCS}
+    assert [(op, doc.name) for op, doc in slow_changes(results, by_name)] == [
+        (op, by_name[name].name) for op, name in expected]

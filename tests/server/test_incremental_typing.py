@@ -1,5 +1,7 @@
-"""Typing into a prompt through the server (ranged edits, the free-text fast path, see
-analysis/incremental.py) publishes what a fresh open of the same text publishes."""
+"""Typing inside string values through the server (ranged edits re-checked without a
+parse, see analysis/incremental.py) publishes what a fresh open of the same text
+publishes: in prompts, ids, `after` entries and conditions, with emoji before them,
+with requests in between (which parse the text: a new base)."""
 
 from __future__ import annotations
 
@@ -57,20 +59,41 @@ async def test_typing_in_a_prompt_publishes_what_a_fresh_open_does(client):
         published = await wait_published(client, uri, version)
         fresh_uri = design_uri(f"incremental-typing-{client.client_name}-v{version}")
         assert shown(published) == shown(await open_and_wait(client, fresh_uri, text))
-    # delete in the question and the title, blank then refill a prompt, edit an id
-    steps = [  # (what to find, offset into it, characters to delete, replacement)
-        ("Ship?", 0, 2, ""),
-        ("Start", 0, 1, "R"),
-        ("Review", 0, 6, ""),
-        ('"prompt": ""', 11, 0, "Look"),
-        ('"ghost"', 1, 5, "draft"),
-        ("Write", 0, 1, '"'),
+    # delete in the question and the title, blank then refill a prompt, rename ids, edit
+    # references and a condition, ask for a hover in between, end on a syntax error
+    steps = [  # (what to find, which occurrence, offset into it, characters to delete,
+        #         replacement, hover first)
+        ("Ship?", 0, 0, 2, "", False),
+        ("Start", 0, 0, 1, "R", False),
+        ("Review", 0, 0, 6, "", False),
+        ('"prompt": ""', 0, 11, 0, "Look", False),
+        ('"ghost"', 0, 1, 5, "draft", False),
+        ('"gate"', 0, 1, 1, "G", False),  # the id: ask's after no longer resolves
+        ('"gate"', 0, 1, 0, "x", True),  # its after entry, after a hover parsed the text
+        ('"xgate"', 0, 1, 1, "", False),
+        ("out.draft", 0, 4, 5, "gate", False),  # the condition now reads itself
+        ("out.gate", 0, 4, 4, "ask", True),  # not upstream
+        ("out.ask", 0, 4, 3, "draft", False),
+        ('"start"', 1, 6, 0, "😀", False),  # draft's after entry, after an emoji
+        ('"start😀"', 0, 6, 1, "", False),
+        ("Write", 0, 0, 1, '"', False),  # not a string any more: the full check
     ]
-    for needle, skip, delete, replacement in steps:
-        start = text.index(needle) + skip
+    for needle, occurrence, skip, delete, replacement, hover in steps:
+        start = _find(text, needle, occurrence) + skip
         end = start + delete
+        if hover:
+            await client.text_document_hover_async(types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position(text, start, client.encoding)))
         text, version = edit(client, uri, text, start, end, replacement)
         published = await wait_published(client, uri, version)
         fresh_uri = design_uri(f"incremental-typing-{client.client_name}-s{version}")
         assert shown(published) == shown(await open_and_wait(client, fresh_uri, text)), \
             (start, end, replacement)
+
+
+def _find(text: str, needle: str, occurrence: int) -> int:
+    at = -1
+    for _ in range(occurrence + 1):
+        at = text.index(needle, at + 1)
+    return at

@@ -10,7 +10,9 @@ from hwf_lsp.workflow.graph import (
     descendants,
     find_cycle,
     node_ids,
+    parent_map,
     parents_of,
+    runs_after,
     usable_id,
     would_create_cycle,
 )
@@ -73,6 +75,17 @@ def test_children_map_lists_every_id_and_ignores_unknown_parents():
 def test_ancestors_and_descendants(node, up, down):
     assert ancestors(DIAMOND, node) == up
     assert descendants(DIAMOND, node) == down
+
+
+@pytest.mark.parametrize("nodes", [DIAMOND, JUNK, chain("a<c", "b<a", "c<b", "d<a,c"),
+                                   chain("s<s", "t<s")])
+def test_runs_after_is_membership_in_ancestors(nodes):
+    parents = parent_map(nodes)
+    ids = [*parents, "ghost"]
+    for node in ids:
+        for other in ids:
+            assert runs_after(parents, node, other) is (other in ancestors(nodes, node)), \
+                (node, other)
 
 
 @pytest.mark.parametrize("nodes,cycle", [

@@ -8,10 +8,12 @@ arrived meanwhile; otherwise the newest text is validated next and the stale
 result is dropped.  `published` remembers the last version sent per document,
 so a version is never published after a newer one.
 
-Most keystrokes land inside a prompt: when the one ranged edit since the last
-analysis cannot change any finding (documents.after_edit, analysis/incremental.py),
-the previous findings are shifted on the event loop -- no parse, no check, no
-thread hop.  Anything else takes the full check.
+Most keystrokes land inside a string value (a prompt, an id, a condition): when the
+one ranged edit since the last analysis keeps the document's structure
+(documents.after_edit, analysis/incremental.py), the findings are re-checked from
+the previous ones right in the didChange handler -- no parse, no task, no thread
+hop, published before the next message is read.  Anything else takes the full
+check in the worker.
 """
 
 from __future__ import annotations
@@ -56,7 +58,31 @@ class Validator:
         task = self.tasks.get(key)
         if task is not None and not task.done():
             return  # the running loop picks up the newest version when it finishes
+        if self._publish_rechecked(key):
+            return
         self.tasks[key] = asyncio.get_running_loop().create_task(self._run(key))
+
+    def _publish_rechecked(self, key: str) -> bool:
+        """Re-check and publish the newest text now, when the last edit allows it (a
+        keystroke inside a string value, analysis/incremental.py); False when the full
+        path is needed.  Nothing else is in flight for `key`, so nothing newer can be
+        published before this."""
+        server = self.server
+        current = server.open_text(key)
+        if current is None or not server.is_design(key):
+            return False
+        version, text = current
+        result = self._after_edit(key, server.analyses.get(key), version, text, on_loop=True)
+        if result is None:
+            return False
+        last = self.published.get(key)
+        if last is not None and version is not None and version < last:
+            return False
+        server.remember(result)
+        self.published[key] = version
+        self._publish(key, version, convert.diagnostic_dicts(result.findings, result.lines,
+                                                             server.encoding))
+        return True
 
     def schedule_all(self) -> None:
         """Revalidate every open document (settings or run data changed)."""
