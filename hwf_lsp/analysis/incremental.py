@@ -211,33 +211,36 @@ def recheck(prev: Recheckable, start: int, end: int, replacement: str,
         except (LookupError, TypeError):
             return None
     emap = prev.emap.with_edit(*token.base_span, delta) if delta else prev.emap
-    shifted = _shifter(now_start, now_end, delta)
     where = token.node_field
-    changed = where[0] if where is not None else None
-    graph = prev.graph if token.path is None else recheck_graph(prev.graph, value, changed)
-    state = Recheckable(text, [], prev.base, emap, graph, {}, prev.run_outputs, token)
-    touching = any(f.start <= now_end and f.end >= now_start for f in prev.findings)
-    if not touching and (token.path is None or (
+    graph = prev.graph if token.path is None else \
+        recheck_graph(prev.graph, value, where[0] if where is not None else None)
+    state = Recheckable(text, [], prev.base, emap, graph,
+                        _carried(prev.ranges, now_start, now_end, delta), prev.run_outputs, token)
+    shifted = _shifter(now_start, now_end, delta)
+    if not _touches(prev.findings, now_start, now_end) and (token.path is None or (
         where is not None and len(token.path) == 3 and where[1] in FREE_TEXT_FIELDS
         and old_string.strip() and new_string.strip()
-    )):  # nothing that counts changed, or only the wording of free text: shift
+    )):  # nothing that counts changed, or only the wording of free text
         state.findings = [shifted(f) for f in prev.findings] if delta else list(prev.findings)
-        state.ranges = _carried(prev.ranges, now_start, now_end, delta)
         return state
-    state.ranges = _carried(prev.ranges, now_start, now_end, delta)
     offsets = MappedOffsets(emap, text)
     errors = findings_for(prev.base, graph.defects, ERROR, offsets, state.ranges)
     errors.sort(key=_by_start)
     if len(state.ranges) > len(errors) + 32:  # drop the locations of defects long gone
         state.ranges = {key: state.ranges[key] for key in map(location_key, graph.defects)}
     warnings = [f for f in prev.findings if f.severity != ERROR]
-    if where is not None and where[1] not in LINTED_FIELDS and not any(
-            f.start <= now_end and f.end >= now_start for f in warnings):
+    if where is not None and where[1] not in LINTED_FIELDS \
+            and not _touches(warnings, now_start, now_end):
         warnings = [shifted(f) for f in warnings] if delta else warnings
     else:
         warnings = sorted_warnings(prev.base, value, prev.run_outputs, offsets)
     state.findings = errors + warnings
     return state
+
+
+def _touches(findings: list[Finding], start: int, end: int) -> bool:
+    """Whether a finding's range meets [start, end]: its range may depend on the token."""
+    return any(f.start <= end and f.end >= start for f in findings)
 
 
 # --- finding the edited value ------------------------------------------------------

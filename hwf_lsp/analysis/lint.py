@@ -13,7 +13,7 @@ import difflib
 from typing import Any
 
 from ..workflow.conditions import ConditionError, parse_condition, resolve_path
-from ..workflow.graph import parent_map, runs_after, usable_id
+from ..workflow.graph import runs_after, usable_id
 from ..workflow.vocabulary import (
     ALL_FIELD_NAMES,
     CONDITION,
@@ -120,6 +120,40 @@ def _expression_node(obj: JsonNode | None) -> JsonNode | None:
     return None
 
 
+class _Parents:
+    """graph.parent_map's answers for the few ids a condition's upstream walk visits, read
+    from each id's `after` lists on demand instead of built for every node first."""
+
+    __slots__ = ("afters", "known")
+
+    def __init__(self, afters: dict[str, list[list]], known: dict[str, Any]) -> None:
+        self.afters = afters
+        self.known = known
+
+    def get(self, ident: str, default: Any = ()) -> Any:
+        lists = self.afters.get(ident)
+        if not lists:
+            return default
+        known = self.known
+        return [p for after in lists for p in after if isinstance(p, str) and p in known]
+
+
+def graph_view(nodes: list) -> tuple[dict[str, Any], _Parents]:
+    """The type of each id's first node, and the parents of each id on demand: one pass."""
+    kind_of: dict[str, Any] = {}
+    afters: dict[str, list[list]] = {}
+    for other in nodes:
+        other_id = usable_id(other)
+        if other_id is None:
+            continue
+        if other_id not in kind_of:
+            kind_of[other_id] = other.get("type")
+        after = other.get("after")
+        if isinstance(after, list) and after:
+            afters.setdefault(other_id, []).append(after)
+    return kind_of, _Parents(afters, kind_of)
+
+
 def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | None = None,
                        offsets: Offsets = SAME_TEXT) -> list[Finding]:
     """not-upstream and path-absent warnings for every condition node."""
@@ -130,12 +164,7 @@ def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | Non
                   if isinstance(node, dict) and node.get("type") == CONDITION]
     if not conditions:
         return found
-    kind_of: dict[str, Any] = {}
-    for other in nodes:
-        other_id = usable_id(other)
-        if other_id is not None and other_id not in kind_of:
-            kind_of[other_id] = other.get("type")
-    parents: dict[str, list[str]] | None = None  # built once, for the first condition
+    kind_of, parents = graph_view(nodes)
     for index, node in conditions:
         text = node.get("expression")
         if not isinstance(text, str):
@@ -150,8 +179,6 @@ def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | Non
             continue  # no such node, or one without output: the rulebook reports it
         if ident is None:
             continue  # without a usable id it has no place in the graph (a rulebook defect)
-        if parents is None:
-            parents = parent_map(nodes)
         upstream = runs_after(parents, ident, target)
         absent = False
         if upstream and isinstance(run_outputs, dict) and target in run_outputs:

@@ -100,9 +100,11 @@ def ancestors(nodes: Any, node_id: str, parents: dict[str, list[str]] | None = N
     return _reachable(node_id, parent_map(nodes) if parents is None else parents)
 
 
-def runs_after(parents: dict[str, list[str]], node_id: str, ancestor: str) -> bool:
+def runs_after(parents: Any, node_id: str, ancestor: str) -> bool:
     """`ancestor in ancestors(nodes, node_id, parents)`, stopping as soon as it is found
-    (a condition mostly reads its own parent: one step, not the whole upstream)."""
+    (a condition mostly reads its own parent: one step, not the whole upstream).
+
+    `parents`: `parent_map(nodes)`, or anything whose `.get(id, ())` answers the same."""
     queue = list(parents.get(node_id, ()))
     seen = set(queue)
     for current in queue:  # breadth first: nearest parents first; the list grows as it goes
