@@ -193,7 +193,7 @@ def markdown(results: dict[str, Any]) -> str:
         "over) and an **id keystroke** (a digit of the middle node's id: every reference to "
         "that node breaks, so the design must be checked again). The id edit is made after the "
         "prompt edit on the same open document, then undone before completion and hover. "
-        "The growth plot stays on the prompt keystroke; the growth table fits both. "
+        "The growth plot and table show both. "
         f"Every latency takes {meta['samples']} samples.",
         "",
         "## Targets",
@@ -315,13 +315,13 @@ def plot(results: dict[str, Any], path: Path) -> str | None:
                                      (axes[1], "nodes-", "nodes", "nodes (short prompts)")):
         for index, server in enumerate(dict.fromkeys(r["server"] for r in rows)):
             color = f"C{index}"
-            for op, style in (("change", "-o"), ("open", ":s")):
+            for op, style in (("change", "-o"), (ID_CHANGE, "--^"), ("open", ":s")):
                 series = sorted((r[key], r["p50_ms"]) for r in rows if r["server"] == server
                                 and r["op"] == op and r["doc"].startswith(prefix)
                                 and r["p50_ms"] is not None)
                 if series:
                     axis.plot([x for x, _ in series], [y for _, y in series], style,
-                              color=color, label=f"{server} {op}")
+                              color=color, label=f"{server} {CHANGE_OPS.get(op, op)}")
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_xlabel(label)
