@@ -75,14 +75,19 @@ class Validator:
         result = self._after_edit(key, server.analyses.get(key), version, text, on_loop=True)
         if result is None:
             return False
+        self._deliver(key, version, result)
+        return True
+
+    def _deliver(self, key: str, version: int | None, result: Analysis) -> None:
+        """Keep `result` as the document's analysis and publish its findings, unless a
+        newer version was published already."""
+        self.server.remember(result)
         last = self.published.get(key)
         if last is not None and version is not None and version < last:
-            return False
-        server.remember(result)
+            return
+        items = convert.diagnostic_dicts(result.findings, result.lines, self.server.encoding)
         self.published[key] = version
-        self._publish(key, version, convert.diagnostic_dicts(result.findings, result.lines,
-                                                             server.encoding))
-        return True
+        self._publish(key, version, items)
 
     def schedule_all(self) -> None:
         """Revalidate every open document (settings or run data changed)."""
@@ -124,9 +129,9 @@ class Validator:
             if cached is not None and cached.version == version and cached.text == text \
                     and not cached.stale:
                 result: Analysis = cached
-            elif (shifted := self._after_edit(key, cached, version, text, on_loop=True)) \
+            elif (rechecked := self._after_edit(key, cached, version, text, on_loop=True)) \
                     is not None:
-                result = shifted  # on the loop: microseconds, no thread hop
+                result = rechecked  # on the loop: no parse, no thread hop
             else:
                 runs = server.runs
                 if runs is not None:
@@ -143,27 +148,22 @@ class Validator:
                 return
             if now[0] != version or now[1] != text or not server.is_design(key):
                 continue  # a newer version or new settings arrived: start over
-            server.remember(result)
-            last = self.published.get(key)
-            if last is not None and version is not None and version < last:
-                return
-            items = convert.diagnostic_dicts(result.findings, result.lines, server.encoding)
-            self.published[key] = version
-            self._publish(key, version, items)
+            self._deliver(key, version, result)
             return
 
     def _analyse(self, key: str, cached: Analysis | None, version: int | None, text: str,
                  runs: object, carry_over: bool) -> Analysis:
         """In the worker: with `carry_over` (the loop left a big text's tree lookup to
-        us), the carried-over analysis when the edit allows one; else the full check."""
-        shifted = self._after_edit(key, cached, version, text, on_loop=False) \
+        us), the re-checked analysis when the edit allows one; else the full check."""
+        rechecked = self._after_edit(key, cached, version, text, on_loop=False) \
             if carry_over else None
-        return shifted if shifted is not None else analyse(key, version, text, runs)
+        return rechecked if rechecked is not None else analyse(key, version, text, runs)
 
     def _after_edit(self, key: str, cached: Analysis | None, version: int | None,
                     text: str, *, on_loop: bool) -> Analysis | None:
-        """The analysis of `text` carried over from `cached` when the one edit between
-        them (as the protocol recorded it) cannot change the findings; else None.
+        """The analysis of `text` re-checked from `cached` when the one edit between them
+        (as the protocol recorded it) is inside one string value and keeps it one; else
+        None (documents.after_edit).
 
         On the loop, the edited value is looked up in the tree only for small texts
         (ON_LOOP_TREE_CHARS); a big one pays that in the worker, once per value."""
