@@ -53,7 +53,8 @@ class EditMap:
     tokens: each edited token's length change, by the token's span in the base."""
 
     edits: tuple[tuple[int, int, int], ...] = ()
-    """(base start, base end, length change) per edited string token, by start."""
+    """(base start, base end, length change) per edited string token, by start.  A change
+    of 0 still marks the token: its text is not the base's (`"ou"` -> `"\\n"`)."""
 
     def shift_before(self, offset: int) -> int:
         """How far a base offset that is not strictly inside an edited token has moved."""
@@ -210,7 +211,7 @@ def recheck(prev: Recheckable, start: int, end: int, replacement: str,
             value = _replaced(value, token.path, new_string)
         except (LookupError, TypeError):
             return None
-    emap = prev.emap.with_edit(*token.base_span, delta) if delta else prev.emap
+    emap = prev.emap.with_edit(*token.base_span, delta)
     where = token.node_field
     graph = prev.graph if token.path is None else \
         recheck_graph(prev.graph, value, where[0] if where is not None else None)

@@ -123,38 +123,40 @@ def locate(doc: ParsedDocument, defect: Defect,
            offsets: Offsets = SAME_TEXT) -> tuple[int, int]:
     """[start, end) offsets for `defect`; never raises (falls back to the first character)."""
     try:
-        start, end = _locate(doc, defect, offsets)
+        return _locate(doc, defect, offsets)
     except Exception:  # noqa: BLE001 - a misplaced squiggle beats a dead server
-        start, end = _one_char(doc, 0)
-    return start, end
+        return _one_char(doc, 0)
 
 
 def _locate(doc: ParsedDocument, defect: Defect, offsets: Offsets) -> tuple[int, int]:
-    at = offsets.at
+    where = _where(doc, defect)
+    if isinstance(where[0], JsonNode):
+        return offsets.string_span(doc, where[0], where[1])
+    return offsets.at(where[0]), offsets.at(where[1])
+
+
+def _where(doc: ParsedDocument, defect: Defect) -> tuple:
+    """[start, end) in the tree's text, or (string node, decoded span) for a slice of one."""
     if defect.index is None:
-        start, end = _graph_range(doc)
-        return at(start), at(end)
+        return _graph_range(doc)
     obj = node_object(doc, defect.index)
     if obj is None:
-        start, end = _graph_range(doc)
-        return at(start), at(end)
+        return _graph_range(doc)
     if obj.kind != "object" or defect.field is None:
-        start, end = _identity_range(doc, obj)
-        return at(start), at(end)
+        return _identity_range(doc, obj)
     member = _last_member_value(obj, defect.field)
     if member is None:
-        start, end = _identity_range(doc, obj)
-        return at(start), at(end)
+        return _identity_range(doc, obj)
     value = member.value
     if value is None:
-        return at(member.key_start), at(member.key_end)
+        return member.key_start, member.key_end
     if defect.element is not None and value.items is not None:
         if 0 <= defect.element < len(value.items):
             item = value.items[defect.element]
-            return at(item.start), at(item.end)
+            return item.start, item.end
     if defect.span is not None and value.kind == "string":
-        return offsets.string_span(doc, value, defect.span)
-    return at(value.start), at(value.end)
+        return value, defect.span
+    return value.start, value.end
 
 
 def location_key(defect: Defect) -> tuple:

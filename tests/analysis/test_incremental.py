@@ -151,6 +151,7 @@ def test_recheck_equals_full_check_along_a_chain(text, count, rebase_at, data):
     ("a blank prompt stays a defect", QUIRKY, '"  "', 1, 0, "x", True),
     ("the expression", QUIRKY, "out.ask", 5, 1, "z", True),
     ("an id", QUIRKY, '"ask"', 1, 1, "z", True),
+    ("an escape of the same length in a condition", QUIRKY, "out.ask", 0, 2, "\\n", True),
     ("an after entry", QUIRKY, '    "start"', 6, 1, "X", True),
     ("the closing quote", QUIRKY, '"ask"', 4, 1, "z", False),
     ("across two values", QUIRKY, '"ask",\n', 2, 6, "", False),
