@@ -1,14 +1,15 @@
-"""Re-checking after a keystroke inside a string value, without parsing again.
+"""Re-checking after a keystroke inside one value, without parsing again.
 
 Most keystrokes land strictly inside one JSON string that is a value -- a prompt, an id,
-an `after` entry, a condition -- and leave it one valid string.  Such an edit keeps the
+an `after` entry, a condition -- and leave it one valid string; or in a number (retries,
+a deadline) or a `true`/`false`/`null` and leave it one.  Such an edit keeps the
 document's structure: every other token stays, moved by the length change.  So the check
 of the new text needs no parse:
 
-- its value is the previous value with that one string replaced (copy-on-write);
+- its value is the previous value with that one scalar replaced (copy-on-write);
 - the rulebook rechecks only what depends on the changed node (workflow/revalidate.py);
 - positions come from the tree of an earlier text, the *base*, through an `EditMap` of how
-  the string tokens edited since then changed length;
+  the tokens edited since then changed length;
 - a defect's range depends only on its location (locate.location_key), so the ranges of
   locations the edit did not touch are carried over, shifted.
 
@@ -17,7 +18,8 @@ non-blank string cannot change any finding: the findings are carried over, shift
 no rulebook, locate or lint at all.
 
 Anything else -- a syntax error anywhere, an edit in a key or across tokens, a quote that
-ends the string -- returns None: the caller runs the full check, which starts a new base.
+ends a string, a number turned into a word -- returns None: the caller runs the full
+check, which starts a new base.
 Pure: offsets are code points of the texts, no protocol types.
 """
 
@@ -123,12 +125,21 @@ class MappedOffsets(Offsets):
 
 @dataclass(frozen=True, slots=True)
 class EditedToken:
-    """A string value that was edited: its span in the base and where its value sits."""
+    """A scalar value that was edited: its span in the base and where its value sits."""
 
     base_span: tuple[int, int]
     path: tuple[str | int, ...] | None
     """Its place in the document's value; None when it does not count (the value of a
     repeated key's losing member: the value keeps the last one)."""
+    quoted: bool = True
+    """A string: edits go strictly between its quotes.  Else a number, true, false or
+    null: edits may touch its ends (typing a digit after the last one)."""
+
+    def holds(self, span: tuple[int, int], start: int, end: int) -> bool:
+        """Whether the edit [start, end) stays in this token, whose span is `span` now."""
+        if self.quoted:
+            return span[0] < start <= end < span[1]
+        return span[0] <= start <= end <= span[1]
 
     @property
     def node_field(self) -> tuple[int, str] | None:
@@ -197,8 +208,9 @@ def recheck(prev: Recheckable, start: int, end: int, replacement: str,
         return None
     old_token = prev.text[now_start:now_end]
     new_token = old_token[: start - now_start] + replacement + old_token[end - now_start:]
-    old_string, new_string = _one_string(old_token), _one_string(new_token)
-    if old_string is None or new_string is None or len(prev.emap.edits) >= MAX_EDITED_TOKENS:
+    old_value, new_value = _one_value(old_token, token.quoted), _one_value(new_token, token.quoted)
+    if old_value is _NOT_ONE or new_value is _NOT_ONE \
+            or len(prev.emap.edits) >= MAX_EDITED_TOKENS:
         return None
     if text is None:
         text = prev.text[:start] + replacement + prev.text[end:]
@@ -206,9 +218,10 @@ def recheck(prev: Recheckable, start: int, end: int, replacement: str,
     value = prev.graph.graph
     if token.path is not None:
         try:
-            if _value_at(value, token.path) != old_string:
+            now = _value_at(value, token.path)
+            if type(now) is not type(old_value) or now != old_value:
                 return None  # the state does not describe this text: never guess
-            value = _replaced(value, token.path, new_string)
+            value = _replaced(value, token.path, new_value)
         except (LookupError, TypeError):
             return None
     emap = prev.emap.with_edit(*token.base_span, delta)
@@ -220,7 +233,8 @@ def recheck(prev: Recheckable, start: int, end: int, replacement: str,
     shifted = _shifter(now_start, now_end, delta)
     if not _touches(prev.findings, now_start, now_end) and (token.path is None or (
         where is not None and len(token.path) == 3 and where[1] in FREE_TEXT_FIELDS
-        and old_string.strip() and new_string.strip()
+        and isinstance(old_value, str) and isinstance(new_value, str)
+        and old_value.strip() and new_value.strip()
     )):  # nothing that counts changed, or only the wording of free text
         state.findings = [shifted(f) for f in prev.findings] if delta else list(prev.findings)
         return state
@@ -249,12 +263,13 @@ def _touches(findings: list[Finding], start: int, end: int) -> bool:
 
 def _edited_token(prev: Recheckable, start: int, end: int,
                   find: bool) -> tuple[EditedToken, tuple[int, int]] | None:
-    """The string value whose quotes strictly enclose [start, end) in prev.text, with its
-    span there; None when there is none (or, without `find`, it is not the last one)."""
+    """The scalar value that holds the edit [start, end) of prev.text (EditedToken.holds),
+    with its span there; None when there is none (or, without `find`, it is not the last
+    one)."""
     token = prev.token
     if token is not None:
         now = prev.emap.span(*token.base_span)
-        if now[0] < start <= end < now[1]:
+        if token.holds(now, start, end):
             return token, now
     if not find:
         return None
@@ -265,20 +280,24 @@ def _edited_token(prev: Recheckable, start: int, end: int,
     if token is None:
         return None
     now = prev.emap.span(*token.base_span)
-    if not now[0] < start <= end < now[1]:
+    if not token.holds(now, start, end):
         return None
     return token, now
 
 
 def _token_at(doc: ParsedDocument, offset: int) -> EditedToken | None:
-    """The string value whose quotes strictly enclose `offset` in a valid base, if any."""
+    """The value at `offset` in a valid base when it is a string (whose quotes strictly
+    enclose it) or a number, true, false or null (touching it will do), if any."""
     chain = doc.path_to_offset(offset)
     if not chain:
         return None
     last = chain[-1]
-    if not (isinstance(last, JsonNode) and last.kind == "string" and last.closed
-            and last.start < offset < last.end):
-        return None  # a key (the chain ends on its Member), a number, a container...
+    if not isinstance(last, JsonNode):
+        return None  # a key: the chain ends on its Member
+    quoted = last.kind == "string"
+    if quoted and not (last.closed and last.start < offset < last.end) or \
+            not quoted and last.kind not in _SCALAR_KINDS:
+        return None  # a container, or an invalid token (not in a valid base anyway)
     path: list[str | int] = []
     counts = True
     for i in range(1, len(chain)):
@@ -293,7 +312,7 @@ def _token_at(doc: ParsedDocument, offset: int) -> EditedToken | None:
         elif isinstance(parent, JsonNode):  # an array item
             items = parent.items or []
             path.append(bisect_right(items, step.start, key=lambda n: n.start) - 1)
-    return EditedToken((last.start, last.end), tuple(path) if counts else None)
+    return EditedToken((last.start, last.end), tuple(path) if counts else None, quoted)
 
 
 def _last_member(obj: Any, key: str) -> Member | None:
@@ -303,16 +322,29 @@ def _last_member(obj: Any, key: str) -> Member | None:
     return None
 
 
-def _one_string(token: str) -> str | None:
-    """The decoded value when `token` (from quote to quote) is exactly one strict JSON
-    string, as the parser's json.loads reads it in the document; else None.  A text that
-    starts and ends with a quote and decodes is one token (anything after a closing quote
-    would be extra data), and json.loads scans it in C."""
+def _one_value(token: str, quoted: bool) -> Any:
+    """The decoded value when `token` is exactly one strict JSON value of its kind -- a
+    string from quote to quote, or a number, true, false or null -- as the parser's
+    json.loads reads it in the document; else _NOT_ONE.  A text that starts and ends with
+    a quote and decodes is one token (anything after a closing quote would be extra data);
+    an unquoted one must not lean on the spaces around it.  json.loads scans it in C."""
+    if not token or (not quoted and token != token.strip()):
+        return _NOT_ONE
     try:
-        value = json.loads(token)
+        value = json.loads(token, parse_constant=_reject)
     except ValueError:
-        return None
-    return value if isinstance(value, str) else None
+        return _NOT_ONE
+    if quoted:
+        return value if isinstance(value, str) else _NOT_ONE
+    return value if value is None or isinstance(value, bool | int | float) else _NOT_ONE
+
+
+def _reject(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # NaN and Infinity, as the parser refuses them
+
+
+_NOT_ONE: Any = object()
+_SCALAR_KINDS = frozenset({"number", "true", "false", "null"})
 
 
 # --- the value and the carried-over ranges ---------------------------------------------

@@ -113,8 +113,8 @@ class Analysis:
     Findings are computed on first use: completion and hover need the tree and
     the run, not the verdict, so a request that races ahead of validation only
     pays for the parse.  The parse is lazy too when the findings were re-checked
-    from the previous version's (`after_edit`): typing inside a string value then
-    costs no parse until a request needs the tree.
+    from the previous version's (`after_edit`): typing inside a value then costs no
+    parse until a request needs the tree.
     """
 
     uri: str
@@ -186,7 +186,7 @@ def after_edit(prev: Analysis, version: int | None, text: str, start: int, end: 
                replacement: str, runs_token: Any, *, find_token: bool = True
                ) -> Analysis | None:
     """The analysis of `text` = prev.text[:start] + replacement + prev.text[end:] when the
-    edit is inside one string value and keeps it one (analysis/incremental.py: no parse,
+    edit is inside one scalar value and keeps it one (analysis/incremental.py: no parse,
     only what the edit can change is checked again); None when a full `analyse` is needed.
 
     `prev` must be checked, current (not stale) and its run still current: `runs_token`

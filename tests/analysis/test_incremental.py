@@ -2,7 +2,8 @@
 
 Property: for designs with defects, warnings, escapes, duplicate keys and more than 50
 nodes, and chains of random edits (inside any string, in free text, blanking values,
-inserting quotes and backslashes, on or next to findings, anywhere at all), each step's
+in and around numbers and literals, inserting quotes and backslashes, on or next to
+findings, anywhere at all), each step's
 `recheck` either declines (None: the caller checks in full and starts a new base) or
 returns exactly check_text(new_text)'s findings and the new text's value -- also after
 many steps on one base and after a request re-parsed the text (a new base).
@@ -65,6 +66,11 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 SAFE = st.sampled_from(["", "x", "7", " ", "\u00e9", "\U0001F600", "\\n", '\\"', "\\u0041", "n0",
                         "t", "out.", "ghost", ".score >= 1"])
 """Replacements that keep a string a string: most keystrokes while typing."""
+_SCALAR = re.compile(r"(?<=[:\[,\s])(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)"
+                     r"(?=[\s,\]}])")
+NUMERIC = st.sampled_from(["0", "7", "-", ".", ".5", "e", "e1", "E-2", "", "x", " ", "true",
+                           "null", "00", "1e999"])
+"""Keystrokes in a number: most keep it one, some make it a word or split it."""
 _KEY_END = re.compile(r"\s*:")
 _FREE_TEXT = re.compile(r'"(?:prompt|question|title|text|profile|model)":\s*("(?:[^"\\]|\\.)*")')
 PIECES = ['"', "\\", "\\n", "\\u00e9", "\\u", " ", "", "x", "yz", "\u00e9", "\U0001F600", "\n",
@@ -96,7 +102,7 @@ def check(text: str, start: int, end: int, replacement: str) -> bool:
 
 @st.composite
 def edit_of(draw, text: str):
-    how = draw(st.sampled_from(["in-value"] * 5 + ["free-text"] * 2 + [
+    how = draw(st.sampled_from(["in-value"] * 5 + ["free-text"] * 2 + ["in-scalar"] * 2 + [
         "in-string", "blank", "finding", "anywhere"]))
     replacement = draw(st.one_of(*[SAFE] * 5, st.sampled_from(PIECES), st.text(max_size=4)))
     if how in ("free-text", "in-value", "in-string", "blank"):
@@ -113,6 +119,13 @@ def edit_of(draw, text: str):
             start = draw(st.integers(token_start, token_end))
             end = draw(st.integers(start, min(token_end, start + 3)))
             return start, end, replacement
+    if how == "in-scalar":
+        tokens = [m.span() for m in _SCALAR.finditer(text)]
+        if tokens:
+            token_start, token_end = draw(st.sampled_from(tokens))
+            start = draw(st.integers(token_start, token_end))
+            end = draw(st.integers(start, min(token_end + 1, start + 2)))
+            return start, end, draw(st.one_of(NUMERIC, st.sampled_from(PIECES)))
     if how == "finding":
         _, findings = check_text(text)
         if findings:
@@ -158,7 +171,22 @@ def test_recheck_equals_full_check_along_a_chain(text, count, rebase_at, data):
     ("a key is not a value", QUIRKY, '"prompt"', 1, 1, "z", False),
     ("the design's name picks its run", QUIRKY, '"quirky"', 1, 1, "z", False),
     ("the typo'd field's value", QUIRKY, '"typo"', 1, 1, "z", True),
-    ("title holding a number", QUIRKY, '"title": 5', 9, 1, "6", False),
+    ("title holding a number", QUIRKY, '"title": 5', 9, 1, "6", True),
+    ("a digit typed after the last", QUIRKY, '"retries": 9', 12, 0, "0", True),
+    ("a digit typed before the first", QUIRKY, '"retries": 9', 11, 0, "1", True),
+    ("retries made a fraction", QUIRKY, '"retries": 9', 12, 0, ".5", True),
+    ("a minus sign", QUIRKY, '"retries": 9', 11, 0, "-", True),
+    ("a number made a word", QUIRKY, '"retries": 9', 12, 0, "x", False),
+    ("a half-typed exponent", QUIRKY, '"retries": 9', 12, 0, "e", False),
+    ("a space inside a number", QUIRKY, '"retries": 9', 12, 0, " 1", False),
+    ("the number deleted", QUIRKY, '"retries": 9', 11, 1, "", False),
+    ("a number made NaN", QUIRKY, '"retries": 9', 11, 1, "NaN", False),
+    ("a number made a string", QUIRKY, '"retries": 9', 11, 1, '"9"', False),
+    ("a number made true", QUIRKY, '"retries": 9', 11, 1, "true", True),
+    ("the comma after a number", '{"nodes": [{"id": "t", "type": "trigger", "retries": 9,'
+     ' "x": 1}]}', "9,", 1, 1, "", False),
+    ("a digit before the comma", '{"nodes": [{"id": "t", "type": "trigger", "retries": 9,'
+     ' "x": 1}]}', "9,", 1, 0, "1", True),
     ("the losing duplicate prompt", DUPLICATES, "first", 1, 0, "z", True),
     ("the losing nodes list", DUPLICATES, '"agent"', 1, 1, "z", True),
     ("inside a surrogate pair escape", DUPLICATES, "ude00", 1, 1, "z", False),

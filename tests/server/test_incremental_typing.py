@@ -1,7 +1,7 @@
-"""Typing inside string values through the server (ranged edits re-checked without a
-parse, see analysis/incremental.py) publishes what a fresh open of the same text
-publishes: in prompts, ids, `after` entries and conditions, with emoji before them,
-with requests in between (which parse the text: a new base)."""
+"""Typing inside values through the server (ranged edits re-checked without a parse, see
+analysis/incremental.py) publishes what a fresh open of the same text publishes: in
+prompts, ids, `after` entries, conditions and numbers, with emoji before them, with
+requests in between (which parse the text: a new base)."""
 
 from __future__ import annotations
 
@@ -76,6 +76,9 @@ async def test_typing_in_a_prompt_publishes_what_a_fresh_open_does(client):
         ("out.ask", 0, 4, 3, "draft", False),
         ('"start"', 1, 6, 0, "😀", False),  # draft's after entry, after an emoji
         ('"start😀"', 0, 6, 1, "", False),
+        ('"retries": 9', 0, 12, 0, "0", False),  # a digit after the last: retries 90
+        ('"retries": 90', 0, 11, 2, "2", False),  # back in range
+        ('"retries": 2', 0, 11, 1, "true", True),  # not a number any more, after a hover
         ("Write", 0, 0, 1, '"', False),  # not a string any more: the full check
     ]
     for needle, occurrence, skip, delete, replacement, hover in steps:

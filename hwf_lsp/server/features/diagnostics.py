@@ -8,8 +8,8 @@ arrived meanwhile; otherwise the newest text is validated next and the stale
 result is dropped.  `published` remembers the last version sent per document,
 so a version is never published after a newer one.
 
-Most keystrokes land inside a string value (a prompt, an id, a condition): when the
-one ranged edit since the last analysis keeps the document's structure
+Most keystrokes land inside one value (a prompt, an id, a condition, a number): when
+the one ranged edit since the last analysis keeps the document's structure
 (documents.after_edit, analysis/incremental.py), the findings are re-checked from
 the previous ones right in the didChange handler -- no parse, no task, no thread
 hop, published before the next message is read.  Anything else takes the full
@@ -64,7 +64,7 @@ class Validator:
 
     def _publish_rechecked(self, key: str) -> bool:
         """Re-check and publish the newest text now, when the last edit allows it (a
-        keystroke inside a string value, analysis/incremental.py); False when the full
+        keystroke inside one value, analysis/incremental.py); False when the full
         path is needed.  Nothing else is in flight for `key`, so nothing newer can be
         published before this."""
         server = self.server
@@ -162,7 +162,7 @@ class Validator:
     def _after_edit(self, key: str, cached: Analysis | None, version: int | None,
                     text: str, *, on_loop: bool) -> Analysis | None:
         """The analysis of `text` re-checked from `cached` when the one edit between them
-        (as the protocol recorded it) is inside one string value and keeps it one; else
+        (as the protocol recorded it) is inside one scalar value and keeps it one; else
         None (documents.after_edit).
 
         On the loop, the edited value is looked up in the tree only for small texts
