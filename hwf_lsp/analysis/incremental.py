@@ -193,8 +193,8 @@ def recheckable(doc: ParsedDocument, findings: list[Finding], graph: CheckedGrap
 def recheck(prev: Recheckable, start: int, end: int, replacement: str,
             text: str | None = None, *, find: bool = True) -> Recheckable | None:
     """The state of prev.text[:start] + replacement + prev.text[end:] (`text`, if the caller
-    has it), or None when the edit is not inside one string value or does not leave it
-    one valid string: then run the full check.
+    has it), or None when the edit is not inside one scalar value (EditedToken.holds) or
+    does not leave it one of its kind: then run the full check.
 
     Without `find`, only an edit inside the value edited last is taken (no tree walk: a
     base whose tree is not built yet costs nothing)."""
