@@ -2,14 +2,15 @@
 
 Most keystrokes land strictly inside one JSON string that is a value -- a prompt, an id,
 an `after` entry, a condition -- and leave it one valid string; or in a number (retries,
-a deadline) or a `true`/`false`/`null` and leave it one.  Such an edit keeps the
-document's structure: every other token stays, moved by the length change.  So the check
-of the new text needs no parse:
+a deadline) or a `true`/`false`/`null` and leave it one; or in the whitespace between
+tokens (Enter, indentation) and leave it whitespace.  Such an edit keeps the document's
+structure: every other token stays, moved by the length change.  So the check of the new
+text needs no parse:
 
 - its value is the previous value with that one scalar replaced (copy-on-write);
 - the rulebook rechecks only what depends on the changed node (workflow/revalidate.py);
 - positions come from the tree of an earlier text, the *base*, through an `EditMap` of how
-  the tokens edited since then changed length;
+  the tokens and gaps edited since then changed length;
 - a defect's range depends only on its location (locate.location_key), so the ranges of
   locations the edit did not touch are carried over, shifted.
 
@@ -39,6 +40,9 @@ from .locate import Finding, Offsets, findings_for, location_key, text_string_sp
 __all__ = ["EditMap", "EditedToken", "MappedOffsets", "Recheckable", "recheck", "recheckable"]
 
 ERROR = "error"
+STRING, SCALAR, GAP = "string", "scalar", "gap"
+JSON_SPACE = " \t\n\r"
+"""The only whitespace JSON has between tokens."""
 MAX_EDITED_TOKENS = 64
 """Past this many edited strings since the base, take the full check (a new base)."""
 LINTED_FIELDS = frozenset({"id", "type", "after", "expression"})
@@ -51,12 +55,13 @@ warnings read: an edit there is checked in full, with the run read again."""
 
 @dataclass(frozen=True, slots=True)
 class EditMap:
-    """Where the base text's offsets are in a later text that differs only inside string
-    tokens: each edited token's length change, by the token's span in the base."""
+    """Where the base text's offsets are in a later text that differs only inside scalar
+    tokens and whitespace gaps: each edited one's length change, by its span in the base.
+    A gap is never empty in the base: its ends must be two different offsets."""
 
     edits: tuple[tuple[int, int, int], ...] = ()
-    """(base start, base end, length change) per edited string token, by start.  A change
-    of 0 still marks the token: its text is not the base's (`"ou"` -> `"\\n"`)."""
+    """(base start, base end, length change) per edited token or gap, by start.  A change
+    of 0 still marks a token: its text is not the base's (`"ou"` -> `"\\n"`)."""
 
     def shift_before(self, offset: int) -> int:
         """How far a base offset that is not strictly inside an edited token has moved."""
@@ -74,8 +79,8 @@ class EditMap:
         """The later text's span of the base token [start, end)."""
         return start + self.shift_before(start), end + self.shift_before(end)
 
-    def is_edited(self, start: int) -> bool:
-        return any(edit[0] == start for edit in self.edits)
+    def is_edited(self, start: int, end: int) -> bool:
+        return any(edit[0] == start and edit[1] == end for edit in self.edits)
 
     def to_base(self, offset: int) -> tuple[int, tuple[int, int] | None]:
         """(base offset, None) for an offset of the later text, or (-1, base span) when it
@@ -91,10 +96,11 @@ class EditMap:
         return offset - shift, None
 
     def with_edit(self, start: int, end: int, delta: int) -> EditMap:
-        """This map after the token [start, end) of the base changed length by `delta`."""
+        """This map after the token or gap [start, end) of the base changed length by
+        `delta`."""
         edits = list(self.edits)
         for i, (s, e, d) in enumerate(edits):
-            if s == start:
+            if s == start and e == end:
                 edits[i] = (s, e, d + delta)
                 return EditMap(tuple(edits))
         edits.insert(bisect_right(edits, start, key=lambda edit: edit[0]), (start, end, delta))
@@ -115,7 +121,7 @@ class MappedOffsets(Offsets):
 
     def string_span(self, doc: ParsedDocument, node: JsonNode,
                     span: tuple[int, int]) -> tuple[int, int]:
-        if self.emap.is_edited(node.start):  # its text is the later one's, not the base's
+        if self.emap.is_edited(node.start, node.end):  # its text is the later one's
             now_start, now_end = self.emap.span(node.start, node.end)
             return text_string_span(self.text, JsonNode("string", now_start, now_end), span)
         start, end = text_string_span(doc.text, node, span)
@@ -125,19 +131,21 @@ class MappedOffsets(Offsets):
 
 @dataclass(frozen=True, slots=True)
 class EditedToken:
-    """A scalar value that was edited: its span in the base and where its value sits."""
+    """A scalar value or a gap that was edited: its span in the base, where its value
+    sits, and what kind it is."""
 
     base_span: tuple[int, int]
     path: tuple[str | int, ...] | None
     """Its place in the document's value; None when it does not count (the value of a
-    repeated key's losing member: the value keeps the last one)."""
-    quoted: bool = True
-    """A string: edits go strictly between its quotes.  Else a number, true, false or
-    null: edits may touch its ends (typing a digit after the last one)."""
+    repeated key's losing member: the value keeps the last one) and for a gap."""
+    kind: str = STRING
+    """STRING: edits go strictly between its quotes.  SCALAR (a number, true, false or
+    null) and GAP (whitespace between tokens): edits may touch its ends (a digit typed
+    after the last one, a space after the last space)."""
 
     def holds(self, span: tuple[int, int], start: int, end: int) -> bool:
         """Whether the edit [start, end) stays in this token, whose span is `span` now."""
-        if self.quoted:
+        if self.kind == STRING:
             return span[0] < start <= end < span[1]
         return span[0] <= start <= end <= span[1]
 
@@ -198,20 +206,25 @@ def recheck(prev: Recheckable, start: int, end: int, replacement: str,
 
     Without `find`, only an edit inside the value edited last is taken (no tree walk: a
     base whose tree is not built yet costs nothing)."""
-    if start > end:
+    if start > end or len(prev.emap.edits) >= MAX_EDITED_TOKENS:
         return None
-    found = _edited_token(prev, start, end, find)
+    spacing = not replacement.strip(JSON_SPACE) and not prev.text[start:end].strip(JSON_SPACE)
+    found = _gap(prev, start, end, find) if spacing else None
+    if found is None:
+        found = _edited_token(prev, start, end, find)
     if found is None:
         return None
     token, (now_start, now_end) = found
     if token.path == RUN_KEY:
         return None
-    old_token = prev.text[now_start:now_end]
-    new_token = old_token[: start - now_start] + replacement + old_token[end - now_start:]
-    old_value, new_value = _one_value(old_token, token.quoted), _one_value(new_token, token.quoted)
-    if old_value is _NOT_ONE or new_value is _NOT_ONE \
-            or len(prev.emap.edits) >= MAX_EDITED_TOKENS:
-        return None
+    old_value = new_value = None
+    if token.kind != GAP:
+        old_token = prev.text[now_start:now_end]
+        new_token = old_token[: start - now_start] + replacement + old_token[end - now_start:]
+        old_value = _one_value(old_token, token.kind == STRING)
+        new_value = _one_value(new_token, token.kind == STRING)
+        if old_value is _NOT_ONE or new_value is _NOT_ONE:
+            return None
     if text is None:
         text = prev.text[:start] + replacement + prev.text[end:]
     delta = len(replacement) - (end - start)
@@ -267,7 +280,7 @@ def _edited_token(prev: Recheckable, start: int, end: int,
     with its span there; None when there is none (or, without `find`, it is not the last
     one)."""
     token = prev.token
-    if token is not None:
+    if token is not None and token.kind != GAP:
         now = prev.emap.span(*token.base_span)
         if token.holds(now, start, end):
             return token, now
@@ -283,6 +296,52 @@ def _edited_token(prev: Recheckable, start: int, end: int,
     if not token.holds(now, start, end):
         return None
     return token, now
+
+
+def _gap(prev: Recheckable, start: int, end: int,
+         find: bool) -> tuple[EditedToken, tuple[int, int]] | None:
+    """The whitespace between two tokens that holds the edit [start, end) of prev.text
+    (which only replaces whitespace with whitespace), with its span there; None when the
+    edit is inside a token (a space typed in a prompt is a string edit) or the gap is
+    empty in the base (a zero-width gap has no end distinct from its start)."""
+    token = prev.token
+    if token is not None and token.kind == GAP:
+        now = prev.emap.span(*token.base_span)
+        if token.holds(now, start, end):
+            return token, now
+    if not find:
+        return None
+    base_offset, inside = prev.emap.to_base(start)
+    if inside is not None:  # inside something edited before: fine if that is a gap
+        if prev.base.text[inside[0]:inside[1]].strip(JSON_SPACE):
+            return None
+    elif _inside_a_token(prev.base, base_offset):
+        return None
+    text = prev.text
+    gap_start, gap_end = start, end
+    while gap_start > 0 and text[gap_start - 1] in JSON_SPACE:
+        gap_start -= 1
+    while gap_end < len(text) and text[gap_end] in JSON_SPACE:
+        gap_end += 1
+    (base_start, inside_start), (base_end, inside_end) = (
+        prev.emap.to_base(gap_start), prev.emap.to_base(gap_end))
+    if inside_start is not None or inside_end is not None or not base_start < base_end:
+        return None
+    now = prev.emap.span(base_start, base_end)
+    if now != (gap_start, gap_end):
+        return None  # the map does not describe this text: never guess
+    return EditedToken((base_start, base_end), None, GAP), now
+
+
+def _inside_a_token(doc: ParsedDocument, offset: int) -> bool:
+    """Whether `offset` is strictly inside a string, key, number or literal of a valid
+    base (a space there would be part of it, or split it)."""
+    chain = doc.path_to_offset(offset)
+    last = chain[-1] if chain else None
+    if isinstance(last, Member):
+        return last.key_start < offset < last.key_end
+    return isinstance(last, JsonNode) and (
+        last.kind == "string" or last.kind in _SCALAR_KINDS) and last.start < offset < last.end
 
 
 def _token_at(doc: ParsedDocument, offset: int) -> EditedToken | None:
@@ -312,7 +371,8 @@ def _token_at(doc: ParsedDocument, offset: int) -> EditedToken | None:
         elif isinstance(parent, JsonNode):  # an array item
             items = parent.items or []
             path.append(bisect_right(items, step.start, key=lambda n: n.start) - 1)
-    return EditedToken((last.start, last.end), tuple(path) if counts else None, quoted)
+    return EditedToken((last.start, last.end), tuple(path) if counts else None,
+                       STRING if quoted else SCALAR)
 
 
 def _last_member(obj: Any, key: str) -> Member | None:

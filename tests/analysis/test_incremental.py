@@ -2,8 +2,8 @@
 
 Property: for designs with defects, warnings, escapes, duplicate keys and more than 50
 nodes, and chains of random edits (inside any string, in free text, blanking values,
-in and around numbers and literals, inserting quotes and backslashes, on or next to
-findings, anywhere at all), each step's
+in and around numbers and literals, in the whitespace between tokens, inserting quotes
+and backslashes, on or next to findings, anywhere at all), each step's
 `recheck` either declines (None: the caller checks in full and starts a new base) or
 returns exactly check_text(new_text)'s findings and the new text's value -- also after
 many steps on one base and after a request re-parsed the text (a new base).
@@ -71,6 +71,9 @@ _SCALAR = re.compile(r"(?<=[:\[,\s])(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false
 NUMERIC = st.sampled_from(["0", "7", "-", ".", ".5", "e", "e1", "E-2", "", "x", " ", "true",
                            "null", "00", "1e999"])
 """Keystrokes in a number: most keep it one, some make it a word or split it."""
+_SPACE_RUN = re.compile(r"[ \t\r\n]+")
+SPACES = st.sampled_from(["", " ", "\n", "\t", "  ", "\r\n", "\n    ", "\r"])
+"""Formatting keystrokes: Enter, Tab, spaces, deleting them."""
 _KEY_END = re.compile(r"\s*:")
 _FREE_TEXT = re.compile(r'"(?:prompt|question|title|text|profile|model)":\s*("(?:[^"\\]|\\.)*")')
 PIECES = ['"', "\\", "\\n", "\\u00e9", "\\u", " ", "", "x", "yz", "\u00e9", "\U0001F600", "\n",
@@ -103,7 +106,7 @@ def check(text: str, start: int, end: int, replacement: str) -> bool:
 @st.composite
 def edit_of(draw, text: str):
     how = draw(st.sampled_from(["in-value"] * 5 + ["free-text"] * 2 + ["in-scalar"] * 2 + [
-        "in-string", "blank", "finding", "anywhere"]))
+        "spacing"] * 2 + ["in-string", "blank", "finding", "anywhere"]))
     replacement = draw(st.one_of(*[SAFE] * 5, st.sampled_from(PIECES), st.text(max_size=4)))
     if how in ("free-text", "in-value", "in-string", "blank"):
         pattern = _FREE_TEXT if how == "free-text" else _STRING
@@ -119,6 +122,13 @@ def edit_of(draw, text: str):
             start = draw(st.integers(token_start, token_end))
             end = draw(st.integers(start, min(token_end, start + 3)))
             return start, end, replacement
+    if how == "spacing":
+        runs = [m.span() for m in _SPACE_RUN.finditer(text)]
+        if runs:
+            run_start, run_end = draw(st.sampled_from(runs))
+            start = draw(st.integers(run_start, run_end))
+            end = draw(st.integers(start, run_end))
+            return start, end, draw(SPACES)
     if how == "in-scalar":
         tokens = [m.span() for m in _SCALAR.finditer(text)]
         if tokens:
@@ -185,6 +195,17 @@ def test_recheck_equals_full_check_along_a_chain(text, count, rebase_at, data):
     ("a number made true", QUIRKY, '"retries": 9', 11, 1, "true", True),
     ("the comma after a number", '{"nodes": [{"id": "t", "type": "trigger", "retries": 9,'
      ' "x": 1}]}', "9,", 1, 1, "", False),
+    ("Enter after a comma", QUIRKY, '"id": "start",', 14, 0, "\n   ", True),
+    ("indentation removed", QUIRKY, '\n   "type": "trigger"', 1, 3, "", True),
+    ("a tab after a colon", QUIRKY, '"id": "start"', 5, 0, "\t", True),
+    ("a space inside a key is a key edit", QUIRKY, '"type"', 2, 0, " ", False),
+    ("a space inside a prompt is a string edit", QUIRKY, "next", 1, 0, " ", True),
+    ("a space between adjacent tokens", '{"nodes":[{"id":"t","type":"trigger"}]}', '"id":', 5,
+     0, " ", False),
+    ("a space after the root", QUIRKY + " ", "}\n ", 2, 0, "\n", True),
+    ("a space inside a number splits it", '{"nodes": [{"id": "t", "retries": 12}]}', "12", 1,
+     0, " ", False),
+    ("CRLF for LF", QUIRKY, ',\n "nodes"', 1, 1, "\r\n", True),
     ("a digit before the comma", '{"nodes": [{"id": "t", "type": "trigger", "retries": 9,'
      ' "x": 1}]}', "9,", 1, 0, "1", True),
     ("the losing duplicate prompt", DUPLICATES, "first", 1, 0, "z", True),

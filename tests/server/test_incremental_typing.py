@@ -1,7 +1,8 @@
 """Typing inside values through the server (ranged edits re-checked without a parse, see
 analysis/incremental.py) publishes what a fresh open of the same text publishes: in
-prompts, ids, `after` entries, conditions and numbers, with emoji before them, with
-requests in between (which parse the text: a new base)."""
+prompts, ids, `after` entries, conditions and numbers, and in the whitespace between
+tokens, with emoji before them, with requests in between (which parse the text: a new
+base)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,9 @@ async def test_typing_in_a_prompt_publishes_what_a_fresh_open_does(client):
         ('"retries": 9', 0, 12, 0, "0", False),  # a digit after the last: retries 90
         ('"retries": 90', 0, 11, 2, "2", False),  # back in range
         ('"retries": 2', 0, 11, 1, "true", True),  # not a number any more, after a hover
+        ('"id": "Gate",', 0, 13, 0, "\n\n      ", False),  # Enter: lines below move down
+        ('"id": "Gate",\n\n', 0, 14, 1, "", True),  # one blank line less, after a hover
+        ('"type": "condition"', 0, 7, 0, "  ", False),  # spaces after a colon
         ("Write", 0, 0, 1, '"', False),  # not a string any more: the full check
     ]
     for needle, occurrence, skip, delete, replacement, hover in steps:
