@@ -218,7 +218,7 @@ async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Do
 
 
 FEATURE_IMPORTS = (
-    "import importlib, importlib.util, hwf_lsp.server.cli, hwf_lsp.server.server as s\n"
+    "import importlib, importlib.util, hwf_lsp.server.main, hwf_lsp.server.server as s\n"
     "for f in s.FEATURES:\n"
     "    name = 'hwf_lsp.server.features.' + f\n"
     "    if importlib.util.find_spec(name): importlib.import_module(name)"
@@ -248,7 +248,7 @@ def profile_cold_start(hwf: ServerSpec, out: Path) -> dict[str, Any]:
     base = _importtime(hwf.argv[0], "import pygls.lsp.server")
     extra = sorted(((t[0], t[1], m) for m, t in ours.items() if m not in base), reverse=True)
     path = out / "profile-cold-start-importtime.txt"
-    lines = [f"modules imported by hwf_lsp.server.cli + features beyond `import pygls.lsp.server`: "
+    lines = [f"modules imported by hwf_lsp.server.main + features beyond `import pygls.lsp.server`: "
              f"{len(extra)}, self time {sum(e[0] for e in extra) / 1000:.1f} ms",
              "self_us  cumulative_us  module"]
     lines += [f"{own:>7} {cumulative:>14}  {module}" for own, cumulative, module in extra]

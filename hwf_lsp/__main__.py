@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from hwf_lsp.server.cli import main
+from hwf_lsp.server.main import main
 
 raise SystemExit(main())

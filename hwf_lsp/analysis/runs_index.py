@@ -202,15 +202,3 @@ class _Refreshing:
         """The index this view reads through, checking the disk first."""
         return self.index
 
-
-def design_name(top: Any, path: str | None) -> str | None:
-    """A design's name: its `name` field, else the file's stem (`x.hwf.json` -> `x`)."""
-    if isinstance(top, dict) and isinstance(top.get("name"), str) and top["name"]:
-        return top["name"]
-    if not path:
-        return None
-    base = path.replace("\\", "/").rsplit("/", 1)[-1]
-    for suffix in (".hwf.json", ".json"):
-        if base.endswith(suffix):
-            return base[: -len(suffix)] or None
-    return base or None

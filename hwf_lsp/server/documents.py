@@ -19,7 +19,8 @@ from hwf_lsp.analysis.check import check_recheckable
 from hwf_lsp.analysis.incremental import Recheckable, recheck
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex, line_index
-from hwf_lsp.analysis.runs_index import RunsIndex, design_name
+from hwf_lsp.analysis.runs_index import RunsIndex
+from hwf_lsp.workflow.design_files import design_name_for
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
             index = getattr(runs, "fresh_index", None)  # only a disk-checking view counts
             token = index.token() if index is not None else None
             top = doc.to_python()
-            run = runs.newest(design_name(top, uri_to_path(uri)))
+            run = runs.newest(design_name_for(top, uri_to_path(uri)))
             if run is not None:
                 run = run.with_design(top)  # a foreign run's failed step, by this design
         except Exception:  # noqa: BLE001 - run data is a bonus, never a failure

@@ -13,7 +13,6 @@ from hwf_lsp.analysis.runs_index import (
     WAITING,
     RunInfo,
     RunsIndex,
-    design_name,
 )
 
 
@@ -102,13 +101,6 @@ def test_fed_index_reads_only_snapshots(tmp_path):
 def test_junk_state_fields_are_tolerated():
     run = RunInfo.from_state({"run_id": 5, "outputs": [], "skipped": "x", "pending": 3}, "/x")
     assert (run.outputs, run.skipped, run.pending, run.node_status("a")) == ({}, (), None, None)
-
-
-def test_design_name():
-    assert design_name({"name": "n"}, "/x/y.hwf.json") == "n"
-    assert design_name({}, "/x/y.hwf.json") == "y"
-    assert design_name(None, "/d/workflow-designs/z.json") == "z"
-    assert design_name([], None) is None
 
 
 def _age(path, seconds=5):

@@ -42,7 +42,7 @@ from schema_corpus import (
 )
 from vscode_engine import needs_vscode_engine, run_vscode_engine
 
-from hwf_lsp import schema_gen
+from hwf_lsp.workflow import schema_gen
 from hwf_lsp.workflow import vocabulary as vocab
 from hwf_lsp.workflow.defects import Defect
 from hwf_lsp.workflow.validator import collect_defects, validate_designer_graph

@@ -16,7 +16,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from schema_corpus import REPO
 from vscode_engine import needs_vscode_engine, run_vscode_engine
 
-from hwf_lsp import schema_gen
+from hwf_lsp.workflow import schema_gen
 from hwf_lsp.workflow import vocabulary as vocab
 from hwf_lsp.workflow.conditions import ConditionError, parse_condition
 from hwf_lsp.workflow.validator import validate_designer_graph
@@ -29,12 +29,12 @@ CONDITION_RE = re.compile(schema_gen.condition_pattern())
 
 def test_committed_file_is_the_generated_output() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_gen.render(), (
-        "schema is stale: run `python -m hwf_lsp.schema_gen > schema/"
+        "schema is stale: run `python -m hwf_lsp.workflow.schema_gen > schema/"
         "hermes-workflow-design.schema.json`")
 
 
 def test_module_entry_point_prints_the_schema() -> None:
-    result = subprocess.run([sys.executable, "-m", "hwf_lsp.schema_gen"], cwd=REPO,
+    result = subprocess.run([sys.executable, "-m", "hwf_lsp.workflow.schema_gen"], cwd=REPO,
                             capture_output=True, text=True, encoding="utf-8", timeout=60,
                             check=True)
     assert result.stdout == SCHEMA_FILE.read_text(encoding="utf-8")

@@ -13,10 +13,8 @@ from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.runs_index import RunInfo
 from hwf_lsp.server.features.code_lens import lens_specs
-from hwf_lsp.server.features.commands import sanitized_name
 from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.server.runs.watcher import RunsWatcher, runs_signature
-from hwf_lsp.workflow.names import check_design_name
 from hwf_lsp.workflow.run_cache import RunFilesCache
 from hwf_lsp.workflow.run_facts import failed_step
 from hwf_lsp.workflow.stores import RunStore
@@ -28,19 +26,6 @@ DESIGN = {"name": "d", "nodes": [
     {"id": "g", "type": "approval", "question": "q?", "after": ["c"]},
     {"id": "n", "type": "note", "text": "hi"},
 ]}
-
-
-@pytest.mark.parametrize("stem, expected", [
-    ("release-notes", "release-notes"),
-    ("My Flow", "my-flow"),
-    ("__init", "init"),
-    ("ünïcode ✓", "n-code-"),
-    ("..", "design"),
-    ("x" * 80, "x" * 64),
-])
-def test_sanitized_name(stem: str, expected: str) -> None:
-    assert sanitized_name(stem) == expected
-    assert check_design_name(sanitized_name(stem)) == expected
 
 
 def state(**overrides):

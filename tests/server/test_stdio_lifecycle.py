@@ -25,7 +25,7 @@ from hwf_lsp.server import stdio
 LIMIT = 4096
 """The server under test refuses frames over this many bytes (the real limit is 256 MiB)."""
 LAUNCH = ("import hwf_lsp.server.stdio as s; s.MAX_MESSAGE_BYTES = {limit}; "
-          "from hwf_lsp.server.cli import main; raise SystemExit(main())")
+          "from hwf_lsp.server.main import main; raise SystemExit(main())")
 
 
 class Raw:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import re
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,57 +93,41 @@ def _run_id(args: tuple[Any, ...], usage: str) -> str:
         raise bad_arguments(usage, str(exc)) from None
 
 
-def sanitized_name(stem: str) -> str:
-    """A file stem as a legal design name: lower case, other characters as '-'."""
-    name = re.sub(r"[^a-z0-9_.-]+", "-", stem.lower()).lstrip("_.-")[:64]
-    return name or "design"
-
-
-def _stem(uri: str) -> str:
-    base = (uri_to_path(uri) or uri).rstrip("/").rsplit("/", 1)[-1]
-    for suffix in (".hwf.json", ".json"):
-        if base.endswith(suffix):
-            return base[: -len(suffix)]
-    return base
-
-
 def design_from_editor(server: HwfServer, uri: str) -> tuple[dict[str, Any], str]:
     """The design as the editor has it (unsaved edits included), and the name to file it under.
 
-    An open document's text wins; a closed one is read from disk.  The name is the
-    design's `name`, else the file stem made legal.
+    An open document's text wins (its syntax error located as the editor shows it); a
+    closed one is read from disk by the engine's `load_design_file`. The name follows the
+    engine's one rule (`design_files.design_name_for`).
     """
+    from hwf_lsp.workflow import design_files  # the run machinery: on first use
+
+    path = uri_to_path(uri)
     analysis = server.analysis(uri)  # the open design's current text, already parsed
     opened = server.open_text(uri) if analysis is None else (analysis.version, analysis.text)
-    if opened is not None:
-        text = opened[1]
-    else:
-        path = uri_to_path(uri)
+    if opened is None:
         if path is None:
             raise CommandError(f"{uri} is not open in the editor and is not a file")
-        from hwf_lsp.workflow.stores import read_text_file  # the run machinery: on first use
-
         try:
-            text = read_text_file(path)
+            return design_files.load_design_file(path)
         except FileNotFoundError:
             raise CommandError(f"{path}: no such file") from None
         except ValueError as exc:
             raise CommandError(f"{path} {exc}") from None
+    text = opened[1]
+    shown = design_files.file_stem(path or uri)
     doc = analysis.doc if analysis is not None else parse(text)
     if doc.errors:
         first = doc.errors[0]
         line, column = LineIndex(text).position(min(first.start, len(text)), "utf-32")
         raise CommandError(
-            f"{_stem(uri)} is not valid JSON ({first.msg} at line {line + 1}, column "
+            f"{shown} is not valid JSON ({first.msg} at line {line + 1}, column "
             f"{column + 1}): a design with defects cannot run"
         )
     design = doc.to_python()
     if not isinstance(design, dict):
-        raise CommandError(f"{_stem(uri)} is not a design: expected a JSON object")
-    name = design.get("name")
-    if isinstance(name, str) and name:
-        return design, name
-    return design, sanitized_name(_stem(uri))
+        raise CommandError(f"{shown} is not a design: expected a JSON object")
+    return design, design_files.design_name_for(design, path or uri) or "design"
 
 
 # --- the commands ---------------------------------------------------------------

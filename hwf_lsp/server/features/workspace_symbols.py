@@ -16,12 +16,12 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex
-from hwf_lsp.analysis.runs_index import design_name
 from hwf_lsp.analysis.symbols import Symbol, document_symbols, matches_query
 from hwf_lsp.server import convert
 from hwf_lsp.server.documents import is_design_uri, uri_to_path
 from hwf_lsp.server.features.document_symbols import symbol_kind
 from hwf_lsp.server.guard import guarded
+from hwf_lsp.workflow.design_files import design_name_for
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
@@ -82,7 +82,7 @@ class WorkspaceDesigns:
         except OSError:
             return None
         doc = parse(text)
-        entry = _Entry(stamp, design_name(doc.to_python(), path), text, document_symbols(doc))
+        entry = _Entry(stamp, design_name_for(doc.to_python(), path), text, document_symbols(doc))
         self.cache[path] = entry
         return entry
 
@@ -104,7 +104,7 @@ def register(server: HwfServer) -> None:
                 path = uri_to_path(uri) or uri
                 seen.add(os.path.normpath(path))
                 sources.append((uri, analysis.text,
-                                design_name(analysis.doc.to_python(), path),
+                                design_name_for(analysis.doc.to_python(), path),
                                 document_symbols(analysis.doc)))
         for path in designs.files(server.folder_uris(), server.settings.design_globs):
             if os.path.normpath(path) in seen:

@@ -7,13 +7,12 @@ reading lives here once.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
-from pathlib import Path
 from typing import Any
 
-from hwf_lsp.cli_common import EXIT_FAILED, CliError, err
+from hwf_lsp.cli.errors import EXIT_FAILED, CliError, err
+from hwf_lsp.workflow.design_files import design_from_text
 from hwf_lsp.workflow.names import check_design_name
 from hwf_lsp.workflow.stores import DesignStore, read_text_file
 from hwf_lsp.workflow.validator import validate_designer_graph
@@ -37,25 +36,14 @@ def read_design_text(path: str) -> str:
 def load_design(spec: str, designs: DesignStore) -> tuple[dict[str, Any], str | None, str]:
     """(design, name to file the run under or None, where it came from) for a path or a name.
 
-    A path that exists wins; otherwise DESIGN must be a stored design's name.
+    A path that exists wins (`design_from_text`: the engine's one rule for a file's design
+    name); otherwise DESIGN must be a stored design's name.
     """
     if os.path.exists(spec):
-        text = read_design_text(spec)
         try:
-            design = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise CliError(f"{spec}: not valid JSON ({exc}); "
-                           f"{HOW_TO_LOCATE.format(path=spec)}") from None
-        if not isinstance(design, dict):
-            raise CliError(f"{spec}: a design is a JSON object with name and nodes")
-        name = None
-        if design.get("name") is None:
-            stem = Path(spec).name.split(".", 1)[0]
-            try:
-                name = check_design_name(stem)
-            except ValueError:
-                raise CliError(f"{spec}: the design has no name, and {stem!r} is not a valid "
-                               "design name; add \"name\" to the file") from None
+            design, name = design_from_text(read_design_text(spec), spec)
+        except ValueError as exc:
+            raise CliError(f"{spec} {exc}; {HOW_TO_LOCATE.format(path=spec)}") from None
         return design, name, spec
     try:
         check_design_name(spec)

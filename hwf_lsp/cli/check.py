@@ -16,7 +16,8 @@ from typing import Any
 
 from hwf_lsp.analysis.check import check_text, finding_to_contract
 from hwf_lsp.analysis.positions import LineIndex
-from hwf_lsp.cli_common import (
+from hwf_lsp.cli.design import read_design_text
+from hwf_lsp.cli.errors import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
@@ -25,7 +26,6 @@ from hwf_lsp.cli_common import (
     json_text,
     out,
 )
-from hwf_lsp.cli_design import read_design_text
 
 ERROR, WARNING = "error", "warning"
 

@@ -15,8 +15,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp import cli_render as render
-from hwf_lsp.cli_common import (
+from hwf_lsp.cli import render
+from hwf_lsp.cli.design import load_design, refuse_defects
+from hwf_lsp.cli.errors import (
     EXIT_BUSY,
     EXIT_FAILED,
     EXIT_OK,
@@ -27,7 +28,6 @@ from hwf_lsp.cli_common import (
     json_text,
     out,
 )
-from hwf_lsp.cli_design import load_design, refuse_defects
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from hwf_lsp.cli_common import EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, CliError, err
+from hwf_lsp.cli.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, CliError, err
 
 EPILOG = f"""\
 examples:
@@ -153,10 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "check":
-            from hwf_lsp.cli_check import run_check
+            from hwf_lsp.cli.check import run_check
 
             return run_check(args.paths, args.format)
-        from hwf_lsp import cli_runs
+        from hwf_lsp.cli import runs as cli_runs
 
         return cli_runs.dispatch(args)
     except CliError as error:
