@@ -29,6 +29,7 @@ $(DEB_STAMP): $(STAMP)
 
 # The schema agreement tests also run VS Code's own JSON engine, from the benchmark peer's packages.
 test-python: $(STAMP) $(DEB_STAMP) $(PEER_STAMP)
+	$(VENV)/bin/ruff check hwf_lsp tests bench
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

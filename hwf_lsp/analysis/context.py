@@ -130,43 +130,13 @@ def cursor_context(doc: ParsedDocument, offset: int) -> CursorContext:
     """The context at `offset` (clamped to the text); never raises on any document."""
     text = doc.text
     offset = max(0, min(offset, len(text)))
-    chain = doc.path_to_offset(offset)
-    innermost_container: JsonNode | None = None
-    member: Member | None = None
-    string_node: JsonNode | None = None
-    for element in chain:
-        if isinstance(element, Member):
-            member = element
-            continue
-        if element.kind in ("object", "array"):
-            innermost_container = element
-            member = None
-        elif element.kind == "string":
-            string_node = element
-    # where does the token under the cursor start and end?
-    found = None if string_node is not None else _string_at(
-        text, offset, _outside_strings_before(text, innermost_container, offset))
-    if string_node is not None:
-        start, closed = string_node.start, string_node.closed
-        end = string_node.end
-        in_string = True
-    elif found is not None:
-        start, end, closed = found
-        in_string = True
-    else:
-        in_string = False
-        closed = False
-        window = text[max(0, offset - _LOOKBACK):offset]
-        word = _WORD_BEFORE.search(window)
-        start = offset - (len(word.group()) if word else 0)
-        after = _WORD_AFTER.match(text, offset)
-        end = after.end() if after else offset
+    container, member, string_node = _innermost(doc.path_to_offset(offset))
+    start, end, closed, in_string = _token_span(text, offset, container, string_node)
     prefix = text[start + 1 : offset] if in_string else text[start:offset]
-    ctx = CursorContext(offset=offset, role=NONE, container=innermost_container, path=(),
+    ctx = CursorContext(offset=offset, role=NONE, container=container, path=(),
                         in_string=in_string, string_closed=closed, token_start=start,
                         token_end=end, prefix=prefix, string_node=string_node,
                         source=text)
-    container = innermost_container
     if container is None:
         return ctx
     ctx.path = path_of(container)
@@ -175,36 +145,72 @@ def cursor_context(doc: ParsedDocument, offset: int) -> CursorContext:
         ctx.role = ITEM
         return ctx
     # an object: key or value?
-    if member is not None:
-        ctx.member = member
-        if member.key_start <= offset <= member.key_end and (
-            member.colon is None or offset <= member.colon
-        ) and (offset < member.key_end or not _closed_key(text, member)):
-            ctx.role = KEY
-            ctx.key = member.key
-            ctx.has_colon = member.colon is not None
-            if not in_string:  # cursor on a key's closing quote edge
-                ctx.token_start, ctx.token_end = member.key_start, member.key_end
-            return ctx
-        value = member.value
-        if value is not None and offset >= value.end and not contains(value, offset):
-            return ctx  # right after a complete value: nothing belongs here
-        if member.colon is not None and offset > member.colon:
-            ctx.role = VALUE
-            ctx.key = member.key
-            return ctx
-        if offset == member.key_end:
-            ctx.role = NONE
-            return ctx
+    if member is not None and _role_from_member(ctx, member):
+        return ctx
     before = _previous_char(text, start)
     if before == ":":
         owner = _member_with_colon(container, start)
         if owner is not None:
             ctx.role, ctx.key, ctx.member = VALUE, owner.key, owner
-            return ctx
         return ctx
     ctx.role = KEY
     return ctx
+
+
+def _innermost(chain: list) -> tuple[JsonNode | None, Member | None, JsonNode | None]:
+    """(innermost container, its member under the cursor, string under the cursor)."""
+    container: JsonNode | None = None
+    member: Member | None = None
+    string_node: JsonNode | None = None
+    for element in chain:
+        if isinstance(element, Member):
+            member = element
+            continue
+        if element.kind in ("object", "array"):
+            container = element
+            member = None
+        elif element.kind == "string":
+            string_node = element
+    return container, member, string_node
+
+
+def _token_span(text: str, offset: int, container: JsonNode | None,
+                string_node: JsonNode | None) -> tuple[int, int, bool, bool]:
+    """(start, end, string closed, in a string) of the token under the cursor."""
+    if string_node is not None:
+        return string_node.start, string_node.end, string_node.closed, True
+    found = _string_at(text, offset, _outside_strings_before(text, container, offset))
+    if found is not None:
+        start, end, closed = found
+        return start, end, closed, True
+    window = text[max(0, offset - _LOOKBACK):offset]
+    word = _WORD_BEFORE.search(window)
+    after = _WORD_AFTER.match(text, offset)
+    return (offset - (len(word.group()) if word else 0), after.end() if after else offset,
+            False, False)
+
+
+def _role_from_member(ctx: CursorContext, member: Member) -> bool:
+    """Set the role from the member under the cursor; False when the member doesn't say."""
+    text, offset = ctx.source, ctx.offset
+    ctx.member = member
+    if member.key_start <= offset <= member.key_end and (
+        member.colon is None or offset <= member.colon
+    ) and (offset < member.key_end or not _closed_key(text, member)):
+        ctx.role = KEY
+        ctx.key = member.key
+        ctx.has_colon = member.colon is not None
+        if not ctx.in_string:  # cursor on a key's closing quote edge
+            ctx.token_start, ctx.token_end = member.key_start, member.key_end
+        return True
+    value = member.value
+    if value is not None and offset >= value.end and not contains(value, offset):
+        return True  # right after a complete value: nothing belongs here
+    if member.colon is not None and offset > member.colon:
+        ctx.role = VALUE
+        ctx.key = member.key
+        return True
+    return offset == member.key_end  # role NONE
 
 
 def _outside_strings_before(text: str, container: JsonNode | None, offset: int) -> int:

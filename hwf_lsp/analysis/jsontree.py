@@ -339,6 +339,40 @@ _SCAN_DEPTH = 64
 """Try the C scanner on containers at most this deep (its recursion is limited)."""
 
 
+_STOP = object()
+"""`_Builder._where`: the rest of the text is not parsed."""
+
+
+class _Token:
+    """One token of the slow path: where it is, what it is, and its node if already built."""
+
+    __slots__ = ("start", "end", "punct", "node", "bad_word", "string_value", "string_closed")
+
+    def __init__(self, start: int, end: int, punct: str, node: JsonNode | None = None,
+                 bad_word: str | None = None, string_value: str | None = None,
+                 string_closed: bool = True) -> None:
+        self.start = start
+        self.end = end
+        self.punct = punct
+        """'"' for a string, the mark for punctuation, "" for a bare word."""
+        self.node = node
+        """A scalar word's node, or a nested container that is valid JSON as a whole."""
+        self.bad_word = bad_word
+        self.string_value = string_value
+        self.string_closed = string_closed
+
+    @property
+    def is_value(self) -> bool:
+        """A value token: a scalar, a string, or the opener of a container."""
+        return self.node is not None or self.punct in '{["'
+
+    @property
+    def token_end(self) -> int:
+        """Issues about a token point at its first character only when it is a whole
+        scanned container (token by token it would be just the bracket)."""
+        return self.start + 1 if self.punct == "{" or self.punct == "[" else self.end
+
+
 class _Builder:
     """One pass over the text: tokens -> tree (+ Python value when asked)."""
 
@@ -414,253 +448,266 @@ class _Builder:
         return _lazy_value(self.text, start, None, end, None if watch.seen else value)
 
     # the loop ----------------------------------------------------------------
+    # One token at a time: read it (`_token`), decide where it goes given the innermost
+    # open container's state (`_where`), then put it there (`_place`). Each state of
+    # the object and array machines is one method, named after what it expects next.
 
-    def run(self) -> None:  # noqa: C901 - one state machine reads best as one loop
+    def run(self) -> None:
         text = self.text
         n = len(text)
-        with_values = self.with_values
         skip_ws = _SKIP_WS.match
-        word_at = _WORD.pattern.match
         pos = 0
         while pos < n and text[pos] == BOM:
             pos += 1
         if pos:  # see BOM: reported once, then skipped so the tree is kept
             self.issue(BOM_MESSAGE, 0, pos)
-        stack: list[_Frame] = []
-        open_count = {"object": 0, "array": 0}
-        top: _Frame | None = None
-        done = False  # the root value is complete
-        too_deep = False  # stopped at MAX_DEPTH
+        self.stack: list[_Frame] = []
+        self.open_count = {"object": 0, "array": 0}
+        self.top: _Frame | None = None
+        self.done = False  # the root value is complete
+        self.too_deep = False  # stopped at MAX_DEPTH
         last_end = pos
         while pos < n:
-            punct = text[pos]
-            if punct in _WS:
+            if text[pos] in _WS:
                 pos = skip_ws(text, pos).end()
                 if pos >= n:
                     break
-                punct = text[pos]
-            start = pos
-            bad_word = None
-            if punct == '"':
-                node = None
-                string_value, pos, string_closed = self.string(start)
-            elif punct in _PUNCT:
-                node = None
-                pos += 1
-                # The root is skipped: json.loads has just rejected the whole text.
-                if (punct == "{" or punct == "[") and 0 < len(stack) < _SCAN_DEPTH:
-                    node = self.valid_container(start)
-                    if node is not None:
-                        pos = node.end
-            else:
-                pos = word_at(text, pos).end()
-                node, bad_word = self.word(text[start:pos], start, pos)
-                punct = ""
-            last_end = pos
-            # Issues about a token point at its first character only when it is a
-            # whole scanned container (token by token it would be just the bracket).
-            token_end = start + 1 if punct == "{" or punct == "[" else pos
-            # a value token (scalar, '{' or '[')?
-            is_value = node is not None or punct in '{["'
-            if top is None:
-                if done:
-                    self.issue("End of file expected", start, pos)
-                    break
-                if not is_value:
-                    self.issue(f"Unexpected '{punct}': expected a JSON value", start, pos)
-                    continue
-                placement = "root"
-            else:
-                state = top.state
-                # A comma is trailing only when the closer comes right after it; any
-                # other token in between (even a bad one) already got its own issue.
-                comma = top.comma
-                top.comma = -1
-                placement = ""
-                if state >= _A_FIRST:  # array
-                    if is_value:
-                        if state == _A_NEXT:
-                            self.issue("Expected ',' or ']' after an item", start, token_end)
-                        placement = "item"
-                    elif punct == ",":
-                        if state != _A_NEXT:
-                            self.issue("Expected a value before ','", start, pos)
-                        top.comma = start
-                        top.state = _A_VALUE
-                        continue
-                    elif punct == "]":
-                        if state == _A_VALUE and comma >= 0:
-                            self.issue("Trailing comma", comma, comma + 1)
-                        top = self._close(stack, open_count, pos)
-                        continue
-                    elif punct == "}":
-                        if open_count["object"]:
-                            top = self._close_mismatched(stack, open_count, "object", start, pos)
-                        else:
-                            self.issue("Unexpected '}'", start, pos)
-                        continue
-                    else:  # ':'
-                        self.issue("Unexpected ':' in an array", start, pos)
-                        continue
-                else:  # object
-                    if punct == '"' and state in (_O_NEXT, _O_COLON, _O_VALUE):
-                        # A string followed by ':' is a new key, whatever came before.
-                        after = _SKIP_WS.match(text, pos).end()
-                        if after < n and text[after] == ":":
-                            if state == _O_NEXT:
-                                self.issue("Expected ',' or '}' after a member", start, pos)
-                            elif state == _O_COLON:
-                                self.issue("Expected ':' after the property name",
-                                           top.member.key_start, top.member.key_end)
-                            else:
-                                colon = top.member.colon
-                                self.issue("Expected a value", colon, colon + 1)
-                            state = top.state = _O_KEY
-                    if state in (_O_FIRST, _O_KEY):
-                        if punct == '"':
-                            member = Member(string_value, start, pos, None, None,
-                                            top.node)
-                            top.node._members.append(member)
-                            top.member = member
-                            top.detached = False
-                            top.state = _O_COLON
-                            continue
-                        if punct == "}":
-                            if state == _O_KEY and comma >= 0:
-                                self.issue("Trailing comma", comma, comma + 1)
-                            top = self._close(stack, open_count, pos)
-                            continue
-                        if punct == "{" or punct == "[":
-                            self.issue("Expected a property name in double quotes",
-                                       start, token_end)
-                            placement = "detached"
-                        elif node is not None:  # a bare word where a key belongs
-                            self.issue("Expected a property name in double quotes",
-                                       start, pos)
-                            top.member = Member(text[start:pos], start, pos, None, None,
-                                                top.node)
-                            top.detached = True  # kept out of members and the value
-                            top.state = _O_COLON
-                            continue
-                        elif punct == "]":
-                            if open_count["array"]:
-                                top = self._close_mismatched(stack, open_count, "array",
-                                                             start, pos)
-                            else:
-                                self.issue("Unexpected ']'", start, pos)
-                            continue
-                        else:
-                            self.issue(f"Unexpected '{punct}': expected a property name",
-                                       start, pos)
-                            continue
-                    elif state == _O_COLON:
-                        if punct == ":":
-                            top.member.colon = start
-                            top.state = _O_VALUE
-                            continue
-                        if is_value:
-                            self.issue("Expected ':' after the property name",
-                                       top.member.key_start, top.member.key_end)
-                            placement = "value"
-                        elif punct == ",":
-                            self.issue("Expected ':' after the property name",
-                                       top.member.key_start, top.member.key_end)
-                            top.comma = start
-                            top.state = _O_KEY
-                            continue
-                        elif punct == "}":
-                            self.issue("Expected ':' after the property name",
-                                       top.member.key_start, top.member.key_end)
-                            top = self._close(stack, open_count, pos)
-                            continue
-                        else:
-                            top = self._unexpected_in_object(stack, open_count, punct,
-                                                             start, pos)
-                            continue
-                    elif state == _O_VALUE:
-                        if is_value:
-                            placement = "value"
-                        elif punct == ",":
-                            self.issue("Expected a value", start, pos)
-                            top.comma = start
-                            top.state = _O_KEY
-                            continue
-                        elif punct == "}":
-                            self.issue("Expected a value", start, pos)
-                            top = self._close(stack, open_count, pos)
-                            continue
-                        else:
-                            top = self._unexpected_in_object(stack, open_count, punct,
-                                                             start, pos)
-                            continue
-                    else:  # _O_NEXT
-                        if punct == ",":
-                            top.comma = start
-                            top.state = _O_KEY
-                            continue
-                        if punct == "}":
-                            top = self._close(stack, open_count, pos)
-                            continue
-                        if is_value:
-                            self.issue("Expected ',' or '}' after a member", start, token_end)
-                            placement = "detached"
-                        else:
-                            top = self._unexpected_in_object(stack, open_count, punct,
-                                                             start, pos)
-                            continue
-            # place a value ------------------------------------------------------
-            if bad_word is not None:
-                self.issue(bad_word, start, pos)
-            if punct == '"':
-                node = JsonNode("string", start, pos, string_value, None, None, None,
-                                string_closed)
-                frame = None
-                py = string_value
-            elif node is not None and node._source is not None:  # a valid container
-                frame = None
-                py = self.valid_value
-            elif node is None:  # '{' or '['
-                if len(stack) >= MAX_DEPTH:
-                    self.issue(DEPTH_MESSAGE, start, n)
-                    too_deep = True
-                    break
-                if punct == "{":
-                    node = JsonNode("object", start, pos, None, [])
-                    py: Any = {} if with_values else None
-                    frame = _Frame(node, _O_FIRST, py)
-                else:
-                    node = JsonNode("array", start, pos, None, None, [])
-                    py = [] if with_values else None
-                    frame = _Frame(node, _A_FIRST, py)
-            else:
-                frame = None
-                py = node.value
-            if placement == "item":
-                parent = node.parent = top.node
-                parent._items.append(node)
-                if with_values:
-                    top.py.append(py)
-                top.state = _A_NEXT
-            elif placement == "value":
-                node.parent = top.node
-                member = top.member
-                member.value = node
-                node.member = member
-                if with_values and not top.detached:
-                    top.py[member.key] = py
-                top.state = _O_NEXT
-            elif placement == "root":
-                self.root = node
-                self.root_value = py
-                done = True
-            else:  # "detached": parsed for balance, kept out of the tree's members/items
-                node.parent = top.node
-            if frame is not None:
-                open_count[node.kind] += 1
-                stack.append(frame)
-                top = frame
-        self._finish(stack, last_end, too_deep)
+            token = self._token(pos)
+            pos = last_end = token.end
+            where = self._where(token)
+            if where is _STOP or (where is not None and not self._place(token, where)):
+                break
+        self._finish(self.stack, last_end, self.too_deep)
 
+    def _token(self, start: int) -> _Token:
+        """The token at `start`: a string, a punctuation mark (a valid nested container
+        is scanned whole, in C), or a bare word (a literal, a number, or junk)."""
+        text = self.text
+        punct = text[start]
+        if punct == '"':
+            value, end, closed = self.string(start)
+            return _Token(start, end, punct, None, None, value, closed)
+        if punct in _PUNCT:
+            node = None
+            # The root is skipped: json.loads has just rejected the whole text.
+            if (punct == "{" or punct == "[") and 0 < len(self.stack) < _SCAN_DEPTH:
+                node = self.valid_container(start)
+            return _Token(start, node.end if node else start + 1, punct, node)
+        end = _WORD.pattern.match(text, start).end()
+        node, bad_word = self.word(text[start:end], start, end)
+        return _Token(start, end, "", node, bad_word)
+
+    def _where(self, t: _Token) -> str | None | object:
+        """Where the token goes ("root", "item", "value", "detached"), None when it was
+        consumed here (a separator, a closer, a key, an error), _STOP to end the parse."""
+        top = self.top
+        if top is None:
+            if self.done:
+                self.issue("End of file expected", t.start, t.end)
+                return _STOP
+            if not t.is_value:
+                self.issue(f"Unexpected '{t.punct}': expected a JSON value", t.start, t.end)
+                return None
+            return "root"
+        # A comma is trailing only when the closer comes right after it; any other
+        # token in between (even a bad one) already got its own issue.
+        comma = top.comma
+        top.comma = -1
+        if top.state >= _A_FIRST:
+            return self._in_array(top, t, comma)
+        state = top.state
+        if t.punct == '"' and state in (_O_NEXT, _O_COLON, _O_VALUE):
+            state = self._string_then_colon_is_a_key(top, t, state)
+        if state in (_O_FIRST, _O_KEY):
+            return self._expect_key(top, t, comma, state)
+        if state == _O_COLON:
+            return self._expect_colon(top, t)
+        if state == _O_VALUE:
+            return self._expect_value(top, t)
+        return self._expect_comma_or_close(top, t)
+
+    def _close_or_mismatch(self, kind: str, t: _Token, alone: str) -> None:
+        """A closer of `kind` where the innermost container is of the other kind."""
+        if self.open_count[kind]:
+            self.top = self._close_mismatched(self.stack, self.open_count, kind, t.start, t.end)
+        else:
+            self.issue(alone, t.start, t.end)
+
+    def _in_array(self, top: _Frame, t: _Token, comma: int) -> str | None:
+        state, punct = top.state, t.punct
+        if t.is_value:
+            if state == _A_NEXT:
+                self.issue("Expected ',' or ']' after an item", t.start, t.token_end)
+            return "item"
+        if punct == ",":
+            if state != _A_NEXT:
+                self.issue("Expected a value before ','", t.start, t.end)
+            top.comma = t.start
+            top.state = _A_VALUE
+        elif punct == "]":
+            if state == _A_VALUE and comma >= 0:
+                self.issue("Trailing comma", comma, comma + 1)
+            self.top = self._close(self.stack, self.open_count, t.end)
+        elif punct == "}":
+            self._close_or_mismatch("object", t, "Unexpected '}'")
+        else:  # ':'
+            self.issue("Unexpected ':' in an array", t.start, t.end)
+        return None
+
+    def _string_then_colon_is_a_key(self, top: _Frame, t: _Token, state: int) -> int:
+        """A string followed by ':' is a new key, whatever came before: report what the
+        previous member lacks and start a new one."""
+        text = self.text
+        after = _SKIP_WS.match(text, t.end).end()
+        if after >= len(text) or text[after] != ":":
+            return state
+        if state == _O_NEXT:
+            self.issue("Expected ',' or '}' after a member", t.start, t.end)
+        elif state == _O_COLON:
+            self._missing_colon(top)
+        else:
+            colon = top.member.colon
+            self.issue("Expected a value", colon, colon + 1)
+        top.state = _O_KEY
+        return _O_KEY
+
+    def _missing_colon(self, top: _Frame) -> None:
+        self.issue("Expected ':' after the property name",
+                   top.member.key_start, top.member.key_end)
+
+    def _expect_key(self, top: _Frame, t: _Token, comma: int, state: int) -> str | None:
+        punct = t.punct
+        if punct == '"':
+            self._begin_member(top, Member(t.string_value, t.start, t.end, None, None, top.node),
+                               detached=False)
+        elif punct == "}":
+            if state == _O_KEY and comma >= 0:
+                self.issue("Trailing comma", comma, comma + 1)
+            self.top = self._close(self.stack, self.open_count, t.end)
+        elif punct == "{" or punct == "[":
+            self.issue("Expected a property name in double quotes", t.start, t.token_end)
+            return "detached"
+        elif t.node is not None:  # a bare word where a key belongs: kept out of the value
+            self.issue("Expected a property name in double quotes", t.start, t.end)
+            key = Member(self.text[t.start : t.end], t.start, t.end, None, None, top.node)
+            self._begin_member(top, key, detached=True)
+        elif punct == "]":
+            self._close_or_mismatch("array", t, "Unexpected ']'")
+        else:
+            self.issue(f"Unexpected '{punct}': expected a property name", t.start, t.end)
+        return None
+
+    @staticmethod
+    def _begin_member(top: _Frame, member: Member, *, detached: bool) -> None:
+        if not detached:
+            top.node._members.append(member)
+        top.member = member
+        top.detached = detached
+        top.state = _O_COLON
+
+    def _expect_colon(self, top: _Frame, t: _Token) -> str | None:
+        punct = t.punct
+        if punct == ":":
+            top.member.colon = t.start
+            top.state = _O_VALUE
+            return None
+        if t.is_value:
+            self._missing_colon(top)
+            return "value"
+        if punct == "," or punct == "}":
+            self._missing_colon(top)
+            self._next_member_or_close(top, t)
+        else:
+            self.top = self._unexpected_in_object(self.stack, self.open_count, punct,
+                                                  t.start, t.end)
+        return None
+
+    def _expect_value(self, top: _Frame, t: _Token) -> str | None:
+        if t.is_value:
+            return "value"
+        if t.punct == "," or t.punct == "}":
+            self.issue("Expected a value", t.start, t.end)
+            self._next_member_or_close(top, t)
+        else:
+            self.top = self._unexpected_in_object(self.stack, self.open_count, t.punct,
+                                                  t.start, t.end)
+        return None
+
+    def _expect_comma_or_close(self, top: _Frame, t: _Token) -> str | None:
+        if t.punct == "," or t.punct == "}":
+            self._next_member_or_close(top, t)
+        elif t.is_value:
+            self.issue("Expected ',' or '}' after a member", t.start, t.token_end)
+            return "detached"
+        else:
+            self.top = self._unexpected_in_object(self.stack, self.open_count, t.punct,
+                                                  t.start, t.end)
+        return None
+
+    def _next_member_or_close(self, top: _Frame, t: _Token) -> None:
+        """',' starts the next member; '}' closes the object."""
+        if t.punct == ",":
+            top.comma = t.start
+            top.state = _O_KEY
+        else:
+            self.top = self._close(self.stack, self.open_count, t.end)
+
+    def _place(self, t: _Token, where: str) -> bool:
+        """Put a value token where `_where` said; False when it would nest too deep."""
+        if t.bad_word is not None:
+            self.issue(t.bad_word, t.start, t.end)
+        node, py, frame = self._value_of(t)
+        if node is None:  # '{' or '[' past MAX_DEPTH
+            self.issue(DEPTH_MESSAGE, t.start, len(self.text))
+            self.too_deep = True
+            return False
+        top = self.top
+        if where == "item":
+            node.parent = top.node
+            top.node._items.append(node)
+            if self.with_values:
+                top.py.append(py)
+            top.state = _A_NEXT
+        elif where == "value":
+            node.parent = top.node
+            member = top.member
+            member.value = node
+            node.member = member
+            if self.with_values and not top.detached:
+                top.py[member.key] = py
+            top.state = _O_NEXT
+        elif where == "root":
+            self.root = node
+            self.root_value = py
+            self.done = True
+        else:  # "detached": parsed for balance, kept out of the tree's members/items
+            node.parent = top.node
+        if frame is not None:
+            self.open_count[node.kind] += 1
+            self.stack.append(frame)
+            self.top = frame
+        return True
+
+    def _value_of(self, t: _Token) -> tuple[JsonNode | None, Any, _Frame | None]:
+        """(node, Python value, frame to open) of a value token; no node when a new
+        container would nest deeper than MAX_DEPTH."""
+        node = t.node
+        if t.punct == '"':
+            return (JsonNode("string", t.start, t.end, t.string_value, None, None, None,
+                             t.string_closed), t.string_value, None)
+        if node is not None:
+            # a valid container scanned whole, or a scalar word
+            return node, self.valid_value if node._source is not None else node.value, None
+        if len(self.stack) >= MAX_DEPTH:
+            return None, None, None
+        with_values = self.with_values
+        if t.punct == "{":
+            node = JsonNode("object", t.start, t.end, None, [])
+            py: Any = {} if with_values else None
+            return node, py, _Frame(node, _O_FIRST, py)
+        node = JsonNode("array", t.start, t.end, None, None, [])
+        py = [] if with_values else None
+        return node, py, _Frame(node, _A_FIRST, py)
 
     def _close(self, stack: list[_Frame], open_count: dict[str, int], end: int) -> _Frame | None:
         frame = stack.pop()

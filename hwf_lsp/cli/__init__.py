@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `hwf runs | head`: the reader left; nothing more to say
         return EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - a bug: still one line, unless asked for more
+    except Exception as exc:  # a bug: still one line, unless asked for more
         if os.environ.get("HWF_DEBUG"):
             raise
         err(f"hwf {args.command}: internal error: {type(exc).__name__}: {exc} "

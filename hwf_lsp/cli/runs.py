@@ -156,7 +156,7 @@ def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
     return STATUS_EXIT.get(str(status), EXIT_FAILED)
 
 
-def engine_call(fn, *a, **kw):  # noqa: ANN001, ANN201 - a thin error translator
+def engine_call(fn, *a, **kw):  # a thin error translator
     """Run an engine call, turning its documented exceptions into one-line CLI errors."""
     try:
         return fn(*a, **kw)

@@ -174,7 +174,7 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
             run = runs.newest(design_name_for(top, uri_to_path(uri)))
             if run is not None:
                 run = run.with_design(top)  # a foreign run's failed step, by this design
-        except Exception:  # noqa: BLE001 - run data is a bonus, never a failure
+        except Exception:  # run data is a bonus, never a failure
             log.exception("reading runs failed")
             token = None
     result = Analysis(uri=uri, version=version, text=text, _doc=doc, run=run, runs_token=token)

@@ -61,7 +61,7 @@ def _report(fn: Callable[..., Any]) -> None:
     if on_error is not None:
         try:
             on_error(f"hwf-lsp: {fn.__qualname__} failed (see the server log)")
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("could not report a handler failure")
 
 

@@ -128,7 +128,7 @@ class HwfProtocol(LanguageServerProtocol):
                     self.last_edits[key] = AppliedEdit(before, text, document.version, *edit)
                 else:
                     self.last_edits.pop(key, None)
-        except Exception:  # noqa: BLE001 - a junk edit must not take the server down
+        except Exception:  # a junk edit must not take the server down
             log.exception("could not apply a change")
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
@@ -248,7 +248,7 @@ class HwfProtocol(LanguageServerProtocol):
             return
         try:
             body = json.dumps(data, default=self._serialize_message)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("could not serialise an outgoing message")
             msg_id = getattr(data, "id", None)
             if not (hasattr(data, "result") or hasattr(data, "error")) or msg_id is None:
@@ -270,6 +270,6 @@ class HwfProtocol(LanguageServerProtocol):
         except BrokenPipeError:
             log.exception("Error sending data. BrokenPipeError")
             raise
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcException)

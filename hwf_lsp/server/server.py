@@ -91,7 +91,7 @@ class HwfServer(LanguageServer):
         if inlay is not None and inlay.refresh_support:
             try:
                 self.workspace_inlay_hint_refresh(None)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("inlay hint refresh failed")
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
@@ -202,7 +202,7 @@ class HwfServer(LanguageServer):
             for listener in list(self.settings_listeners):
                 try:
                     listener(self, before)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     log.exception("settings listener failed")
 
     async def pull_configuration(self) -> None:
@@ -214,7 +214,7 @@ class HwfServer(LanguageServer):
             result = await self.workspace_configuration_async(
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
             )
-        except Exception:  # noqa: BLE001 - a client that fails here keeps the defaults
+        except Exception:  # a client that fails here keeps the defaults
             log.exception("workspace/configuration failed")
             return
         if result:
@@ -260,11 +260,11 @@ def build_server() -> HwfServer:
                 continue  # not written yet
             log.exception("feature %s cannot be imported; the server runs without it", name)
             continue
-        except Exception:  # noqa: BLE001 - one broken feature must not take the others down
+        except Exception:  # one broken feature must not take the others down
             log.exception("feature %s cannot be imported; the server runs without it", name)
             continue
         try:
             module.register(server)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("feature %s failed to register; the server runs without it", name)
     return server

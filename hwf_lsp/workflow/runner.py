@@ -557,7 +557,7 @@ class Runner:
             return
         try:
             self.on_event(copy.deepcopy(event))
-        except Exception:  # noqa: BLE001 - a broken progress display must not break the run
+        except Exception:  # a broken progress display must not break the run
             log.warning("on_event callback failed", exc_info=True)
 
     def _emit_status(self, state: dict[str, Any]) -> None:

@@ -178,7 +178,7 @@ class CallableAgentSeam:
             value = self.fn(request)
         except AgentFailure:
             raise
-        except Exception as exc:  # noqa: BLE001 - any error of the callable is a failed attempt
+        except Exception as exc:  # any error of the callable is a failed attempt
             raise AgentFailure(f"{type(exc).__name__}: {exc}") from exc
         if isinstance(value, str):
             return {"output": value}

@@ -115,6 +115,16 @@ def test_new_node_snippets_are_valid_json_once_accepted():
 @pytest.mark.parametrize("text", ["", "{", '{"nodes": [', '{"nodes": [{"type": "', "[" * 500,
                                   '{"nodes": [{"id": "a", "after": ["a", "a"]}]}'])
 def test_every_offset_of_odd_documents(text):
+    """Any offset of odd text gets items whose replaced span is inside the text, around
+    the cursor, and whose labels are unique (no item offered twice)."""
     doc = parse(text)
+    offered = 0
     for offset in range(len(text) + 1):
-        complete(doc, offset, run=RUN)
+        items = complete(doc, offset, run=RUN)
+        for item in items:
+            assert 0 <= item.start <= offset <= item.end <= len(text), (offset, item)
+            assert item.label and item.insert_text, item
+        assert len({(i.label, i.kind) for i in items}) == len(items), items
+        offered += len(items)
+    if text.startswith('{"nodes": [{"type": "'):
+        assert offered > 0  # a kind is being typed: kinds are offered

@@ -48,6 +48,14 @@ def test_design_node_is_found():
 
 @pytest.mark.parametrize("text", ["", "{", '{"', '{"a"', '{"a":', '"', "[", "]]]", "\\", '"\\'])
 def test_any_offset_of_junk_never_raises(text):
+    """Any offset, even outside the text, gives a context clamped into it whose token
+    spans the cursor and whose role is one of the four."""
     doc = parse(text)
     for offset in range(-1, len(text) + 2):
-        cursor_context(doc, offset)
+        ctx = cursor_context(doc, offset)
+        clamped = max(0, min(offset, len(text)))
+        assert ctx.offset == clamped
+        assert 0 <= ctx.token_start <= clamped <= max(ctx.token_end, clamped) <= len(text)
+        assert ctx.role in (KEY, VALUE, ITEM, NONE)
+        assert ctx.prefix == (text[ctx.token_start + 1:clamped] if ctx.in_string
+                              else text[ctx.token_start:clamped])

@@ -362,9 +362,9 @@ def _runs_generation(server: HwfServer, root: Path) -> tuple[Path, int]:
 
 
 def _import_run_machinery() -> None:
-    import hwf_lsp.server.runs.manager  # noqa: F401
-    import hwf_lsp.server.runs.notify  # noqa: F401
-    import hwf_lsp.server.runs.watcher  # noqa: F401
+    import hwf_lsp.server.runs.manager
+    import hwf_lsp.server.runs.notify
+    import hwf_lsp.server.runs.watcher
     import hwf_lsp.workflow.rerun  # noqa: F401
 
 

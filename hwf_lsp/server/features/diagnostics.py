@@ -140,7 +140,7 @@ class Validator:
                     result = await loop.run_in_executor(
                         self.pool, self._analyse, key, cached, version, text, runs,
                         len(text) > ON_LOOP_TREE_CHARS)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     log.exception("validation of %s failed", key)
                     return
             now = server.open_text(key)
@@ -178,7 +178,7 @@ class Validator:
             return after_edit(cached, version, text, edit.start, edit.end, edit.replacement,
                               self.server.runs.token(),
                               find_token=not on_loop or len(text) <= ON_LOOP_TREE_CHARS)
-        except Exception:  # noqa: BLE001 - the full check is always there to fall back on
+        except Exception:  # the full check is always there to fall back on
             log.exception("incremental check of %s failed", key)
             return None
 
@@ -188,7 +188,7 @@ class Validator:
             self.server.text_document_publish_diagnostics(
                 convert.WirePublish(uri=self.uris.get(key, key), diagnostics=items,
                                     version=version))
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("publishing diagnostics failed")
 
 

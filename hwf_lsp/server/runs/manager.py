@@ -73,7 +73,7 @@ class RunProgress:
         progress = server.work_done_progress
         try:
             await asyncio.wait_for(progress.create_async(token), PROGRESS_CREATE_TIMEOUT_S)
-        except Exception:  # noqa: BLE001 - no progress bar is no reason not to run
+        except Exception:  # no progress bar is no reason not to run
             log.warning("window/workDoneProgress/create failed", exc_info=True)
             return cls(server, None)
         future = progress.tokens.get(token)
@@ -268,6 +268,6 @@ class RunManager:
         if active.done is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(active.done), CANCEL_WAIT_S)
-            except Exception:  # noqa: BLE001 - its own command reports its own error
+            except Exception:  # its own command reports its own error
                 log.debug("cancelled run %s ended with an error", run_id, exc_info=True)
         return True

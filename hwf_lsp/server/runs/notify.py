@@ -56,7 +56,7 @@ def on_runs_changed(server: HwfServer, manager: RunManager) -> None:
     """The watcher's callback (watcher thread)."""
     try:
         runs = recent_summaries(server, fresh=False)
-    except Exception:  # noqa: BLE001 - still refresh, with what we could not list
+    except Exception:  # still refresh, with what we could not list
         log.exception("listing runs failed")
         runs = []
     manager.call_on_loop(publish_runs_changed, server, runs)

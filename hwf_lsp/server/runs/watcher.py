@@ -92,7 +92,7 @@ class RunsWatcher:
         if self._prime is not None:
             try:
                 self._prime()
-            except Exception:  # noqa: BLE001 - the watcher must start anyway
+            except Exception:  # the watcher must start anyway
                 log.exception("runs watcher: priming failed")
         root = self._root()
         last = self._signature(root)
@@ -111,5 +111,5 @@ class RunsWatcher:
                     continue
                 root, last = current_root, signature
                 self._on_change()
-            except Exception:  # noqa: BLE001 - the watcher must outlive any one bad poll
+            except Exception:  # the watcher must outlive any one bad poll
                 log.exception("runs watcher poll failed")
