@@ -21,15 +21,15 @@ import time
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from corpus import Case, example_texts, invalid_utf8, nesting, odd_values
 from corpus import big as big_cases
 from lsprotocol import types
 from oracle import lsp_lines, needs_an_error, range_problems, utf16_length
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.protocol import default_converter
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from support.lsp import client_fixture
 
 WORKSPACE = Path(tempfile.mkdtemp(prefix="hwf-reliability-ws-"))
 HOME = Path(tempfile.mkdtemp(prefix="hwf-reliability-home-"))
@@ -59,15 +59,7 @@ CONFIG = ClientServerConfig(
 )
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        root_uri=WORKSPACE.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=WORKSPACE.as_uri(), name="ws")],
-    ))
-    yield
-    await lsp_client.shutdown_session()
+client = client_fixture(CONFIG, WORKSPACE, scope="function")
 
 
 class Tally:

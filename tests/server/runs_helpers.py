@@ -18,7 +18,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.protocol import default_converter
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,14 +66,6 @@ class RunsEnv:
             client_factory=make_runs_client,
             server_env=env,
         )
-
-
-def vscode_capabilities() -> types.ClientCapabilities:
-    """VS Code's capabilities (pytest-lsp knows 1.65), plus inlay hints as VS Code has today."""
-    caps = client_capabilities("visual-studio-code")
-    caps.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
-    caps.text_document.inlay_hint = types.InlayHintClientCapabilities()
-    return caps
 
 
 def make_runs_client() -> LanguageClient:

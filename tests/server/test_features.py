@@ -18,14 +18,12 @@ from helpers_lsp import (
     write_run,
 )
 from lsprotocol import types
+from support.lsp import doc_id
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 T = '{"id": "t", "type": "trigger"}'
 
-
-def doc_id(uri: str) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri=uri)
 
 
 

@@ -16,6 +16,7 @@ from helpers_lsp import (
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from support.lsp import doc_id
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -48,9 +49,6 @@ async def opened(client, name: str, text: str) -> str:
 def at(text: str, offset: int, encoding: str) -> types.Position:
     return position(text, offset, encoding)
 
-
-def doc_id(uri: str) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri=uri)
 
 
 async def test_references_and_rename(client):

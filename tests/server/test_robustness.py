@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from helpers_lsp import design_uri, open_doc, position, wait_published
 from lsprotocol import types
+from support.lsp import doc_id
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -37,9 +38,6 @@ def example_texts() -> dict[str, str]:
     texts.update(EXTRA)
     return texts
 
-
-def doc_id(uri: str) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri=uri)
 
 
 async def every_handler(client, uri: str, text: str, pos: types.Position) -> None:

@@ -13,10 +13,9 @@ import subprocess
 import sys
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 from runs_helpers import (
     RunsEnv,
     chain_design,
@@ -25,8 +24,8 @@ from runs_helpers import (
     execute,
     lenses,
     open_design,
-    vscode_capabilities,
 )
+from support.lsp import CLIENTS, client_fixture
 
 from hwf_lsp.server.features.commands import COMMANDS
 from hwf_lsp.workflow.locks import RunLock
@@ -37,22 +36,12 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 ENV = RunsEnv("commands")
 
 
-@pytest_lsp.fixture(config=ENV.config(), params=["visual-studio-code", "neovim"],
-                    scope="module")
-async def client(lsp_client: LanguageClient, request):
+def _no_runs() -> None:
     shutil.rmtree(ENV.runs_dir, ignore_errors=True)  # each client starts from no runs
-    caps = vscode_capabilities() if request.param == "visual-studio-code" \
-        else client_capabilities(request.param)
-    params = types.InitializeParams(
-        capabilities=caps,
-        root_uri=ENV.workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=ENV.workspace.as_uri(), name="ws")],
-        initialization_options={"settings": {"hwf": {"agent": {"command": ENV.agent_command()}}}},
-    )
-    lsp_client.init_result = await lsp_client.initialize_session(params)
-    lsp_client.set_configuration({"agent": {"command": ENV.agent_command()}}, section="hwf")
-    yield
-    await lsp_client.shutdown_session()
+
+
+client = client_fixture(ENV.config(), ENV.workspace, clients=CLIENTS, before=_no_runs,
+                        settings={"agent": {"command": ENV.agent_command()}})
 
 
 def steps_called(calls: list[str]) -> list[str]:

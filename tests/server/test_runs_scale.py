@@ -21,10 +21,10 @@ import threading
 import time
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from runs_helpers import RunsEnv, open_design, vscode_capabilities, wait_for
+from runs_helpers import RunsEnv, open_design, wait_for
+from support.lsp import client_fixture
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -85,14 +85,7 @@ def populate() -> list[str]:
 RUN_IDS = populate()
 
 
-@pytest_lsp.fixture(config=ENV.config(), scope="module")
-async def client(lsp_client: LanguageClient):
-    params = types.InitializeParams(
-        capabilities=vscode_capabilities(), root_uri=ENV.workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=ENV.workspace.as_uri(), name="ws")])
-    await lsp_client.initialize_session(params)
-    yield
-    await lsp_client.shutdown_session()
+client = client_fixture(ENV.config(), ENV.workspace)
 
 
 async def hover_text(client: LanguageClient, uri: str, position: types.Position) -> str:

@@ -19,7 +19,6 @@ import sys
 import time
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from runs_helpers import (
@@ -30,9 +29,9 @@ from runs_helpers import (
     lenses,
     open_design,
     runs_of,
-    vscode_capabilities,
     wait_for,
 )
+from support.lsp import client_fixture
 
 from hwf_lsp.workflow.runner import SPEC_KEYS
 
@@ -44,18 +43,8 @@ RESPONSE_LIMIT_S = 0.050
 STALL_LIMIT_S = 0.250
 
 
-@pytest_lsp.fixture(config=ENV.config(), scope="module")
-async def client(lsp_client: LanguageClient):
-    params = types.InitializeParams(
-        capabilities=vscode_capabilities(),
-        root_uri=ENV.workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=ENV.workspace.as_uri(), name="ws")],
-        initialization_options={"settings": {"hwf": {"agent": {"command": ENV.agent_command()}}}},
-    )
-    await lsp_client.initialize_session(params)
-    lsp_client.set_configuration({"agent": {"command": ENV.agent_command()}}, section="hwf")
-    yield
-    await lsp_client.shutdown_session()
+client = client_fixture(ENV.config(), ENV.workspace,
+                        settings={"agent": {"command": ENV.agent_command()}})
 
 
 def hwf(*args: str) -> subprocess.CompletedProcess[str]:

@@ -7,17 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.designs import agent
 
 from hwf_lsp.workflow.rerun import prepare_rerun
 from hwf_lsp.workflow.runner import EXTRA_KEYS, RERUN_KEYS, SPEC_KEYS, Runner
 from hwf_lsp.workflow.seams import CallableAgentSeam
 from hwf_lsp.workflow.stores import RunStore
-
-
-def agent(node_id: str, *after: str, **fields: Any) -> dict:
-    return {"id": node_id, "type": "agent", "prompt": f"do {node_id}",
-            "after": list(after or ["start"]), **fields}
-
 
 DESIGN = {
     "name": "pipeline",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.designs import agent, approval, condition, design, output
 
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunBusyError, RunLock
@@ -21,28 +22,6 @@ from hwf_lsp.workflow.stores import DesignStore, RunStore
 AGENT_SCRIPT = [sys.executable, str(Path(__file__).parent / "agents" / "agent.py")]
 CHANNEL_SCRIPT = [sys.executable, str(Path(__file__).parent / "agents" / "channel.py")]
 T0 = 1_800_000_000.0
-
-
-def design(*nodes: dict, name: str = "demo") -> dict:
-    return {"name": name, "nodes": [{"id": "start", "type": "trigger"}, *nodes]}
-
-
-def agent(node_id: str, *after: str, **fields: Any) -> dict:
-    return {"id": node_id, "type": "agent", "prompt": f"do {node_id}",
-            "after": list(after or ["start"]), **fields}
-
-
-def condition(node_id: str, expression: str, *after: str) -> dict:
-    return {"id": node_id, "type": "condition", "expression": expression, "after": list(after)}
-
-
-def approval(node_id: str, *after: str, **fields: Any) -> dict:
-    return {"id": node_id, "type": "approval", "question": f"ok {node_id}?",
-            "after": list(after), **fields}
-
-
-def output(node_id: str, *after: str, **fields: Any) -> dict:
-    return {"id": node_id, "type": "output", "after": list(after), **fields}
 
 
 class Clock:

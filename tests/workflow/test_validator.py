@@ -10,6 +10,9 @@ from typing import Any, NamedTuple
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.designs import agent, approval, note, output, trigger
+from support.designs import condition as cond
+from support.designs import design as sample_design
 
 from hwf_lsp.workflow import collect_defects, validate_designer_graph
 from hwf_lsp.workflow import validator as validator_module
@@ -28,34 +31,9 @@ class D(NamedTuple):
     says: str = ""
 
 
-def trigger(ident: str = "start", **fields: Any) -> dict:
-    return {"id": ident, "type": "trigger", **fields}
-
-
-def agent(ident: str = "work", **fields: Any) -> dict:
-    return {"id": ident, "type": "agent", "prompt": "Do it", "after": ["start"], **fields}
-
-
-def cond(ident: str, expression: Any, **fields: Any) -> dict:
-    return {"id": ident, "type": "condition", "expression": expression, "after": ["work"],
-            **fields}
-
-
-def approval(ident: str = "ok", **fields: Any) -> dict:
-    return {"id": ident, "type": "approval", "question": "Ship?", "after": ["work"], **fields}
-
-
-def output(ident: str = "out", **fields: Any) -> dict:
-    return {"id": ident, "type": "output", "after": ["work"], **fields}
-
-
-def note(ident: str = "memo", **fields: Any) -> dict:
-    return {"id": ident, "type": "note", **fields}
-
-
 def design(*extra: Any) -> dict:
     """A valid trigger -> agent design plus `extra` nodes (indexes 2, 3, ...)."""
-    return {"name": "sample", "nodes": [trigger(), agent(), *extra]}
+    return sample_design(agent(), *extra, name="sample")
 
 
 def check(graph: Any, expected: list[D]) -> None:
@@ -91,10 +69,10 @@ RULE_CASES: dict[str, list[tuple[Any, list[D]]]] = {
     "identity": [
         (design(agent("a-1"), agent("A_1")), []),
         (design({"type": "note"}), [D("identity", None, "id", 2, says="no id")]),
-        (design(note(ident=5)), [D("identity", None, "id", 2, says="got 5")]),
-        (design(note(ident=None)), [D("identity", None, "id", 2, says="got null")]),
-        (design(note(ident="")), [D("identity", None, "id", 2, says="empty")]),
-        (design(note(ident="  ")), [D("identity", None, "id", 2, says="empty")]),
+        (design(note(node_id=5)), [D("identity", None, "id", 2, says="got 5")]),
+        (design(note(node_id=None)), [D("identity", None, "id", 2, says="got null")]),
+        (design(note(node_id="")), [D("identity", None, "id", 2, says="empty")]),
+        (design(note(node_id="  ")), [D("identity", None, "id", 2, says="empty")]),
         (design(note("work")), [D("identity", "work", "id", 2, says="node 1 already uses it")]),
         (design(note("work"), note("work")),
          [D("identity", "work", "id", 2, says="node 1"), D("identity", "work", "id", 3,

@@ -1,0 +1,1 @@
+"""Builders shared by every test directory (`pythonpath = ["tests"]` in pyproject.toml)."""

@@ -1,0 +1,62 @@
+"""The LSP client fixture and request builders shared by every end-to-end server test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+CLIENTS = ("visual-studio-code", "neovim")
+
+
+def doc_id(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+def capabilities(client_name: str) -> types.ClientCapabilities:
+    """A real client's recorded capabilities; VS Code's (pytest-lsp knows 1.65) plus inlay
+    hints, as VS Code has them today."""
+    caps = client_capabilities(client_name)
+    if client_name == "visual-studio-code":
+        caps.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(
+            refresh_support=True)
+        caps.text_document.inlay_hint = types.InlayHintClientCapabilities()
+    return caps
+
+
+def client_fixture(config: ClientServerConfig, workspace: Path, *,
+                   clients: Sequence[str] = ("visual-studio-code",),
+                   settings: dict[str, Any] | None = None,
+                   before: Callable[[], None] | None = None, scope: str = "module"):
+    """A pytest-lsp client (one server per module unless `scope` says otherwise) per name in `clients`, initialized on `workspace`
+    with the `hwf` settings given (as initializationOptions and as workspace/configuration).
+
+    The client records `init_result`, `encoding` (negotiated), `client_name` and
+    `versions`. `before` runs before each client's server starts its session."""
+
+    @pytest_lsp.fixture(config=config, params=list(clients), scope=scope)
+    async def client(lsp_client: LanguageClient, request):
+        if before is not None:
+            before()
+        params = types.InitializeParams(
+            capabilities=capabilities(request.param),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+            initialization_options={"settings": {"hwf": settings}} if settings else None,
+        )
+        result = await lsp_client.initialize_session(params)
+        if settings:
+            lsp_client.set_configuration(settings, section="hwf")
+        enc = result.capabilities.position_encoding
+        lsp_client.init_result = result
+        lsp_client.encoding = getattr(enc, "value", enc) or "utf-16"
+        lsp_client.client_name = request.param
+        lsp_client.versions = {}
+        yield
+        await lsp_client.shutdown_session()
+
+    return client
