@@ -12,7 +12,7 @@ const path = require('node:path');
 const { chromium } = require('playwright-core');
 const { installExtension, startCodeServer } = require('./lib/codeServer');
 const { execFileSync } = require('node:child_process');
-const { prepareWorkspace, newProfile, extensionHostLogs } = require('./lib/workspace');
+const { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs } = require('./lib/workspace');
 const { Workbench, waitFor, LAUNCH_ARGS } = require('./lib/workbench');
 const { matchProblems } = require('./lib/expectations');
 
@@ -58,13 +58,13 @@ function runFiles(hermesHome) {
  * One VS Code window: code-server on the workspace with profile `userDataDir`, and a
  * headless Chromium page showing it. `close` stops both.
  */
-async function openSession(world, userDataDir, { trust = false } = {}) {
+async function openSession(world, userDataDir, { trust = false, folder = world.folder, env = {} } = {}) {
   const server = await startCodeServer({
     dir: codeServerDir,
     extensionsDir: world.extensionsDir,
     userDataDir,
-    folder: world.folder,
-    env: { ...process.env, HERMES_HOME: world.hermesHome },
+    folder,
+    env: { ...process.env, HERMES_HOME: world.hermesHome, ...env },
     logFile: world.logFile,
     trust,
   });
@@ -77,7 +77,7 @@ async function openSession(world, userDataDir, { trust = false } = {}) {
     await server.stop();
   };
   try {
-    await wb.open(server.url, world.folder);
+    await wb.open(server.url, folder);
     await wb.widenSideBar(220);
   } catch (error) {
     await close();
@@ -324,6 +324,7 @@ async function main() {
   }
 
   await restrictedMode(world, shot);
+  await hostileRepository(world, shot);
   await serverPackageMissing(world, shot);
 
   if (results.some((r) => !r.ok)) {
@@ -386,6 +387,58 @@ async function restrictedMode(world, shot) {
 }
 
 /**
+ * A cloned repository that plants Python modules (hwf_lsp/, json.py, pygls/, …) and a
+ * fake .venv/bin/python, opened in Restricted Mode with a user setting that points
+ * into it (${workspaceFolder}/.venv/bin/python). The extension refuses that
+ * interpreter, falls back to python3 on PATH, starts the server outside the
+ * repository: the design's problems show, and no marker file ever appears.
+ */
+async function hostileRepository(world, shot) {
+  const hostile = prepareHostileRepository(world.root);
+  const pathDir = path.join(world.root, 'hostile-path');
+  fs.mkdirSync(pathDir, { recursive: true });
+  fs.writeFileSync(path.join(pathDir, 'python3'), `#!/bin/sh\nexec ${JSON.stringify(python)} "$@"\n`, { mode: 0o755 });
+  const profile = newProfile(world.root, 'user-data-hostile', {
+    'hwf.server.pythonPath': '${workspaceFolder}/.venv/bin/python',
+    'security.workspace.trust.startupPrompt': 'never',
+    'security.workspace.trust.banner': 'always',
+  });
+  let session;
+  await step('a hostile repository in Restricted Mode: diagnostics appear, none of its code runs', async () => {
+    session = await openSession(world, profile, {
+      trust: true,
+      folder: hostile.folder,
+      env: { PATH: `${pathDir}${path.delimiter}${process.env.PATH}` },
+    });
+    const { wb, page } = session;
+    await wb.openFile('hostile.hwf.json');
+    await page.keyboard.press('Control+Shift+M');
+    const shown = await waitFor('the design\'s problem from the server', async () => {
+      const problems = (await wb.problems()).filter((p) => p.source === 'hwf');
+      return problems.some((p) => /nowhere/.test(p.message)) ? problems : false;
+    }, { timeout: 60000, interval: 1000 });
+    await wb.screenshot(shot('15-hostile-repository'));
+    const log = extensionHostLogs(profile).filter((f) => f.endsWith('Hermes Workflow.log'))
+      .map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    if (!/Ignoring hwf\.server\.pythonPath "\$\{workspaceFolder\}\/\.venv\/bin\/python": it uses \$\{workspaceFolder\}/.test(log)) {
+      throw new Error(`the log does not say the setting was refused:\n${log.split('\n').slice(0, 30).join('\n')}`);
+    }
+    const started = /Starting (.*)/.exec(log)?.[1] ?? '?';
+    const ran = fs.readdirSync(hostile.markers);
+    if (ran.length > 0) {
+      throw new Error(`the repository's code ran: ${ran.join(', ')}`);
+    }
+    return `${shown.length} hwf problem(s); pythonPath refused; started: ${started}; 0 of ${hostile.bait.length + 1} markers`;
+  });
+  await session?.close();
+  const late = fs.readdirSync(hostile.markers);
+  if (late.length > 0) {
+    results.push({ name: 'no marker after the window closed', ok: false, ms: 0 });
+    console.log(`FAIL no marker after the window closed: ${late.join(', ')}`);
+  }
+}
+
+/**
  * An interpreter without the hwf-lsp package: the extension says exactly how to fix
  * it, with a button that opens the setting.
  */
@@ -411,7 +464,7 @@ async function serverPackageMissing(world, shot) {
     await wb.openFile('hello-world.hwf.json');
     const text = await waitFor('the error with the fix', async () => {
       const shown = await wb.notificationsText({ openCenter: true });
-      return shown.includes('cannot import hwf_lsp') && shown.includes(`${barePython} -m pip install hwf-lsp`) ? shown : false;
+      return shown.includes('cannot import hwf_lsp') && shown.includes(`${barePython} (the hwf.server.pythonPath setting)`) ? shown : false;
     }, { timeout: 60000 });
     await wb.screenshot(shot('14-server-package-missing'));
     await page.locator('.notifications-toasts .monaco-button, .notifications-center .monaco-button', { hasText: 'Open Settings' }).first().click();

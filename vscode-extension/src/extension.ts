@@ -23,7 +23,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onRunsChanged: (payload) => model?.set(payload),
     afterCommand: (command, result) => commands?.report(command, result),
     takeOver: async (command, args) => (commands ? commands.takeOver(command, args) : false),
-  });
+  }, { storage: context.globalStorageUri.fsPath, extension: context.extensionPath });
   model = new RunsModel(server);
   commands = new Commands(server, model);
   const { provider, view } = createRunsView(model);

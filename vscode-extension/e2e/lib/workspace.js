@@ -81,4 +81,40 @@ function extensionHostLogs(root) {
   return found;
 }
 
-module.exports = { prepareWorkspace, newProfile, extensionHostLogs };
+/**
+ * Modules a hostile repository plants for Python to import from the current
+ * directory, each writing a marker file when imported (issue 13 item 1).
+ */
+const BAIT = ['hwf_lsp/__init__.py', 'json.py', 'pygls/__init__.py', 'lsprotocol/__init__.py', 'asyncio/__init__.py',
+  'logging/__init__.py', 'argparse.py'];
+
+/**
+ * A cloned repository that tries to run its code when opened: the bait modules, a
+ * fake interpreter at .venv/bin/python, workspace settings pointing the server at
+ * it, and a design with one defect. Markers land in `markers` (outside the repo).
+ */
+function prepareHostileRepository(root) {
+  const folder = path.join(root, 'hostile-repo');
+  const markers = path.join(root, 'hostile-markers');
+  fs.mkdirSync(markers, { recursive: true });
+  for (const name of BAIT) {
+    const file = path.join(folder, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `open(${JSON.stringify(path.join(markers, name.replace(/\//g, '.')))}, 'w').write('imported')\n`);
+  }
+  const fakePython = path.join(folder, '.venv', 'bin', 'python');
+  fs.mkdirSync(path.dirname(fakePython), { recursive: true });
+  fs.writeFileSync(fakePython, `#!/bin/sh\necho "$@" > ${JSON.stringify(path.join(markers, 'fake-python-ran'))}\nexit 1\n`, { mode: 0o755 });
+  writeJson(path.join(folder, '.vscode', 'settings.json'), { 'hwf.server.pythonPath': './.venv/bin/python' });
+  fs.writeFileSync(path.join(folder, 'hostile.hwf.json'), `{
+  "name": "hostile",
+  "nodes": [
+    {"id": "start", "type": "trigger"},
+    {"id": "ask", "type": "agent", "prompt": "hi", "after": ["nowhere"]}
+  ]
+}
+`);
+  return { folder, markers, bait: BAIT };
+}
+
+module.exports = { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs };

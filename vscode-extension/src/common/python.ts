@@ -1,18 +1,30 @@
 /**
  * Which Python runs the language server: `hwf.server.pythonPath`, else the
- * interpreter selected in the Python extension, else `python3`. And whether that
- * interpreter can import `hwf_lsp`, checked before starting so the user gets the
- * exact fix instead of a crashed server.
+ * interpreter selected in the Python extension, else `python3` — the first of them
+ * that is Python 3.11+. In an untrusted workspace an interpreter inside (or named
+ * relative to) a workspace folder is refused. Every probe runs outside the
+ * workspace with the rules of pythonModel.ts.
  */
 import { execFile } from 'child_process';
 import * as vscode from 'vscode';
 import { errorText, getLog } from './log';
+import {
+  checkOutsideWorkspace,
+  checkPythonSetting,
+  IMPORT_PROBE_ARGS,
+  isSupported,
+  MIN_PYTHON_TEXT,
+  parseVersion,
+  VERSION_PROBE_ARGS,
+} from './pythonModel';
 
 export type InterpreterSource = 'setting' | 'python-extension' | 'default';
 
 export interface Interpreter {
   path: string;
   source: InterpreterSource;
+  /** "3.11.7", once probed. */
+  version?: string;
 }
 
 export const DEFAULT_PYTHON = 'python3';
@@ -59,15 +71,37 @@ async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise<string
   }
 }
 
-export async function findInterpreter(configured: string, resource?: vscode.Uri): Promise<Interpreter> {
-  if (configured !== '') {
-    return { path: configured, source: 'setting' };
+/** The local workspace folders (what an untrusted interpreter must stay out of). */
+export function workspaceFolderPaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+/**
+ * The interpreters to try, in order. A refused one is logged (with why) and skipped,
+ * so the next source is tried.
+ */
+export async function interpreterCandidates(rawSetting: string, trusted: boolean, resource?: vscode.Uri): Promise<Interpreter[]> {
+  const folders = workspaceFolderPaths();
+  const candidates: Interpreter[] = [];
+  const refuse = (what: string, why: string) =>
+    getLog().warn(`Ignoring ${what}: ${why}, and this workspace is not trusted (its files could be the interpreter). Trust the workspace, or name an interpreter outside it.`);
+  const setting = checkPythonSetting(rawSetting, folders, trusted);
+  if (setting?.ok) {
+    candidates.push({ path: setting.path, source: 'setting' });
+  } else if (setting) {
+    refuse(`hwf.server.pythonPath "${rawSetting}"`, setting.why);
   }
   const selected = await pythonExtensionInterpreter(resource);
   if (selected) {
-    return { path: selected, source: 'python-extension' };
+    const verdict = checkOutsideWorkspace(selected, folders, trusted);
+    if (verdict.ok) {
+      candidates.push({ path: selected, source: 'python-extension' });
+    } else {
+      refuse(`the Python extension's interpreter ${selected}`, verdict.why);
+    }
   }
-  return { path: DEFAULT_PYTHON, source: 'default' };
+  candidates.push({ path: DEFAULT_PYTHON, source: 'default' });
+  return candidates;
 }
 
 /** Calls `listener` when the user picks another interpreter in the Python extension. */
@@ -76,39 +110,78 @@ export async function onPythonInterpreterChanged(listener: () => void): Promise<
   return api?.environments.onDidChangeActiveEnvironmentPath(() => listener());
 }
 
-export type ImportCheck =
-  | { ok: true }
-  | { ok: false; reason: 'no-python' | 'no-package'; detail: string };
+export interface ProbeContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
 
-/**
- * Runs `<python> -c "import hwf_lsp"` in the directory and environment the server will
- * get (the current directory is on `sys.path` for both); tells a missing interpreter
- * from a missing package.
- */
-export function checkServerImport(python: string, cwd: string | undefined, timeoutMs = 30000): Promise<ImportCheck> {
+type ProbeResult = { ok: true; stdout: string } | { ok: false; missing: boolean; detail: string };
+
+function probe(python: string, args: readonly string[], { cwd, env, timeoutMs = 30000 }: ProbeContext): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    execFile(python, ['-c', 'import hwf_lsp'], { timeout: timeoutMs, cwd, env: serverEnvironment() }, (error, _stdout, stderr) => {
+    execFile(python, [...args], { timeout: timeoutMs, cwd, env }, (error, stdout, stderr) => {
       if (!error) {
-        resolve({ ok: true });
+        resolve({ ok: true, stdout });
         return;
       }
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'EACCES') {
-        resolve({ ok: false, reason: 'no-python', detail: `${python}: ${code === 'ENOENT' ? 'not found' : 'not executable'}` });
+        resolve({ ok: false, missing: true, detail: code === 'ENOENT' ? 'not found' : 'not executable' });
         return;
       }
-      const lastLine = stderr.trim().split('\n').pop() ?? error.message;
-      resolve({ ok: false, reason: 'no-package', detail: lastLine });
+      resolve({ ok: false, missing: false, detail: stderr.trim().split('\n').pop() || error.message });
     });
   });
 }
 
-/** The environment of the server process (and of the import check). */
-export function serverEnvironment(): NodeJS.ProcessEnv {
-  return { ...process.env, PYTHONUNBUFFERED: '1' };
+export type VersionCheck = { ok: true; version: string } | { ok: false; detail: string };
+
+/** Is `python` a Python 3.11+? "not found", "Python 3.9.18" (too old) or what it printed. */
+export async function checkVersion(python: string, context: ProbeContext): Promise<VersionCheck> {
+  const result = await probe(python, VERSION_PROBE_ARGS, context);
+  if (!result.ok) {
+    return { ok: false, detail: result.detail };
+  }
+  const version = parseVersion(result.stdout);
+  if (!version) {
+    return { ok: false, detail: `not a Python 3 (it printed ${JSON.stringify(result.stdout.trim().slice(0, 80))})` };
+  }
+  const text = version.join('.');
+  return isSupported(version) ? { ok: true, version: text } : { ok: false, detail: `Python ${text}, older than ${MIN_PYTHON_TEXT}` };
 }
 
-/** The directory the server runs in: the first workspace folder. */
-export function serverDirectory(): string | undefined {
-  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+export type FoundPython = { ok: true; interpreter: Interpreter } | { ok: false; tried: string[] };
+
+/** The first candidate that is Python 3.11+; each one passed over is logged. */
+export async function firstSupportedPython(candidates: Interpreter[], context: ProbeContext): Promise<FoundPython> {
+  const tried: string[] = [];
+  for (const candidate of candidates) {
+    const check = await checkVersion(candidate.path, context);
+    if (check.ok) {
+      return { ok: true, interpreter: { ...candidate, version: check.version } };
+    }
+    tried.push(`${candidate.path} (${check.detail})`);
+    getLog().warn(`Not using ${candidate.path} from ${describeSource(candidate)}: ${check.detail}.`);
+  }
+  return { ok: false, tried };
+}
+
+export type ImportCheck = { ok: true; version: string } | { ok: false; detail: string };
+
+/** Can `python` import hwf_lsp and its libraries, with the server's flags and environment? */
+export async function checkServerImport(python: string, context: ProbeContext): Promise<ImportCheck> {
+  const result = await probe(python, IMPORT_PROBE_ARGS, context);
+  return result.ok ? { ok: true, version: result.stdout.trim() } : { ok: false, detail: result.detail };
+}
+
+export function describeSource(interpreter: Interpreter): string {
+  switch (interpreter.source) {
+    case 'setting':
+      return 'the hwf.server.pythonPath setting';
+    case 'python-extension':
+      return "the Python extension's selected interpreter";
+    default:
+      return 'the default';
+  }
 }

@@ -3,6 +3,8 @@
  * `python -m hwf_lsp` over stdio, keep its settings current, restart it on demand,
  * and send it commands. Everything else talks to the server through this module.
  */
+import * as fs from 'fs';
+import * as os from 'os';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -18,12 +20,15 @@ import { CLIENT_ID, EXTENSION_NAME, RUN_COMMANDS, RUNS_CHANGED_NOTIFICATION } fr
 import { errorText, getLog } from './log';
 import {
   checkServerImport,
-  findInterpreter,
+  describeSource,
+  firstSupportedPython,
   Interpreter,
+  interpreterCandidates,
   onPythonInterpreterChanged,
-  serverDirectory,
-  serverEnvironment,
+  ProbeContext,
+  workspaceFolderPaths,
 } from './python';
+import { Launch, MIN_PYTHON_TEXT, pythonEnvironment, safeDirectory, serverLaunch } from './pythonModel';
 import {
   changeNeedsRestart,
   designSelector,
@@ -51,6 +56,14 @@ export interface ServerHooks {
 /** Thrown by `execute` when a command failed; the user has been told why. */
 export class ServerCommandError extends Error {}
 
+/** Directories of the extension's own, outside any workspace: where Python processes start. */
+export interface ServerDirectories {
+  /** The extension's global storage (created on demand). */
+  storage: string;
+  /** Where the extension is installed. */
+  extension: string;
+}
+
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -64,7 +77,10 @@ export class ServerManager implements vscode.Disposable {
 
   readonly onDidChangeState = this.stateEmitter.event;
 
-  constructor(private readonly hooks: ServerHooks) {
+  constructor(
+    private readonly hooks: ServerHooks,
+    private readonly directories: ServerDirectories,
+  ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => this.onConfigurationChanged(event)),
       onTrustGranted(() => this.wanted && void this.restart()),
@@ -193,17 +209,29 @@ export class ServerManager implements vscode.Disposable {
   private async doStart(): Promise<void> {
     this.current = readSettings();
     this.setState('starting');
-    const interpreter = await findInterpreter(this.current.pythonPath, vscode.window.activeTextEditor?.document.uri);
+    const trusted = isTrusted();
+    const probe = this.probeContext(trusted);
+    const candidates = await interpreterCandidates(this.current.pythonPath, trusted, vscode.window.activeTextEditor?.document.uri);
+    const found = await firstSupportedPython(candidates, probe);
+    if (!found.ok) {
+      getLog().error(`Cannot start the language server: no Python ${MIN_PYTHON_TEXT} or newer. Tried: ${found.tried.join('; ')}.`);
+      this.setState('failed');
+      void showNoPython(found.tried);
+      return;
+    }
+    const interpreter = found.interpreter;
     this.interpreterInUse = interpreter;
-    getLog().info(`Python for the language server: ${interpreter.path} (from ${describeSource(interpreter)})`);
-    const check = await checkServerImport(interpreter.path, serverDirectory());
+    getLog().info(`Python for the language server: ${interpreter.path}, Python ${interpreter.version} (from ${describeSource(interpreter)})`);
+    const check = await checkServerImport(interpreter.path, probe);
     if (!check.ok) {
       getLog().error(`Cannot start the language server: ${check.detail}`);
       this.setState('failed');
-      void showStartFailure(interpreter, check.reason, check.detail);
+      void showStartFailure(interpreter, check.detail);
       return;
     }
-    const client = this.createClient(interpreter);
+    const launch = serverLaunch(interpreter.path, probe.cwd, probe.env);
+    getLog().info(`Starting ${launch.command} ${launch.args.join(' ')} (hwf-lsp ${check.version}) in ${launch.options.cwd}`);
+    const client = this.createClient(launch);
     client.onNotification(RUNS_CHANGED_NOTIFICATION, (payload: unknown) => this.hooks.onRunsChanged(payload));
     // The client restarts a crashed server by itself: follow it, so the status shows it.
     client.onDidChangeState((event) => {
@@ -251,12 +279,27 @@ export class ServerManager implements vscode.Disposable {
     this.setState('stopped');
   }
 
-  private createClient(interpreter: Interpreter): LanguageClient {
-    const serverOptions: ServerOptions = {
-      command: interpreter.path,
-      args: ['-m', 'hwf_lsp'],
-      options: { cwd: serverDirectory(), env: serverEnvironment() },
-    };
+  /**
+   * Where and how every Python process starts: outside every workspace folder, with
+   * PYTHONSAFEPATH (pythonModel.ts says why).
+   */
+  private probeContext(trusted: boolean): ProbeContext {
+    const folders = workspaceFolderPaths();
+    try {
+      fs.mkdirSync(this.directories.storage, { recursive: true });
+    } catch (error) {
+      getLog().warn(`Cannot create ${this.directories.storage}: ${errorText(error)}`);
+    }
+    const candidates = [this.directories.storage, this.directories.extension, os.homedir(), os.tmpdir()].filter((d) => fs.existsSync(d));
+    const { env, dropped } = pythonEnvironment(process.env, folders, trusted);
+    if (dropped.length > 0) {
+      getLog().warn(`PYTHONPATH entries inside the untrusted workspace (or relative) are not passed to Python: ${dropped.join(', ')}`);
+    }
+    return { cwd: safeDirectory(candidates, folders), env };
+  }
+
+  private createClient(launch: Launch): LanguageClient {
+    const serverOptions: ServerOptions = launch;
     const clientOptions: LanguageClientOptions = {
       documentSelector: designSelector(this.current.designGlobs),
       outputChannel: getLog(),
@@ -317,30 +360,27 @@ function withoutJsonDuplicates(diagnostics: vscode.Diagnostic[]): vscode.Diagnos
   });
 }
 
-function describeSource(interpreter: Interpreter): string {
-  switch (interpreter.source) {
-    case 'setting':
-      return 'the hwf.server.pythonPath setting';
-    case 'python-extension':
-      return "the Python extension's selected interpreter";
-    default:
-      return 'the default, neither hwf.server.pythonPath nor the Python extension names one';
+/** No Python 3.11+ among the candidates: say exactly that, and what was found. */
+async function showNoPython(tried: string[]): Promise<void> {
+  const message =
+    `${EXTENSION_NAME}: cannot start the language server: it needs Python ${MIN_PYTHON_TEXT} or newer, and none was found ` +
+    `(tried ${tried.join(', ')}). Install Python ${MIN_PYTHON_TEXT}+ or set hwf.server.pythonPath to one, then restart the server.`;
+  const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Log');
+  if (choice === 'Open Settings') {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'hwf.server.pythonPath');
+  } else if (choice === 'Show Log') {
+    getLog().show();
   }
 }
 
 /** The exact fix, with buttons: open the setting, copy the install command, show the log. */
-async function showStartFailure(interpreter: Interpreter, reason: 'no-python' | 'no-package', detail: string): Promise<void> {
+async function showStartFailure(interpreter: Interpreter, detail: string): Promise<void> {
   const python = interpreter.path.includes(' ') ? `"${interpreter.path}"` : interpreter.path;
-  const install = `${python} -m pip install hwf-lsp`;
+  const install = `${python} -m pip install -e <a checkout of hwf-lsp>`;
   const message =
-    reason === 'no-python'
-      ? `${EXTENSION_NAME}: cannot start the language server: the Python interpreter ${python} (${describeSource(interpreter)}) was not found. ` +
-        'Install Python 3.11+ or set hwf.server.pythonPath to an interpreter that has the hwf-lsp package.'
-      : `${EXTENSION_NAME}: cannot start the language server: ${python} cannot import hwf_lsp (${detail}). ` +
-        `Fix: run \`${install}\` (from a checkout of hwf-lsp: \`${python} -m pip install -e <repo>\`), ` +
-        'or set hwf.server.pythonPath to an interpreter that has it, then restart the server.';
-  const actions = reason === 'no-python' ? ['Open Settings', 'Show Log'] : ['Open Settings', 'Copy Install Command', 'Show Log'];
-  const choice = await vscode.window.showErrorMessage(message, ...actions);
+    `${EXTENSION_NAME}: cannot start the language server: ${python} (${describeSource(interpreter)}) cannot import hwf_lsp (${detail}). ` +
+    `Fix: \`${install}\`, or set hwf.server.pythonPath to an interpreter that has it, then restart the server.`;
+  const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Copy Install Command', 'Show Log');
   if (choice === 'Open Settings') {
     await vscode.commands.executeCommand('workbench.action.openSettings', 'hwf.server.pythonPath');
   } else if (choice === 'Copy Install Command') {

@@ -2,9 +2,9 @@
  * The extension's settings (section `hwf`) read from VS Code. The shapes and the
  * object the server gets are in settingsModel.ts (pure, unit tested).
  */
-import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { expandPath } from './pythonModel';
 import { CONFIG_SECTION, designGlobsOf, designSelector, type ExtensionSettings } from './settingsModel';
 
 export { CONFIG_SECTION, DEFAULT_DESIGN_GLOBS, designSelector, serverSettings, settingsSection } from './settingsModel';
@@ -18,32 +18,35 @@ function workspaceFolderPath(): string | undefined {
   return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 }
 
-/** `~` and `${workspaceFolder}` expanded; relative paths resolved against the folder. */
-export function expandPath(value: string, folder: string | undefined = workspaceFolderPath()): string {
-  let result = value.trim();
-  if (result === '') {
-    return result;
-  }
-  if (folder) {
-    result = result.replace(/\$\{workspaceFolder\}/g, folder);
-  }
-  if (result === '~' || result.startsWith('~/')) {
-    result = path.join(os.homedir(), result.slice(1));
-  }
-  if (folder && !path.isAbsolute(result) && result.includes(path.sep)) {
-    result = path.resolve(folder, result);
-  }
-  return result;
+/**
+ * A command setting (argv): the program expanded like a path, `${workspaceFolder}` in
+ * every argument. The server (so the command) does not run in the workspace folder.
+ */
+function commandOf(value: unknown, folder: string | undefined): string[] {
+  return stringList(value).map((arg, i) =>
+    i === 0 ? expandPath(arg, folder) : folder ? arg.replace(/\$\{workspaceFolder\}/g, folder) : arg,
+  );
 }
 
+/** A directory setting: expanded, and a relative one taken from the workspace folder. */
+function directoryOf(value: string, folder: string | undefined): string {
+  const expanded = expandPath(value, folder);
+  return expanded !== '' && folder && !path.isAbsolute(expanded) ? path.resolve(folder, expanded) : expanded;
+}
+
+/**
+ * The settings, expanded. `pythonPath` stays as written: whether it may be used
+ * depends on trust (pythonModel.checkPythonSetting expands it).
+ */
 export function readSettings(): ExtensionSettings {
   const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
+  const folder = workspaceFolderPath();
   return {
-    pythonPath: expandPath(config.get<string>('server.pythonPath') ?? ''),
-    agentCommand: stringList(config.get('agent.command')).map((arg, i) => (i === 0 ? expandPath(arg) : arg)),
+    pythonPath: (config.get<string>('server.pythonPath') ?? '').trim(),
+    agentCommand: commandOf(config.get('agent.command'), folder),
     allowModelOverride: config.get<boolean>('agent.allowModelOverride') === true,
-    deliveryCommand: stringList(config.get('delivery.command')).map((arg, i) => (i === 0 ? expandPath(arg) : arg)),
-    hermesHome: expandPath(config.get<string>('hermesHome') ?? ''),
+    deliveryCommand: commandOf(config.get('delivery.command'), folder),
+    hermesHome: directoryOf(config.get<string>('hermesHome') ?? '', folder),
     designGlobs: designGlobsOf(config.get('designs.globs')),
   };
 }
