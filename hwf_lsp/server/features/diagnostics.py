@@ -126,8 +126,7 @@ class Validator:
 
 
 def register(server: HwfServer) -> None:
-    validator = Validator(server)
-    server.validator = validator
+    validator = server.validator
 
     def on_settings(ls: HwfServer, before: object) -> None:
         validator.schedule_all()
