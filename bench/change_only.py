@@ -1,12 +1,14 @@
 """Only the didChange → publishDiagnostics scenario, hwf-lsp beside the floor.
 
-    python -m bench.change_only [--samples N] [--docs 10k,100k,...] [--edit prompt|id]
+    python -m bench.change_only [--samples N] [--docs 10k,100k,...] [--edit prompt|id|break]
+                                [--full] [--peer]
 
-The full `python -m bench` takes ~10 min; this re-measures the one target a change to the
-diagnostics path moves, with the same documents, edits and client as the full run.  The two
+The full `python -m bench` takes ~12 min; this re-measures the one target a change to the
+diagnostics path moves, with the same documents, edits and client as the full run.  The
 servers take turns per document, so each ratio compares numbers taken seconds apart.
-`--edit id` edits a character of the middle node's id instead of a prompt (an edit that must
-take the full check; `Doc.id_edit_offset`, the same edit as the full run's "id keystroke").
+`--edit id` edits a character of the middle node's id instead of a prompt (the full run's
+"id keystroke"), `--edit break` puts a letter in place of the comma after it (the JSON
+breaks); `--full` sends each edit as the whole new text; `--peer` adds the pull-mode peer.
 """
 
 from __future__ import annotations
@@ -20,13 +22,21 @@ from pathlib import Path
 
 from bench.gen import Doc, all_docs, write_docs
 from bench.scenarios import Session, measure_change, start_session, sync_kind
-from bench.servers import floor_spec, hwf_lsp_spec, python_of_venv
+from bench.servers import (
+    SCHEMA,
+    floor_spec,
+    hwf_lsp_spec,
+    peer_specs,
+    python_of_venv,
+)
 
 
-async def measure(docs: list[Doc], samples: int, root: Path, edit: str = "prompt"
-                  ) -> list[dict]:
+async def measure(docs: list[Doc], samples: int, root: Path, edit: str = "prompt",
+                  full: bool = False, peer: bool = False) -> list[dict]:
     python = python_of_venv()
     specs = [hwf_lsp_spec(python), floor_spec(python, "incremental")]
+    if peer:
+        specs += [s for s in peer_specs(SCHEMA, "schema/") if s.name == "peer-pull"]
     sessions = []
     for spec in specs:
         client, result = await start_session(spec, root)
@@ -38,13 +48,17 @@ async def measure(docs: list[Doc], samples: int, root: Path, edit: str = "prompt
             for session in sessions:
                 uri = (root / doc.filename).as_uri()
                 await session.open(uri, doc.text)
-                row[session.spec.name] = await measure_change(session, doc, uri, samples, 3, edit)
+                row[session.spec.name] = await measure_change(session, doc, uri, samples, 3,
+                                                              edit, full)
                 await session.close(uri)
             rows.append(row)
-            hwf, floor = row["hwf-lsp"]["p50_ms"], row["floor"]["p50_ms"]
-            print(f"{doc.name:12} {doc.size:>9} B  hwf p50 {hwf:8.3f} ms  floor p50 "
-                  f"{floor:8.3f} ms  ratio {hwf / floor:6.2f}  (diagnostics "
-                  f"{row['hwf-lsp']['diagnostics']})", flush=True)
+            hwf, floor = row["hwf-lsp"], row["floor"]
+            line = (f"{doc.name:12} {doc.size:>9} B  hwf p50 {hwf['p50_ms']:8.3f} p99 "
+                    f"{hwf['p99_ms']:8.3f} ms  floor p50 {floor['p50_ms']:8.3f} ms  ratio "
+                    f"{hwf['p50_ms'] / floor['p50_ms']:6.2f}")
+            if "peer-pull" in row:
+                line += f"  peer-pull p50 {row['peer-pull']['p50_ms']:8.3f} ms"
+            print(line + f"  (diagnostics {hwf['diagnostics']})", flush=True)
     finally:
         for session in sessions:
             await session.client.stop()
@@ -56,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=50)
     parser.add_argument("--docs", default="", help="comma-separated names, e.g. 10k,nodes-500")
-    parser.add_argument("--edit", choices=("prompt", "id"), default="prompt")
+    parser.add_argument("--edit", choices=("prompt", "id", "break"), default="prompt")
+    parser.add_argument("--full", action="store_true", help="send the whole new text")
+    parser.add_argument("--peer", action="store_true", help="measure peer-pull too")
     args = parser.parse_args(argv)
     docs = all_docs()
     if args.docs:
@@ -65,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(tempfile.mkdtemp(prefix="hwf-bench-change-"))
     try:
         write_docs(docs, root)
-        asyncio.run(measure(docs, args.samples, root, args.edit))
+        asyncio.run(measure(docs, args.samples, root, args.edit, args.full, args.peer))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

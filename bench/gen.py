@@ -41,14 +41,18 @@ class Doc:
     id_edit_offset: int
     """A digit of the middle node's id value: changing it breaks every reference to that node,
     so the server must check the design again."""
+    break_edit_offset: int
+    """The comma after the middle node's id value: a letter there breaks the JSON
+    (`"n00025"x`), as the first letter of a key typed before the comma would."""
     hover_offset: int
     """Inside the key `prompt` of a middle agent."""
     completion_offset: int
     """Just after the opening quote of a middle node's `type` value."""
 
     def offset_of(self, edit: str) -> int:
-        """Where the one-character edit named `edit` ("prompt" or "id") goes."""
-        return {"prompt": self.edit_offset, "id": self.id_edit_offset}[edit]
+        """Where the one-character edit named `edit` ("prompt", "id" or "break") goes."""
+        return {"prompt": self.edit_offset, "id": self.id_edit_offset,
+                "break": self.break_edit_offset}[edit]
 
     @property
     def edited_ids(self) -> tuple[str, ...]:
@@ -130,6 +134,7 @@ def _anchors(name: str, text: str, count: int) -> Doc:
         nodes=count,
         edit_offset=prompt_key + len('"prompt": "') + 3,
         id_edit_offset=id_value + len(ID_VALUE) + 2,
+        break_edit_offset=text.index('",', id_value + len(ID_VALUE)) + 1,
         hover_offset=prompt_key + 3,
         completion_offset=type_value + len('"type": "'),
     )

@@ -18,8 +18,9 @@ from bench.gen import Doc, replace_char
 from bench.lsp_client import LspError
 from bench.report import (
     CHANGE_OPS,
+    CHANGES,
     FLOOR,
-    ID_CHANGE,
+    LARGE_DOC,
     PEER,
     PEER_PULL,
     TARGET_SIZES,
@@ -132,14 +133,18 @@ async def _profiled_server(spec: ServerSpec, session_path: Path, root: Path,
 
 def slow_changes(results: dict[str, Any], by_name: dict[str, Doc]) -> list[tuple[str, Doc]]:
     """(didChange op, document) pairs behind a missed didChange target: every target-size
-    document on which hwf-lsp misses the floor or a peer with that edit."""
-    missed_ops = {t.get("op") for t in results["targets"]
-                  if t["holds"] is False and t.get("op") in CHANGE_OPS}
-    return [(r["op"], by_name[r["doc"]]) for r in results["ratios"]
+    document on which hwf-lsp misses the floor or a peer with that edit, and the 5 MB one
+    when that edit missed its p99 there."""
+    missed = [t for t in results["targets"] if t["holds"] is False and t.get("op") in CHANGE_OPS]
+    missed_ops = {t["op"] for t in missed}
+    slow = [(r["op"], by_name[r["doc"]]) for r in results["ratios"]
             if r["op"] in missed_ops and r["doc"] in by_name and r["doc"] in TARGET_SIZES
             and any(r.get(f"p50_vs_{other}") is not None
                     and not change_ratio_holds(other, r[f"p50_vs_{other}"])
                     for other in (FLOOR, PEER, PEER_PULL))]
+    slow += [(t["op"], by_name[LARGE_DOC]) for t in missed
+             if "p99" in t["target"] and LARGE_DOC in by_name]
+    return slow
 
 
 async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Doc],
@@ -150,15 +155,16 @@ async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Do
     profiles: list[dict[str, Any]] = []
     jobs: list[tuple[str, str, Any]] = []
     analysis_jobs: list[tuple[Doc, int, str]] = []
+    by_op = {change.op: change for change in CHANGES}
     for op, doc in slow_changes(results, by_name) if hwf.available else []:
-        edit = "id" if op == ID_CHANGE else "prompt"
+        edit, full = by_op[op].edit, by_op[op].full
         changes = 60 if doc.size > 500_000 else 300
 
         async def change_work(session: Session, doc: Doc = doc, changes: int = changes,
-                              edit: str = edit) -> None:
+                              edit: str = edit, full: bool = full) -> None:
             uri = (root / f"{doc.name}.profile.hwf.json").as_uri()
             await session.open(uri, doc.text)
-            await measure_change(session, doc, uri, changes, 0, edit)
+            await measure_change(session, doc, uri, changes, 0, edit, full)
         jobs.append((f"event loop (main thread) during {changes} didChange "
                      f"({CHANGE_OPS[op]}) on {doc.name}", f"profile-{op}-{doc.name}",
                      change_work))
@@ -204,7 +210,7 @@ async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Do
             profiles.append(_summarise(target, session_path, out))
         except (LspError, OSError, TimeoutError, ValueError) as exc:
             profiles.append({"target": target, "file": None, "hot": f"profiling failed: {exc}"})
-    for doc, repeats, edit in analysis_jobs:
+    for doc, repeats, edit in dict.fromkeys(analysis_jobs):  # a full-text twin: one job
         try:
             profiles.append(profile_analysis(doc, repeats, out, edit))
         except Exception as exc:  # noqa: BLE001 - hwf-lsp internals may move; say so
@@ -218,10 +224,10 @@ async def profile_missed(results: dict[str, Any], hwf: ServerSpec, docs: list[Do
 
 
 FEATURE_IMPORTS = (
-    "import importlib, importlib.util, hwf_lsp.server.main, hwf_lsp.server.server as s\n"
-    "for f in s.FEATURES:\n"
-    "    name = 'hwf_lsp.server.features.' + f\n"
-    "    if importlib.util.find_spec(name): importlib.import_module(name)"
+    "import importlib, importlib.util\n"
+    "for entry in ('hwf_lsp.server.main', 'hwf_lsp.server.cli'):\n"
+    "    if importlib.util.find_spec(entry): importlib.import_module(entry); break\n"
+    "import hwf_lsp.server.server"
 )
 """What the server imports before it can answer `initialize`: the CLI and every feature."""
 
@@ -248,7 +254,8 @@ def profile_cold_start(hwf: ServerSpec, out: Path) -> dict[str, Any]:
     base = _importtime(hwf.argv[0], "import pygls.lsp.server")
     extra = sorted(((t[0], t[1], m) for m, t in ours.items() if m not in base), reverse=True)
     path = out / "profile-cold-start-importtime.txt"
-    lines = [f"modules imported by hwf_lsp.server.main + features beyond `import pygls.lsp.server`: "
+    lines = [f"modules imported by the server's entry point and hwf_lsp.server.server (every "
+             f"feature) beyond `import pygls.lsp.server`: "
              f"{len(extra)}, self time {sum(e[0] for e in extra) / 1000:.1f} ms",
              "self_us  cumulative_us  module"]
     lines += [f"{own:>7} {cumulative:>14}  {module}" for own, cumulative, module in extra]
@@ -291,7 +298,7 @@ def profile_analysis(doc: Doc, repeats: int, out: Path, edit: str = "prompt") ->
         result = analyse(uri, version, texts[version % 2])
         convert.diagnostics(result.findings, result.lines, "utf-16")
     profiler.stop()
-    stem = "profile-analyse" + ("-id" if edit == "id" else "")
+    stem = "profile-analyse" + ("" if edit == "prompt" else f"-{edit}")
     session_path = out / f"{stem}-{doc.name}.pyisession"
     profiler.last_session.save(str(session_path))
     return _summarise(f"worker thread: analyse + convert on {doc.name} ({edit} keystroke) "

@@ -97,20 +97,27 @@ def offers(result: dict[str, Any], capability: str) -> bool:
     return bool((result or {}).get("capabilities", {}).get(capability))
 
 
-async def measure_id_change(session: Session, doc: Doc, uri: str, base: dict[str, Any],
-                            cfg: Config, rows: list[dict[str, Any]]) -> None:
-    """The id keystroke (a real re-check), then the id put back, so the requests measured
-    next on this document see the same text as before the id keystroke was added.  Its
-    sample shows what the server says about the edited node, when it says anything."""
-    rows.append({**base, "op": report.ID_CHANGE, **await measure_change(
-        session, doc, uri, cfg.samples, cfg.warmup, edit="id")})
-    named = [str(d.get("message", ""))[:120]
-             for d in session.client.latest_diagnostics.get(uri, [])
-             if any(node_id in str(d.get("message", "")) for node_id in doc.edited_ids)]
-    if named or session.client.publishes:
-        rows[-1]["sample"] = named[:4] or list(session.client.publishes[-1].sample)
-    with contextlib.suppress(LspError, TimeoutError):
-        await session.change(uri, doc.id_edit_offset, doc.text[doc.id_edit_offset])
+async def measure_changes(session: Session, doc: Doc, uri: str, base: dict[str, Any],
+                          cfg: Config, rows: list[dict[str, Any]]) -> None:
+    """Every didChange workload this server is measured with (report.CHANGES; the push peer
+    only report.PUSH_PEER_OPS), each undone after it, so that the next one and the requests
+    measured next see the document as opened.  The prompt and id rows keep a sample of what
+    the server said (after the id keystroke: the messages naming the edited node, if any)."""
+    client = session.client
+    for change in report.CHANGES:
+        if session.spec.name == report.PEER and change.op not in report.PUSH_PEER_OPS:
+            continue
+        rows.append({**base, "op": change.op, **await measure_change(
+            session, doc, uri, cfg.samples, cfg.warmup, change.edit, change.full)})
+        if change.op in report.PUSH_PEER_OPS and client.publishes:
+            named = [str(d.get("message", ""))[:120]
+                     for d in client.latest_diagnostics.get(uri, [])
+                     if change.edit == "id"
+                     and any(node_id in str(d.get("message", "")) for node_id in doc.edited_ids)]
+            rows[-1]["sample"] = named[:4] or list(client.publishes[-1].sample)
+        offset = doc.offset_of(change.edit)
+        with contextlib.suppress(LspError, TimeoutError):
+            await session.change(uri, offset, doc.text[offset])
 
 
 async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
@@ -137,15 +144,9 @@ async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
                 rows.append({**base, "op": "open",
                              **await measure_open(session, doc, root, cfg.samples, cfg.warmup)})
                 uri = (root / doc.filename).as_uri()
-                try:
-                    _, first_count = await session.open(uri, doc.text)
-                except (LspError, TimeoutError):
-                    first_count = None
-                rows.append({**base, "op": "change", **await measure_change(
-                    session, doc, uri, cfg.samples, cfg.warmup)})
-                if first_count is not None and session.client.publishes:
-                    rows[-1]["sample"] = list(session.client.publishes[-1].sample)
-                await measure_id_change(session, doc, uri, base, cfg, rows)
+                with contextlib.suppress(LspError, TimeoutError):
+                    await session.open(uri, doc.text)
+                await measure_changes(session, doc, uri, base, cfg, rows)
                 if name != "peer-pull":
                     for op, capability, offset in (
                         ("completion", "completionProvider", doc.completion_offset),

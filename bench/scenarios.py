@@ -93,12 +93,14 @@ class Session:
         self.versions.pop(uri, None)
         self.texts.pop(uri, None)
 
-    def change_frame(self, uri: str, offset: int, char: str, insert: bool) -> tuple[bytes, int]:
-        """didChange frame of a one-character edit (range edit, or full text on full sync)."""
+    def change_frame(self, uri: str, offset: int, char: str, insert: bool,
+                     full: bool = False) -> tuple[bytes, int]:
+        """didChange frame of a one-character edit: a range edit, or with `full` (and always
+        on full sync) the whole new text, as some clients send even to incremental servers."""
         version = self.versions[uri] + 1
         old = self.texts[uri]
         new = insert_char(old, offset, char) if insert else replace_char(old, offset, char)
-        if self.sync == 2:
+        if self.sync == 2 and not full:
             start = position_of(old, offset)
             end = start if insert else {"line": start["line"], "character": start["character"] + 1}
             change = {"range": {"start": start, "end": end}, "text": char}
@@ -109,8 +111,9 @@ class Session:
             "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
         return frame, version
 
-    async def change(self, uri: str, offset: int, char: str) -> tuple[float, int]:
-        frame, version = self.change_frame(uri, offset, char, insert=False)
+    async def change(self, uri: str, offset: int, char: str,
+                     full: bool = False) -> tuple[float, int]:
+        frame, version = self.change_frame(uri, offset, char, insert=False, full=full)
         return await self._diagnostics_after(frame, uri, version)
 
 
@@ -141,9 +144,12 @@ async def measure_open(session: Session, doc: Doc, root: Path, samples: int,
 
 
 async def measure_change(session: Session, doc: Doc, uri: str, samples: int,
-                         warmup: int, edit: str = "prompt") -> dict[str, Any]:
+                         warmup: int, edit: str = "prompt", full: bool = False
+                         ) -> dict[str, Any]:
     """didChange (one character replaced, alternating) → diagnostics of that version; the
-    character is in a prompt (`edit="prompt"`) or in the middle node's id (`edit="id"`)."""
+    character is in a prompt (`edit="prompt"`), in the middle node's id (`edit="id"`) or
+    where it breaks the JSON (`edit="break"`, Doc.break_edit_offset); sent as a range edit,
+    or with `full` as the whole new text."""
     offset = doc.offset_of(edit)
     began = time.perf_counter()
     times: list[float] = []
@@ -151,7 +157,7 @@ async def measure_change(session: Session, doc: Doc, uri: str, samples: int,
     failures = 0
     for k in range(warmup + samples):
         try:
-            seconds, count = await session.change(uri, offset, "xy"[k % 2])
+            seconds, count = await session.change(uri, offset, "xy"[k % 2], full)
         except (TimeoutError, LspError):
             failures += 1
             continue

@@ -24,7 +24,7 @@ from ..workflow.vocabulary import (
     fields_for,
 )
 from .jsontree import JsonNode, ParsedDocument
-from .locate import SAME_TEXT, Finding, Offsets, node_object
+from .locate import Finding, node_object, string_span
 
 __all__ = ["lint", "sorted_warnings", "unknown_fields", "condition_warnings",
            "duplicate_key_warnings"]
@@ -36,40 +36,36 @@ _FIELD_NAMES: dict[str, frozenset[str]] = {
 
 
 def lint(doc: ParsedDocument, value: Any = None, *, run_outputs: dict | None = None,
-         have_value: bool = False, offsets: Offsets = SAME_TEXT) -> list[Finding]:
-    """Every editor warning for `doc`; `value` is doc.to_python() when the caller has it.
-
-    `offsets` maps the tree's offsets into the checked text, whose value `value` is
-    (locate.Offsets: the same text unless a keystroke re-check reuses an older tree)."""
+         have_value: bool = False) -> list[Finding]:
+    """Every editor warning for `doc`; `value` is doc.to_python() when the caller has it."""
     if not have_value:
         value = doc.to_python()
-    found = duplicate_key_warnings(doc, offsets)
+    found = duplicate_key_warnings(doc)
     nodes = value.get("nodes") if isinstance(value, dict) else None
     if isinstance(nodes, list):
-        found.extend(unknown_fields(doc, nodes, offsets))
-        found.extend(condition_warnings(doc, nodes, run_outputs, offsets))
+        found.extend(unknown_fields(doc, nodes))
+        found.extend(condition_warnings(doc, nodes, run_outputs))
     return found
 
 
-def sorted_warnings(doc: ParsedDocument, value: Any, run_outputs: dict | None,
-                    offsets: Offsets = SAME_TEXT) -> list[Finding]:
+def sorted_warnings(doc: ParsedDocument, value: Any, run_outputs: dict | None
+                    ) -> list[Finding]:
     """`lint`'s warnings by position; never raises: warnings are advice, and the errors
     they are published with must not be lost over them."""
     try:
-        warnings = lint(doc, value, run_outputs=run_outputs, have_value=True, offsets=offsets)
+        warnings = lint(doc, value, run_outputs=run_outputs, have_value=True)
     except Exception:  # noqa: BLE001
         return []
     warnings.sort(key=lambda w: (w.start, w.end))
     return warnings
 
 
-def duplicate_key_warnings(doc: ParsedDocument,
-                           offsets: Offsets = SAME_TEXT) -> list[Finding]:
+def duplicate_key_warnings(doc: ParsedDocument) -> list[Finding]:
     """The losing occurrences of every repeated key, in any object."""
     return [
         Finding("duplicate-key", WARNING,
                 f"Duplicate key '{member.key}'; only the last one counts",
-                offsets.at(member.key_start), offsets.at(member.key_end))
+                member.key_start, member.key_end)
         for member in doc.duplicate_keys()
     ]
 
@@ -79,8 +75,7 @@ def _suggest(name: str, candidates: list[str]) -> str:
     return f" — did you mean '{close[0]}'?" if close else ""
 
 
-def unknown_fields(doc: ParsedDocument, nodes: list,
-                   offsets: Offsets = SAME_TEXT) -> list[Finding]:
+def unknown_fields(doc: ParsedDocument, nodes: list) -> list[Finding]:
     """Keys no field of the node's kind defines (all kinds' fields for an unknown kind)."""
     found: list[Finding] = []
     for index, node in enumerate(nodes):
@@ -104,7 +99,7 @@ def unknown_fields(doc: ParsedDocument, nodes: list,
                 found.append(Finding(
                     "unknown-field", WARNING,
                     f"Unknown field '{member.key}' on {where}{_suggest(member.key, candidates)}",
-                    offsets.at(member.key_start), offsets.at(member.key_end), ident,
+                    member.key_start, member.key_end, ident,
                     member.key, index,
                 ))
     return found
@@ -154,8 +149,8 @@ def graph_view(nodes: list) -> tuple[dict[str, Any], _Parents]:
     return kind_of, _Parents(afters, kind_of)
 
 
-def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | None = None,
-                       offsets: Offsets = SAME_TEXT) -> list[Finding]:
+def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | None = None
+                       ) -> list[Finding]:
     """not-upstream and path-absent warnings for every condition node."""
     found: list[Finding] = []
     if len(nodes) > MAX_NODES:
@@ -189,7 +184,7 @@ def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | Non
         if literal is None:
             continue
         if not upstream:
-            start, end = offsets.string_span(doc, literal, condition.node_span)
+            start, end = string_span(doc, literal, condition.node_span)
             found.append(Finding(
                 "not-upstream", WARNING,
                 f"out.{target} is read here, but '{target}' does not run before this node "
@@ -197,7 +192,7 @@ def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | Non
                 start, end, ident, "expression", index,
             ))
             continue
-        start, end = offsets.string_span(doc, literal, condition.path_span)
+        start, end = string_span(doc, literal, condition.path_span)
         shown = ".".join(str(s) for s in condition.path)
         found.append(Finding(
             "path-absent", WARNING,

@@ -12,10 +12,6 @@ source offsets on the parsed tree:
 
 `Finding` (a defect or warning with its range) lives here so that lint and check
 share it without importing each other.
-
-The tree may belong to an earlier text than the one the findings point into (a keystroke
-re-check reuses the last parsed tree, see incremental.py): every offset read from the
-tree goes through an `Offsets`, which maps it into the text being checked.
 """
 
 from __future__ import annotations
@@ -25,8 +21,7 @@ from dataclasses import dataclass
 from ..workflow.defects import Defect
 from .jsontree import JsonNode, ParsedDocument, source_offset
 
-__all__ = ["Finding", "Offsets", "SAME_TEXT", "locate", "location_key", "node_object",
-           "finding_for", "findings_for", "string_span", "text_string_span"]
+__all__ = ["Finding", "locate", "node_object", "finding_for", "findings_for", "string_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,27 +37,6 @@ class Finding:
     node: str | None = None
     field: str | None = None
     index: int | None = None
-
-
-class Offsets:
-    """Maps offsets of the tree's text into the checked text: here they are the same text.
-
-    incremental.MappedOffsets maps from the last parsed text into a later one that
-    differs only inside string values."""
-
-    __slots__ = ()
-
-    def at(self, offset: int) -> int:
-        """The offset in the checked text of a token boundary read from the tree."""
-        return offset
-
-    def string_span(self, doc: ParsedDocument, node: JsonNode,
-                    span: tuple[int, int]) -> tuple[int, int]:
-        """The checked text's range of the decoded slice `span` of a string node."""
-        return string_span(doc, node, span)
-
-
-SAME_TEXT = Offsets()
 
 
 def _one_char(doc: ParsedDocument, offset: int) -> tuple[int, int]:
@@ -108,35 +82,21 @@ def _identity_range(doc: ParsedDocument, obj: JsonNode) -> tuple[int, int]:
 
 def string_span(doc: ParsedDocument, node: JsonNode, span: tuple[int, int]) -> tuple[int, int]:
     """Source range of the decoded slice `span` of a string node's value."""
-    return text_string_span(doc.text, node, span)
-
-
-def text_string_span(text: str, node: JsonNode, span: tuple[int, int]) -> tuple[int, int]:
-    """Source range in `text` of the decoded slice `span` of the string token `node`."""
     start, end = span
-    source_start = source_offset(text, node, start)
-    source_end = source_offset(text, node, end) if end > start else source_start
+    source_start = source_offset(doc.text, node, start)
+    source_end = source_offset(doc.text, node, end) if end > start else source_start
     return source_start, source_end
 
 
-def locate(doc: ParsedDocument, defect: Defect,
-           offsets: Offsets = SAME_TEXT) -> tuple[int, int]:
+def locate(doc: ParsedDocument, defect: Defect) -> tuple[int, int]:
     """[start, end) offsets for `defect`; never raises (falls back to the first character)."""
     try:
-        return _locate(doc, defect, offsets)
+        return _locate(doc, defect)
     except Exception:  # noqa: BLE001 - a misplaced squiggle beats a dead server
         return _one_char(doc, 0)
 
 
-def _locate(doc: ParsedDocument, defect: Defect, offsets: Offsets) -> tuple[int, int]:
-    where = _where(doc, defect)
-    if isinstance(where[0], JsonNode):
-        return offsets.string_span(doc, where[0], where[1])
-    return offsets.at(where[0]), offsets.at(where[1])
-
-
-def _where(doc: ParsedDocument, defect: Defect) -> tuple:
-    """[start, end) in the tree's text, or (string node, decoded span) for a slice of one."""
+def _locate(doc: ParsedDocument, defect: Defect) -> tuple[int, int]:
     if defect.index is None:
         return _graph_range(doc)
     obj = node_object(doc, defect.index)
@@ -155,13 +115,8 @@ def _where(doc: ParsedDocument, defect: Defect) -> tuple:
             item = value.items[defect.element]
             return item.start, item.end
     if defect.span is not None and value.kind == "string":
-        return value, defect.span
+        return string_span(doc, value, defect.span)
     return value.start, value.end
-
-
-def location_key(defect: Defect) -> tuple:
-    """What a defect's range depends on (not its rule or message)."""
-    return defect.index, defect.field, defect.element, defect.span
 
 
 def finding_for(doc: ParsedDocument, defect: Defect, severity: str = "error") -> Finding:
@@ -171,20 +126,7 @@ def finding_for(doc: ParsedDocument, defect: Defect, severity: str = "error") ->
                    defect.index)
 
 
-def findings_for(doc: ParsedDocument, defects: list[Defect], severity: str = "error",
-                 offsets: Offsets = SAME_TEXT,
-                 ranges: dict[tuple, tuple[int, int]] | None = None) -> list[Finding]:
-    """Every defect as a located Finding.  `ranges` (location_key -> range in the checked
-    text) is read first and filled in: a keystroke re-check carries it over, shifted, so
-    only defects at new locations walk the tree."""
-    if ranges is None:
-        ranges = {}
-    found: list[Finding] = []
-    for defect in defects:
-        key = location_key(defect)
-        span = ranges.get(key)
-        if span is None:
-            span = ranges[key] = locate(doc, defect, offsets)
-        found.append(Finding(defect.rule, severity, defect.msg, span[0], span[1], defect.node,
-                             defect.field, defect.index))
-    return found
+def findings_for(doc: ParsedDocument, defects: list[Defect],
+                 severity: str = "error") -> list[Finding]:
+    """Every defect as a located Finding."""
+    return [finding_for(doc, defect, severity) for defect in defects]

@@ -43,50 +43,17 @@ class LineIndex:
     milliseconds a keystroke.  Lookups that jump around build the table after all.
     """
 
-    __slots__ = ("text", "_starts", "_checkpoints", "_budget", "_at", "_newline_only",
-                 "_no_return")
+    __slots__ = ("text", "_starts", "_checkpoints", "_budget", "_at", "_newline_only")
 
-    def __init__(self, text: str, *, _starts: list[int] | None = None,
-                 _no_return: bool | None = None) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
-        self._starts: list[int] | None = _starts
+        self._starts: list[int] | None = None
         self._checkpoints: dict[tuple[int, str], list[int]] = {}
         self._budget = _COUNT_BUDGET * len(text)
         self._at = (0, 0)
         """(offset, its line) of the last counted lookup: the next one counts from there."""
-        if _no_return is None:
-            self._no_return = "\r" not in text
-            self._newline_only = self._no_return or text.count("\r") == text.count("\r\n")
-        else:
-            self._no_return = self._newline_only = _no_return
+        self._newline_only = "\r" not in text or text.count("\r") == text.count("\r\n")
         """Every line ends with a \\n (no lone \\r): a line is a count of \\n."""
-
-    def edited(self, start: int, end: int, new_text: str, result: str) -> LineIndex:
-        """The index of `result` = text[:start] + new_text + text[end:].
-
-        Every edit of a document needs the line table of its text (positions -> offsets),
-        and a 50 000-line table costs milliseconds to build: when this one is built and
-        neither text has a carriage return, the new table is derived from it (lines
-        before the edit kept, after it shifted).  Otherwise a fresh, lazy index.
-        """
-        starts = self._starts
-        if starts is None or not self._no_return or "\r" in new_text:
-            return LineIndex(result)
-        before = bisect_right(starts, start)
-        after = bisect_right(starts, end)
-        delta = len(new_text) - (end - start)
-        inserted: list[int] = []
-        pos = new_text.find("\n")
-        while pos >= 0:
-            inserted.append(start + pos + 1)
-            pos = new_text.find("\n", pos + 1)
-        if not inserted and before == after and delta == 0:
-            new_starts = starts  # same line breaks, same places: share the table
-        else:
-            tail = starts[after:]
-            new_starts = starts[:before] + inserted + (
-                [s + delta for s in tail] if delta else tail)
-        return LineIndex(result, _starts=new_starts, _no_return=True)
 
     @property
     def line_starts(self) -> list[int]:
@@ -192,19 +159,15 @@ _RECENT_MAX = 4
 def line_index(text: str) -> LineIndex:
     """The index of `text`: a recent one for this very string object, else a new one.
 
-    The protocol derives the index of each edited text (`LineIndex.edited`) and the
-    analysis of that text then reuses it instead of rebuilding the line table.
-    Identity, not equality: comparing megabytes would cost what it saves.
+    The diagnostics of a text build its index, and the protocol applying the next edit to
+    that text needs it again (positions -> offsets).  Identity, not equality: comparing
+    megabytes would cost what it saves.
     """
-    for index in reversed(_RECENT):
+    recent = _RECENT
+    for index in reversed(recent):
         if index.text is text:
             return index
-    return remember(LineIndex(text))
-
-
-def remember(index: LineIndex) -> LineIndex:
-    """Keep `index` for `line_index` (the last few texts only)."""
-    recent = _RECENT
+    index = LineIndex(text)
     recent.append(index)
     if len(recent) > _RECENT_MAX:
         del recent[0]

@@ -15,11 +15,9 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from hwf_lsp.analysis.check import check_recheckable
-from hwf_lsp.analysis.incremental import Recheckable, recheck
+from hwf_lsp.analysis.check import check_document
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex, line_index
-from hwf_lsp.analysis.runs_index import RunsIndex
 from hwf_lsp.workflow.design_files import design_name_for
 
 log = logging.getLogger(__name__)
@@ -113,9 +111,7 @@ class Analysis:
 
     Findings are computed on first use: completion and hover need the tree and
     the run, not the verdict, so a request that races ahead of validation only
-    pays for the parse.  The parse is lazy too when the findings were re-checked
-    from the previous version's (`after_edit`): typing inside a value then costs no
-    parse until a request needs the tree.
+    pays for the parse.
     """
 
     uri: str
@@ -129,9 +125,6 @@ class Analysis:
     runs_token: Any = None
     """RunsIndex.token() taken just before `run` was read from disk, else None: while the
     index still gives an equal token, `run` is current without reading anything."""
-    recheckable: Recheckable | None = None
-    """What the re-check of the next keystroke reuses (analysis/incremental.py); None
-    before the findings are computed and while the text has syntax errors."""
     _findings: list[Any] | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
 
@@ -147,13 +140,13 @@ class Analysis:
         """analysis.check.Finding, syntax then rulebook then warnings."""
         if self._findings is None:
             outputs = self.run.outputs if self.run is not None else None
-            self._findings, self.recheckable = check_recheckable(self.doc, run_outputs=outputs)
+            self._findings = check_document(self.doc, run_outputs=outputs)
         return self._findings
 
     @property
     def lines(self) -> LineIndex:
         if self._lines is None:
-            self._lines = line_index(self.text)  # the one apply_change derived, if any
+            self._lines = line_index(self.text)
         return self._lines
 
 
@@ -181,30 +174,3 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     if check:
         result.findings  # noqa: B018 - computed here, in the caller's thread
     return result
-
-
-def after_edit(prev: Analysis, version: int | None, text: str, start: int, end: int,
-               replacement: str, runs_token: Any, *, find_token: bool = True
-               ) -> Analysis | None:
-    """The analysis of `text` = prev.text[:start] + replacement + prev.text[end:] when the
-    edit is inside one scalar value and keeps it one (analysis/incremental.py: no parse,
-    only what the edit can change is checked again); None when a full `analyse` is needed.
-
-    `prev` must be checked, current (not stale) and its run still current: `runs_token`
-    is the runs index's token now, which must equal the one taken before `prev.run` was
-    read.  The new document is parsed only if a request asks for it.  Without
-    `find_token`, only an edit inside the value the previous edit was in is taken (no
-    tree needed: microseconds on any size); else None.
-    """
-    state = prev.recheckable
-    if state is None or prev.stale or prev._findings is None or prev.runs_token is None \
-            or not RunsIndex.same_runs(prev.runs_token, runs_token):
-        return None
-    if prev._doc is not None and state.base is not prev._doc:
-        state = state.rebased(prev._doc)  # a request parsed this text: a shorter map
-    new_state = recheck(state, start, end, replacement, text, find=find_token)
-    if new_state is None:
-        return None
-    return Analysis(uri=prev.uri, version=version, text=text, run=prev.run,
-                    runs_token=prev.runs_token, recheckable=new_state,
-                    _findings=new_state.findings)

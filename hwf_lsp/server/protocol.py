@@ -22,7 +22,6 @@ import asyncio
 import inspect
 import json
 import logging
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
@@ -36,7 +35,7 @@ from pygls.protocol.json_rpc import (
     JsonRPCResponseMessage,
 )
 
-from hwf_lsp.analysis.positions import line_index, remember
+from hwf_lsp.analysis.positions import line_index
 from hwf_lsp.server.convert import encoding_name
 
 log = logging.getLogger(__name__)
@@ -68,67 +67,33 @@ def _describe_structuring_error(exc: BaseException) -> str:
 
 def apply_change(text: str, change: Any, encoding: str) -> str:
     """`text` after one TextDocumentContentChangeEvent (full or ranged), clamped."""
-    return _apply(text, change, encoding)[0]
-
-
-@dataclass(frozen=True, slots=True)
-class AppliedEdit:
-    """The one ranged edit that turned `before` into `after` (version `version`), in
-    code-point offsets: before[start:end] became `replacement`.  The diagnostics use it to
-    carry the previous findings over when the edit cannot change them."""
-
-    before: str
-    after: str
-    version: int | None
-    start: int
-    end: int
-    replacement: str
-
-
-def _apply(text: str, change: Any, encoding: str) -> tuple[str, tuple[int, int, str] | None]:
-    """apply_change, plus (start, end, replacement) when the change was a ranged edit."""
     new_text = getattr(change, "text", None)
     if not isinstance(new_text, str):
-        return text, None
+        return text
     rng = getattr(change, "range", None)
     if rng is None:
-        return new_text, None
+        return new_text
     lines = line_index(text)
     start = lines.offset(rng.start.line, rng.start.character, encoding)
     end = lines.offset(rng.end.line, rng.end.character, encoding)
     if end < start:
         start, end = end, start
-    result = text[:start] + new_text + text[end:]
-    remember(lines.edited(start, end, new_text, result))  # the analysis reuses it
-    return result, (start, end, new_text)
+    return text[:start] + new_text + text[end:]
 
 
 class HwfProtocol(LanguageServerProtocol):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.last_edits: dict[str, AppliedEdit] = {}
-        """Per document (unquoted URI): the last didChange, when it was one ranged edit."""
-
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
         try:
-            uri = params.text_document.uri
-            document = self.workspace.text_documents.get(unquote(uri))
+            document = self.workspace.text_documents.get(unquote(params.text_document.uri))
             if document is not None:
                 encoding = encoding_name(self.workspace.position_encoding)
-                before = text = document.source
-                changes = params.content_changes or ()
-                edit = None
-                for change in changes:
-                    text, edit = _apply(text, change, encoding)
+                text = document.source
+                for change in params.content_changes or ():
+                    text = apply_change(text, change, encoding)
                 document._source = text  # pygls keeps no public setter
                 document.version = params.text_document.version
-                key = unquote(uri)
-                if len(changes) == 1 and edit is not None:
-                    self.last_edits[key] = AppliedEdit(before, text, document.version, *edit)
-                else:
-                    self.last_edits.pop(key, None)
-        except Exception:  # a junk edit must not take the server down
+        except Exception:
             log.exception("could not apply a change")
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None

@@ -136,31 +136,6 @@ def find_cycle(nodes: Any, *, include_self_loops: bool = True,
         parents = parent_map(nodes)
     if _in_run_order(parents, include_self_loops):
         return None  # the common case: nodes listed in run order, decided in one pass
-    return dfs_cycle(parents, include_self_loops=include_self_loops)
-
-
-def dfs_cycle(parents: dict[str, list[str]], *,
-              include_self_loops: bool = True) -> list[str] | None:
-    """`find_cycle`'s DFS over a parent map: roots and parents in the map's order.
-
-    The cycle is rotated to start at its id that comes first in the map, so a caller
-    may pass a sub-map (same relative order) holding every id that can reach a
-    cycle, and get the same answer as for the whole map.
-    """
-    return _depth_first(parents, include_self_loops)[0]
-
-
-def cycle_or_ranks(parents: dict[str, list[str]], *, include_self_loops: bool = True,
-                   ) -> tuple[list[str] | None, dict[str, int] | None]:
-    """(find_cycle's cycle, None), or (None, id -> rank with every parent below its child).
-
-    The ranks let an incremental caller prove a changed graph still acyclic without
-    a search.  Most designs list nodes in run order, so the map's key order usually
-    is already topological (one pass of lookups); otherwise the DFS's finishing order
-    is.  Every parent must be a key (as in `parent_map`'s result).
-    """
-    if _in_run_order(parents, include_self_loops):
-        return None, {ident: rank for rank, ident in enumerate(parents)}
     return _depth_first(parents, include_self_loops)
 
 
@@ -176,12 +151,11 @@ def _in_run_order(parents: dict[str, list[str]], include_self_loops: bool) -> bo
     return True
 
 
-def _depth_first(parents: dict[str, list[str]], include_self_loops: bool,
-                 ) -> tuple[list[str] | None, dict[str, int] | None]:
-    """(the first cycle met, None), or (None, ranks in finishing order: parents first)."""
+def _depth_first(parents: dict[str, list[str]], include_self_loops: bool) -> list[str] | None:
+    """The first cycle a DFS meets (roots and parents in the map's order), rotated to start
+    at its id that comes first in the map; None when there is none."""
     order = {ident: i for i, ident in enumerate(parents)}
     state: dict[str, int] = {}  # 1 = on the DFS stack, 2 = done
-    finished: dict[str, int] = {}
     for root in parents:
         if root in state:
             continue
@@ -195,7 +169,6 @@ def _depth_first(parents: dict[str, list[str]], include_self_loops: bool,
                 stack.pop()
                 on_path.pop()
                 state[current] = 2
-                finished[current] = len(finished)
                 continue
             stack[-1] = (current, next_edge + 1)
             parent = edges[next_edge]
@@ -206,12 +179,12 @@ def _depth_first(parents: dict[str, list[str]], include_self_loops: bool,
                 loop.reverse()  # run order: parent before child
                 first = min(range(len(loop)), key=lambda i: order[loop[i]])
                 loop = loop[first:] + loop[:first]
-                return loop + [loop[0]], None
+                return loop + [loop[0]]
             if parent not in state:
                 state[parent] = 1
                 stack.append((parent, 0))
                 on_path.append(parent)
-    return None, finished
+    return None
 
 
 def would_create_cycle(nodes: Any, node_id: str, new_parent: str) -> bool:

@@ -1,52 +1,43 @@
-"""One module per LSP method; `on_design` is the opening every text-document handler shares.
+"""One module per LSP method, each with a `register(server)`; `register_all` calls them.
 
-Each handler starts the same way: the document's analysis (None when the URI is not a
-design, and then the answer is None), the client's position encoding, and offsets for
-the positions it sent.
+The order is the order their handlers are registered in.  A new feature is a module
+here and one line in `register_all`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from hwf_lsp.server import convert
+from hwf_lsp.server.features import (
+    code_actions,
+    code_lens,
+    commands,
+    completion,
+    definition,
+    diagnostics,
+    document_symbols,
+    hover,
+    inlay_hints,
+    references,
+    rename,
+    workspace_symbols,
+)
 
 if TYPE_CHECKING:
-    from lsprotocol import types
-
-    from hwf_lsp.analysis.positions import LineIndex
-    from hwf_lsp.server.documents import Analysis
     from hwf_lsp.server.server import HwfServer
 
 
-@dataclass(frozen=True, slots=True)
-class DesignRequest:
-    """A request about an open design: where, its analysis, and the negotiated encoding."""
-
-    uri: str
-    analysis: Analysis
-    encoding: str
-
-    @property
-    def lines(self) -> LineIndex:
-        return self.analysis.lines
-
-    @property
-    def doc(self) -> Any:
-        return self.analysis.doc
-
-    def offset(self, position: types.Position) -> int:
-        return convert.to_offset(self.analysis.lines, position, self.encoding)
-
-    def offsets(self, span: types.Range) -> tuple[int, int]:
-        return self.offset(span.start), self.offset(span.end)
-
-
-def on_design(server: HwfServer, params: Any) -> DesignRequest | None:
-    """The request's document as a design, or None when the URI is not one."""
-    uri = params.text_document.uri
-    analysis = server.analysis(uri)
-    if analysis is None:
-        return None
-    return DesignRequest(uri, analysis, server.encoding)
+def register_all(server: HwfServer) -> None:
+    """Every feature's handlers on `server`."""
+    diagnostics.register(server)
+    completion.register(server)
+    hover.register(server)
+    definition.register(server)
+    references.register(server)
+    rename.register(server)
+    document_symbols.register(server)
+    workspace_symbols.register(server)
+    code_actions.register(server)
+    inlay_hints.register(server)
+    code_lens.register(server)
+    commands.register(server)

@@ -15,7 +15,6 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.server import convert
-from hwf_lsp.server.features import on_design
 from hwf_lsp.server.features.commands import (
     ANSWER_APPROVAL,
     LIST_RUNS,
@@ -23,6 +22,7 @@ from hwf_lsp.server.features.commands import (
     RUN_FROM_HERE,
     START_RUN,
 )
+from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.workflow.vocabulary import STEP_KINDS, TRIGGER
 

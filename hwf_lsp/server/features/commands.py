@@ -3,21 +3,15 @@
 Every command answers a run summary (listRuns: `{"runs": [...]}`) or a JSON-RPC
 error with a clear message, also shown with window/showMessage.  Commands that
 advance a run return when it parks or finishes; the run itself executes on a
-worker thread (runs/manager.py), so the loop keeps serving the editor.
-
-This module also starts the runs watcher once the client is initialized.  The run
-machinery (runs/manager.py and with it the runner, seams and delivery) is imported
-then, or by the first command, never before the `initialize` answer: start-up
-pays only for what diagnostics, completion and hover need.
+worker thread (the server's RunManager, runs/manager.py), so the loop keeps serving
+the editor.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -133,25 +127,12 @@ def design_from_editor(server: HwfServer, uri: str) -> tuple[dict[str, Any], str
 # --- the commands ---------------------------------------------------------------
 
 
-def run_manager(server: HwfServer) -> RunManager:
-    """The server's RunManager, created (and the run machinery imported) on first use."""
-    manager = getattr(server, "run_manager", None)
-    if manager is None:
-        from hwf_lsp.server.runs.manager import RunManager
-
-        manager = server.run_manager = RunManager(server)
-    return manager
-
-
 class RunCommands:
-    """The handlers, bound to one server; its RunManager comes with the first command."""
+    """The handlers, bound to one server and its RunManager."""
 
     def __init__(self, server: HwfServer) -> None:
         self.server = server
-
-    @property
-    def manager(self) -> RunManager:
-        return run_manager(self.server)
+        self.manager: RunManager = server.run_manager
 
     def summary(self, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
         return {**run_summary(state, self.manager.runs_root()), **extra}
@@ -328,7 +309,7 @@ def _answering(server: HwfServer, command: str,
             result = await handler(*args)
             if command != LIST_RUNS:  # lenses and hints right after the answer, not 200 ms on
                 await asyncio.to_thread(server.runs.refresh)  # the I/O off the loop
-                server.revalidate_all(runs_changed=True)
+                server.recheck_all(runs_changed=True)
             return result
         except asyncio.CancelledError:
             raise
@@ -340,65 +321,6 @@ def _answering(server: HwfServer, command: str,
 
     run.__name__ = handler.__name__
     return run
-
-
-# --- watching -----------------------------------------------------------------------
-
-
-def _prime_runs(server: HwfServer) -> None:
-    """First read of the run history (watcher thread), then tell the open designs."""
-    snapshot = server.runs.refresh()
-    # the states just read live until their file changes and hold no cycles: keep the
-    # cyclic GC from walking them on every full pass (pauses of 10-80 ms with 2,000 runs)
-    gc.freeze()
-    if snapshot.states:
-        run_manager(server).call_on_loop(lambda: server.revalidate_all(runs_changed=True))
-
-
-def _runs_generation(server: HwfServer, root: Path) -> tuple[Path, int]:
-    """The watcher's change signature: refreshing the runs index is the listing."""
-    runs = server.runs
-    return runs.root, runs.refresh().generation
-
-
-def _import_run_machinery() -> None:
-    import hwf_lsp.server.runs.manager
-    import hwf_lsp.server.runs.notify
-    import hwf_lsp.server.runs.watcher
-    import hwf_lsp.workflow.rerun  # noqa: F401
-
-
-def _start_watching_when_initialized(server: HwfServer) -> None:
-    """Start the runs watcher once the client is initialized: wrap the `initialized` handler.
-
-    The watcher needs the event loop to hand changes to; it exists only once the
-    client has connected.  It first reads the runs on its own thread, so the
-    loop's first hover does not wait for a long run history.
-    """
-    features = server.protocol.fm.features
-    previous = features.get(types.INITIALIZED)
-
-    async def initialized(params: types.InitializedParams) -> None:
-        # the run machinery (runner, seams, delivery) is imported on a thread: the loop
-        # answers the editor's first requests meanwhile
-        await asyncio.to_thread(_import_run_machinery)
-        from hwf_lsp.server.runs.notify import on_runs_changed
-        from hwf_lsp.server.runs.watcher import RunsWatcher
-
-        manager = run_manager(server)
-        manager.loop = asyncio.get_running_loop()
-        if getattr(server, "runs_watcher", None) is None:
-            watcher = RunsWatcher(manager.runs_root, lambda: on_runs_changed(server, manager),
-                                  prime=lambda: _prime_runs(server),
-                                  signature=lambda root: _runs_generation(server, root))
-            server.runs_watcher = watcher
-            watcher.start()
-        if previous is not None:
-            result = previous(params)
-            if asyncio.iscoroutine(result):
-                await result
-
-    features[types.INITIALIZED] = initialized
 
 
 def register(server: HwfServer) -> None:
@@ -414,4 +336,3 @@ def register(server: HwfServer) -> None:
     }
     for name, handler in handlers.items():
         server.command(name)(_answering(server, name, handler))
-    _start_watching_when_initialized(server)

@@ -9,7 +9,7 @@ from pygls.capabilities import get_capability
 
 from hwf_lsp.analysis.completion import complete
 from hwf_lsp.server import convert
-from hwf_lsp.server.features import on_design
+from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.navigation import definition as definition_at
 from hwf_lsp.server import convert
-from hwf_lsp.server.features import on_design
+from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:

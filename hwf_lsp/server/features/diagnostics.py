@@ -7,13 +7,6 @@ edits).  When it finishes, the result is published only if no newer version
 arrived meanwhile; otherwise the newest text is validated next and the stale
 result is dropped.  `published` remembers the last version sent per document,
 so a version is never published after a newer one.
-
-Most keystrokes land inside one value (a prompt, an id, a condition, a number): when
-the one ranged edit since the last analysis keeps the document's structure
-(documents.after_edit, analysis/incremental.py), the findings are re-checked from
-the previous ones right in the didChange handler -- no parse, no task, no thread
-hop, published before the next message is read.  Anything else takes the full
-check in the worker.
 """
 
 from __future__ import annotations
@@ -27,17 +20,13 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from hwf_lsp.server import convert
-from hwf_lsp.server.documents import Analysis, after_edit, analyse
+from hwf_lsp.server.documents import Analysis, analyse
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
 log = logging.getLogger(__name__)
-
-ON_LOOP_TREE_CHARS = 262_144
-"""Up to this size the event loop may parse and walk the previous text to find the edited
-value (about a millisecond); above it that happens in the worker thread."""
 
 
 class Validator:
@@ -58,25 +47,7 @@ class Validator:
         task = self.tasks.get(key)
         if task is not None and not task.done():
             return  # the running loop picks up the newest version when it finishes
-        if self._publish_rechecked(key):
-            return
         self.tasks[key] = asyncio.get_running_loop().create_task(self._run(key))
-
-    def _publish_rechecked(self, key: str) -> bool:
-        """Re-check and publish the newest text now, when the last edit allows it (a
-        keystroke inside one value, analysis/incremental.py); False when the full
-        path is needed.  Nothing else is in flight for `key`, so nothing newer can be
-        published before this."""
-        server = self.server
-        current = server.open_text(key)
-        if current is None or not server.is_design(key):
-            return False
-        version, text = current
-        result = self._after_edit(key, server.analyses.get(key), version, text, on_loop=True)
-        if result is None:
-            return False
-        self._deliver(key, version, result)
-        return True
 
     def _deliver(self, key: str, version: int | None, result: Analysis) -> None:
         """Keep `result` as the document's analysis and publish its findings, unless a
@@ -108,9 +79,6 @@ class Validator:
             self._publish(key, None, [])
         self.server.forget(key)
         self.uris.pop(key, None)
-        edits = getattr(getattr(self.server, "protocol", None), "last_edits", None)
-        if edits:
-            edits.pop(key, None)
 
     async def _run(self, key: str) -> None:
         server = self.server
@@ -129,17 +97,13 @@ class Validator:
             if cached is not None and cached.version == version and cached.text == text \
                     and not cached.stale:
                 result: Analysis = cached
-            elif (rechecked := self._after_edit(key, cached, version, text, on_loop=True)) \
-                    is not None:
-                result = rechecked  # on the loop: no parse, no thread hop
             else:
                 runs = server.runs
                 if runs is not None:
                     runs = runs.refreshing()  # a worker thread may check the disk
                 try:
                     result = await loop.run_in_executor(
-                        self.pool, self._analyse, key, cached, version, text, runs,
-                        len(text) > ON_LOOP_TREE_CHARS)
+                        self.pool, analyse, key, version, text, runs)
                 except Exception:
                     log.exception("validation of %s failed", key)
                     return
@@ -150,37 +114,6 @@ class Validator:
                 continue  # a newer version or new settings arrived: start over
             self._deliver(key, version, result)
             return
-
-    def _analyse(self, key: str, cached: Analysis | None, version: int | None, text: str,
-                 runs: object, carry_over: bool) -> Analysis:
-        """In the worker: with `carry_over` (the loop left a big text's tree lookup to
-        us), the re-checked analysis when the edit allows one; else the full check."""
-        rechecked = self._after_edit(key, cached, version, text, on_loop=False) \
-            if carry_over else None
-        return rechecked if rechecked is not None else analyse(key, version, text, runs)
-
-    def _after_edit(self, key: str, cached: Analysis | None, version: int | None,
-                    text: str, *, on_loop: bool) -> Analysis | None:
-        """The analysis of `text` re-checked from `cached` when the one edit between them
-        (as the protocol recorded it) is inside one scalar value and keeps it one; else
-        None (documents.after_edit).
-
-        On the loop, the edited value is looked up in the tree only for small texts
-        (ON_LOOP_TREE_CHARS); a big one pays that in the worker, once per value."""
-        if cached is None:
-            return None
-        edits = getattr(getattr(self.server, "protocol", None), "last_edits", None)
-        edit = edits.get(key) if edits else None
-        if edit is None or edit.after is not text or edit.before is not cached.text \
-                or edit.version != version:
-            return None
-        try:
-            return after_edit(cached, version, text, edit.start, edit.end, edit.replacement,
-                              self.server.runs.token(),
-                              find_token=not on_loop or len(text) <= ON_LOOP_TREE_CHARS)
-        except Exception:  # the full check is always there to fall back on
-            log.exception("incremental check of %s failed", key)
-            return None
 
     def _publish(self, key: str, version: int | None, items: list[dict]) -> None:
         """Publish `items` (convert.diagnostic_dicts: already in wire form, see there)."""
@@ -193,8 +126,7 @@ class Validator:
 
 
 def register(server: HwfServer) -> None:
-    validator = Validator(server)
-    server.validator = validator
+    validator = server.validator
 
     def on_settings(ls: HwfServer, before: object) -> None:
         validator.schedule_all()

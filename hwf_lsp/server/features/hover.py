@@ -8,8 +8,8 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.hover import hover as hover_at
 from hwf_lsp.server import convert
-from hwf_lsp.server.features import on_design
 from hwf_lsp.server.features.completion import supports_markdown
+from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from lsprotocol import types
 from hwf_lsp.analysis.hints import PLAN
 from hwf_lsp.analysis.hints import hints as hints_for
 from hwf_lsp.server import convert
-from hwf_lsp.server.features import on_design
+from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from lsprotocol import types
 from hwf_lsp.analysis.navigation import RenameError, prepare_rename
 from hwf_lsp.analysis.navigation import rename as rename_edits
 from hwf_lsp.server import convert
-from hwf_lsp.server.features import on_design
+from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import RequestRefused, guarded
 
 if TYPE_CHECKING:

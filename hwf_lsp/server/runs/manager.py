@@ -25,14 +25,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunBusyError
-from hwf_lsp.workflow.runner import Runner
-from hwf_lsp.workflow.seams import CommandAgentSeam
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
+    from hwf_lsp.workflow.runner import Runner
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +144,12 @@ class RunManager:
 
     def runner(self, cancel_event: threading.Event | None = None,
                on_event: Callable[[dict[str, Any]], None] | None = None) -> Runner:
+        # imported here: the server creates its RunManager at start-up, the runner's
+        # modules come on a thread after `initialized` (server.start_watching_runs)
+        from hwf_lsp.workflow.delivery import Delivery
+        from hwf_lsp.workflow.runner import Runner
+        from hwf_lsp.workflow.seams import CommandAgentSeam
+
         settings = self.server.settings
         agent = CommandAgentSeam(list(settings.agent_command)) if settings.agent_command else None
         delivery = Delivery(

@@ -1,4 +1,4 @@
-"""Telling the editor that runs changed: revalidate, refresh lenses and hints, hwf/runsChanged.
+"""Telling the editor that runs changed: recheck, refresh lenses and hints, hwf/runsChanged.
 
 Called by the watcher (its thread) whenever a run file under the Hermes home
 changes, whoever wrote it.  The run files are re-read (only those that changed,
@@ -44,7 +44,7 @@ def _supports_refresh(server: HwfServer, feature: str) -> bool:
 
 def publish_runs_changed(server: HwfServer, runs: list[dict[str, Any]]) -> None:
     """On the loop: fresh diagnostics/hints/completions, refreshed lenses, and the notification."""
-    server.revalidate_all(runs_changed=True)
+    server.recheck_all(runs_changed=True)
     if _supports_refresh(server, "code_lens"):
         server.workspace_code_lens_refresh(None)
     if _supports_refresh(server, "inlay_hint"):
