@@ -28,11 +28,12 @@ from hwf_lsp.cli.errors import (
     json_text,
     out,
 )
+from hwf_lsp.cli.signals import StopOnSignals
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
-from hwf_lsp.workflow.runner import Runner
+from hwf_lsp.workflow.runner import Interrupt, Runner, StepStillRunning, was_interrupted
 from hwf_lsp.workflow.seams import agent_seam_from_env
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
 
@@ -101,6 +102,7 @@ def make_runner(args: argparse.Namespace, runs: RunStore, designs: DesignStore,
         allow_model_override=args.allow_model_override,
         on_event=printer,
         designs=designs,
+        interrupt=args.signals.interrupt,
     )
 
 
@@ -111,7 +113,8 @@ class StepPrinter:
         self.runs = runs
 
     def __call__(self, event: dict[str, Any]) -> None:
-        if event.get("event") != "step-finish" or event.get("outcome") == "parked":
+        if event.get("event") != "step-finish" or event.get("outcome") in ("parked",
+                                                                             "interrupted"):
             return
         try:
             state = self.runs.load(event["run_id"])
@@ -138,6 +141,13 @@ def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
     state = with_design(state, designs)
     run_id = state["run_id"]
     status = state.get("status")
+    if was_interrupted(state):
+        entry = state["log"][-1]
+        out(f"run {run_id} {args.signals.interrupt.reason} at step {entry.get('node')!r}: "
+            "stopped at a clean point (an agent at work was stopped)")
+        out(f"  next: {render.command_line(['hwf', 'resume', run_id, *runner_options(args)])}")
+        out(f"state: {runs.path(run_id)}")
+        return args.signals.exit_code
     if status in ("awaiting_approval", "awaiting_agent"):
         at = render.pending_position(state)
         if at is not None:
@@ -160,6 +170,8 @@ def engine_call(fn, *a, **kw):  # noqa: ANN001, ANN201 - a thin error translator
     """Run an engine call, turning its documented exceptions into one-line CLI errors."""
     try:
         return fn(*a, **kw)
+    except StepStillRunning as exc:
+        raise CliError(str(exc), EXIT_BUSY) from None
     except RunBusyError as exc:
         raise CliError(f"{exc}; try again when it is done (hwf show {exc.run_id})",
                        EXIT_BUSY) from None
@@ -323,9 +335,16 @@ COMMANDS = {
 }
 
 
+ADVANCING = ("run", "resume", "answer", "respond")
+"""The subcommands that advance a run: a signal interrupts them at a clean point."""
+
+
 def dispatch(args: argparse.Namespace) -> int:
     try:
-        return COMMANDS[args.command](args)
+        if args.command not in ADVANCING:
+            return COMMANDS[args.command](args)
+        with StopOnSignals(Interrupt()) as args.signals:
+            return COMMANDS[args.command](args)
     except RunBusyError as exc:
         raise CliError(str(exc), EXIT_BUSY) from None
     except OSError as exc:

@@ -95,6 +95,21 @@ def kill_group(pid: int) -> None:
 
 
 def group_alive(pgid: int) -> bool:
+    """Whether any live (not zombie) process is in process group `pgid`."""
+    if os.path.isdir("/proc/self"):
+        try:
+            names = [name for name in os.listdir("/proc") if name.isdigit()]
+        except OSError:
+            names = []
+        for name in names:
+            try:
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if len(fields) > 2 and fields[0] != b"Z" and fields[2] == str(pgid).encode():
+                return True
+        return False
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:

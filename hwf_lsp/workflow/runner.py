@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +28,7 @@ from hwf_lsp.workflow.locks import LOCKS_DIRNAME, RunBusyError, RunLock
 from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
+from hwf_lsp.workflow.processes import group_alive, process_start, still_running
 from hwf_lsp.workflow.seams import AgentCancelled, AgentFailure, AgentRequest, AgentSeam
 from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
 from hwf_lsp.workflow.validator import validate_designer_graph
@@ -45,6 +47,10 @@ SPEC_KEYS: tuple[str, ...] = (
 """The run-state keys of the spec, in its order."""
 EXTRA_KEYS: tuple[str, ...] = ("design", "created_at", "updated_at", "log")
 """Documented extras every run of ours carries (docs/run-state.md)."""
+IN_FLIGHT_KEY = "in_flight"
+"""Documented extra, only while an agent command performs a step: `{node, agent_pid,
+agent_start, runner_pid, since}`, so a resume after its runner died can tell whether that
+attempt may still be running (and then refuses to start the step a second time)."""
 RERUN_KEYS: tuple[str, ...] = ("base_run", "from_node", "stale")
 """Documented extras of a "run from here" run."""
 
@@ -52,6 +58,39 @@ CHECKPOINTS: tuple[str, ...] = ("step-start", "before-persist", "after-persist",
 """Named crash points: the reliability tests kill the runner at each of them."""
 
 _MISSING: Any = object()
+
+
+class Interrupt(threading.Event):
+    """"Stop at the next clean point, and keep the run resumable" (Ctrl-C, SIGTERM or
+    SIGHUP to `hwf`; the editor shutting the language server down).  Unlike a cancel the
+    run stays `running`: a running agent is killed, its attempt is not counted, the log
+    says `interrupted`, and `resume` performs the step again."""
+
+    reason = "interrupted"
+
+    def interrupt(self, reason: str) -> None:
+        self.reason = reason
+        self.set()
+
+
+class StepStillRunning(RunBusyError):
+    """On resume: the previous attempt of the step at the cursor may still be running."""
+
+    def __init__(self, run_id: str, node_id: str, pid: int) -> None:
+        super().__init__(run_id, f"step {node_id!r} may still be running from an earlier "
+                         f"attempt whose runner stopped (agent process group {pid}); wait "
+                         f"for it to end or stop it (kill -- -{pid}), then resume")
+        self.node_id = node_id
+        self.pid = pid
+
+
+def was_interrupted(state: Any) -> bool:
+    """Whether the run's last advance stopped at an interrupt (it is resumable)."""
+    log_entries = state.get("log") if isinstance(state, dict) else None
+    return (isinstance(log_entries, list) and bool(log_entries)
+            and isinstance(log_entries[-1], dict)
+            and log_entries[-1].get("event") == "interrupted"
+            and state.get("status") == "running")
 
 
 def iso_utc(seconds: float) -> str:
@@ -146,6 +185,20 @@ def _check_state(state: dict[str, Any], run_id: str) -> None:
         raise bad(f"status {state['status']} without pending")
 
 
+class _StopCheck:
+    """What a seam polls while its agent works (`is_set()`, like an Event): a cancel (in
+    this process or the marker file another process leaves) or an interrupt."""
+
+    __slots__ = ("runner", "run_id")
+
+    def __init__(self, runner: Runner, run_id: str) -> None:
+        self.runner = runner
+        self.run_id = run_id
+
+    def is_set(self) -> bool:
+        return self.runner._interrupted() or self.runner._cancel_requested_for(self.run_id)
+
+
 class Runner:
     """Advances runs stored in a RunStore; one runner per run at a time (RunLock)."""
 
@@ -161,6 +214,7 @@ class Runner:
         cancel_event: threading.Event | None = None,
         checkpoint: Callable[[str], None] | None = None,
         designs: DesignStore | None = None,
+        interrupt: Interrupt | None = None,
     ) -> None:
         self.runs = runs
         self.agent = agent
@@ -172,6 +226,7 @@ class Runner:
         self.checkpoint = checkpoint
         self.designs = designs
         """Where to find the design of a run that has no `design` snapshot (e.g. a canvas run)."""
+        self.interrupt = interrupt
 
     # --- public -----------------------------------------------------------
 
@@ -277,8 +332,11 @@ class Runner:
             if node["id"] in state["outputs"] or node["id"] in state["skipped"]:
                 state["cursor"] = cursor + 1  # already has a result (run from here)
                 continue
+            if self._interrupted():
+                self._interrupt(state, node["id"])
+                return state
             outcome = self._step(state, node, cursor, len(plan))
-            if outcome in ("parked", "failed", "cancelled"):
+            if outcome in ("parked", "failed", "cancelled", "interrupted"):
                 return state
 
     def _step(self, state: dict[str, Any], node: dict[str, Any], index: int, total: int) -> str:
@@ -330,12 +388,21 @@ class Runner:
             self._log(state, node_id, "parked", "awaiting an agent: no agent seam configured")
             self._persist(state)
             return "parked"
+        self._check_previous_attempt(state, node_id)
+        request.on_start = lambda pid: self._record_in_flight(state, node_id, pid)
         try:
-            result = self.agent.perform(request, cancel_event=self.cancel_event)
+            result = self.agent.perform(request, cancel_event=_StopCheck(self, state["run_id"]))
         except AgentCancelled:
+            state.pop(IN_FLIGHT_KEY, None)
+            if self._interrupted() and not self._cancel_requested(state):
+                return self._interrupt(state, node_id)
             self._cancel(state)
             return "cancelled"
         except Exception as exc:  # noqa: BLE001 - any seam error is a failed attempt
+            state.pop(IN_FLIGHT_KEY, None)
+            if self._cancel_requested(state):  # e.g. it timed out while a cancel was pending
+                self._cancel(state)
+                return "cancelled"
             failures = (whole_number(state["attempts"].get(node_id)) or 0) + 1
             state["attempts"][node_id] = failures
             retries = whole_number(node.get("retries")) or 0
@@ -350,6 +417,7 @@ class Runner:
                       f"attempt {failures} of {retries + 1} failed: {reason}")
             self._persist(state)
             return "retry"
+        state.pop(IN_FLIGHT_KEY, None)
         return self._finish_step(state, node_id, "agent", agent_output(result), "done", "completed")
 
     def _condition_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
@@ -476,6 +544,46 @@ class Runner:
     def _cancel(self, state: dict[str, Any]) -> dict[str, Any]:
         return self._end(state, "cancelled", "cancelled by the user")
 
+    def _interrupted(self) -> bool:
+        return self.interrupt is not None and self.interrupt.is_set()
+
+    def _interrupt(self, state: dict[str, Any], node_id: str | None) -> str:
+        """Stop here, resumable: the step at the cursor runs again on resume."""
+        reason = getattr(self.interrupt, "reason", None) or "interrupted"
+        state["status"] = "running"
+        state["pending"] = None
+        self._log(state, node_id, "interrupted",
+                  f"{reason}: stopped before step {node_id!r} finished; resume the run "
+                  "to go on" if node_id else f"{reason}: resume the run to go on")
+        self._persist(state)
+        self._emit({"event": "run-status", "run_id": state["run_id"], "status": "running",
+                    "interrupted": True})
+        return "interrupted"
+
+    def _record_in_flight(self, state: dict[str, Any], node_id: str, pid: int) -> None:
+        """The seam started agent process `pid`: persist that, before it can answer."""
+        state[IN_FLIGHT_KEY] = {"node": node_id, "agent_pid": pid,
+                                "agent_start": process_start(pid), "runner_pid": os.getpid(),
+                                "since": iso_utc(self.clock())}
+        self._persist(state)
+
+    def _check_previous_attempt(self, state: dict[str, Any], node_id: str) -> None:
+        """A recorded attempt whose runner is gone (we hold the lock): if its agent (or
+        anything of its process group) still runs, refuse to start the step again."""
+        previous = state.get(IN_FLIGHT_KEY)
+        if not isinstance(previous, dict):
+            state.pop(IN_FLIGHT_KEY, None)
+            return
+        pid, start = previous.get("agent_pid"), previous.get("agent_start")
+        if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 and (
+                still_running(pid, start if isinstance(start, int) else None)
+                or group_alive(pid)):
+            raise StepStillRunning(state["run_id"], node_id, pid)
+        del state[IN_FLIGHT_KEY]
+        self._log(state, node_id, "attempt-interrupted",
+                  f"the attempt started at {previous.get('since')} (agent pid {pid}) did not "
+                  "finish: its runner stopped; performing the step again")
+
     def _deliver(self, state: dict[str, Any], node_id: str, deliver: str, text: str, key: str,
                  target: str | None) -> None:
         """Deliver unless `key` already has an ok receipt; record the receipt (not persisted)."""
@@ -528,9 +636,12 @@ class Runner:
         return self.runs.root / LOCKS_DIRNAME / f"{check_run_id(run_id)}.cancel"
 
     def _cancel_requested(self, state: dict[str, Any]) -> bool:
+        return self._cancel_requested_for(state["run_id"])
+
+    def _cancel_requested_for(self, run_id: str) -> bool:
         if self.cancel_event is not None and self.cancel_event.is_set():
             return True
-        return self._cancel_marker(state["run_id"]).exists()
+        return os.path.lexists(self._cancel_marker(run_id))
 
     def _clear_cancel_marker(self, run_id: str) -> None:
         try:

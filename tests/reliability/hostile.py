@@ -115,3 +115,57 @@ def alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, IndexError):
         return False
+
+
+def process_start(pid: int) -> int | None:
+    """/proc/PID/stat's start time (field 22), as the runner records it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class BlockingAgent:
+    """tests/reliability/agents/blocking_agent.py: blocks until `release()`."""
+
+    SCRIPT = Path(__file__).resolve().parent / "agents" / "blocking_agent.py"
+
+    def __init__(self, where: Path) -> None:
+        self.pidfile = where / "agent.pid"
+        self.gofile = where / "agent.go"
+
+    @property
+    def argv(self) -> list[str]:
+        return [sys.executable, str(self.SCRIPT), str(self.pidfile), str(self.gofile)]
+
+    @property
+    def command(self) -> str:
+        return " ".join(self.argv)
+
+    def pid(self, timeout: float = ANSWER_WITHIN_S) -> int:
+        """The pid of the agent at work (waits for it to start)."""
+        return int(wait_until(lambda: self.pidfile.exists() and self.pidfile.read_text(),
+                              timeout, "the agent to start"))
+
+    def calls(self) -> list[str]:
+        calls = self.pidfile.with_name(self.pidfile.name + ".calls")
+        return calls.read_text().split() if calls.exists() else []
+
+    def release(self) -> None:
+        self.gofile.write_text("go")
+
+    def forget_pid(self) -> None:
+        self.pidfile.unlink(missing_ok=True)
+
+
+def run_state(home: Path, run_id: str) -> dict:
+    return json.loads((home / "workflow-runs" / f"{run_id}.json").read_text(encoding="utf-8"))
+
+
+def spawn_hwf(*args: str, home: Path) -> subprocess.Popen:
+    """`hwf ARGS` in the background (its own session, so signals reach only it)."""
+    return subprocess.Popen([sys.executable, "-m", "hwf_lsp.cli", *args, "--hermes-home",
+                             str(home)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV, cwd=REPO,
+                            start_new_session=True, preexec_fn=limit_memory)

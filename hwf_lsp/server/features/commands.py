@@ -321,9 +321,17 @@ def _message_of(exc: BaseException) -> tuple[str, int]:
     return f"internal error: {type(exc).__name__}: {exc}", REQUEST_FAILED
 
 
+IN_FLIGHT: set[asyncio.Task[Any]] = set()
+"""The run commands being answered now: `shutdown` lets them answer before it does."""
+
+
 def _answering(server: HwfServer, command: str,
                handler: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
     async def run(*args):  # unannotated: pygls passes the raw JSON arguments through
+        task = asyncio.current_task()
+        if task is not None:
+            IN_FLIGHT.add(task)
+            task.add_done_callback(IN_FLIGHT.discard)
         try:
             result = await handler(*args)
             if command != LIST_RUNS:  # lenses and hints right after the answer, not 200 ms on
@@ -401,6 +409,20 @@ def _start_watching_when_initialized(server: HwfServer) -> None:
     features[types.INITIALIZED] = initialized
 
 
+async def _shut_down_runs(server: HwfServer) -> None:
+    """`shutdown` (VS Code sends it on every window reload): the runs this server advances
+    stop at a clean point, resumable, their agents killed; their commands answer first."""
+    manager = getattr(server, "run_manager", None)
+    if manager is not None:
+        await manager.interrupt_all()
+    pending = [task for task in IN_FLIGHT if task is not asyncio.current_task()]
+    if pending:
+        await asyncio.wait(pending, timeout=5.0)
+    watcher = getattr(server, "runs_watcher", None)
+    if watcher is not None:
+        watcher.stop()
+
+
 def register(server: HwfServer) -> None:
     commands = RunCommands(server)
     handlers = {
@@ -415,3 +437,10 @@ def register(server: HwfServer) -> None:
     for name, handler in handlers.items():
         server.command(name)(_answering(server, name, handler))
     _start_watching_when_initialized(server)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(*_params: Any) -> None:
+        try:
+            await _shut_down_runs(server)
+        except Exception:  # noqa: BLE001 - shutdown must be answered whatever happens
+            log.exception("stopping the runs at shutdown failed")
