@@ -33,7 +33,13 @@ from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
-from hwf_lsp.workflow.runner import Interrupt, Runner, StepStillRunning, was_interrupted
+from hwf_lsp.workflow.runner import (
+    CancelPending,
+    Interrupt,
+    Runner,
+    StepStillRunning,
+    was_interrupted,
+)
 from hwf_lsp.workflow.seams import agent_seam_from_env
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
 
@@ -113,6 +119,14 @@ class StepPrinter:
         self.runs = runs
 
     def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("event") == "step-answered":  # printed once the engine recorded it
+            node = {"id": event["node"], "type": event.get("kind")}
+            approval = event.get("kind") == "approval"
+            detail = repr(event.get("answer")) if approval else render.preview(event.get("answer"))
+            position = f"[{event.get('index', 0) + 1}/{event.get('total', '?')}]"
+            out(render.step_line(position, node, "answered" if approval else "responded",
+                                 detail))
+            return
         if event.get("event") != "step-finish" or event.get("outcome") in ("parked",
                                                                              "interrupted"):
             return
@@ -172,6 +186,8 @@ def engine_call(fn, *a, **kw):  # noqa: ANN001, ANN201 - a thin error translator
         return fn(*a, **kw)
     except StepStillRunning as exc:
         raise CliError(str(exc), EXIT_BUSY) from None
+    except CancelPending as exc:  # the run is cancelled now: exit as for a cancelled run
+        raise CliError(str(exc), EXIT_FAILED) from None
     except RunBusyError as exc:
         raise CliError(f"{exc}; try again when it is done (hwf show {exc.run_id})",
                        EXIT_BUSY) from None
@@ -203,16 +219,6 @@ def with_design(state: dict[str, Any], designs: DesignStore) -> dict[str, Any]:
         return {**state, "design": designs.load(state["name"])}
     except (OSError, ValueError):
         return state
-
-
-def announce(runs: RunStore, designs: DesignStore, run_id: str, what: str) -> None:
-    """Print the parked step being moved on, before the steps that follow it print."""
-    state = with_design(engine_call(runs.load, run_id), designs)
-    at = render.pending_position(state)
-    if at is not None:
-        pending = state["pending"]
-        out(render.step_line(*at, "answered" if pending.get("kind") == "approval"
-                             else "responded", what))
 
 
 # --- the subcommands ------------------------------------------------------------
@@ -251,7 +257,6 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_answer(args: argparse.Namespace) -> int:
     designs, runs = stores_of(args)
     runner = make_runner(args, runs, designs, StepPrinter(runs))
-    announce(runs, designs, args.run_id, repr(args.choice))
     state = engine_call(runner.answer, args.run_id, args.choice)
     return report(state, runs, args, designs)
 
@@ -266,7 +271,6 @@ def cmd_respond(args: argparse.Namespace) -> int:
     else:
         given = {"output": args.output}
     runner = make_runner(args, runs, designs, StepPrinter(runs))
-    announce(runs, designs, args.run_id, render.preview(next(iter(given.values()))))
     state = engine_call(runner.respond, args.run_id, **given)
     return report(state, runs, args, designs)
 
@@ -281,7 +285,8 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     elif state.get("status") == "cancelled":
         out(f"run {args.run_id} cancelled")
     else:
-        out(f"run {args.run_id} is busy: asked its runner to stop after the current step")
+        out(f"run {args.run_id} is busy: asked its runner to stop at its next clean point; "
+            f"it has not stopped yet (hwf show {args.run_id})")
     return EXIT_OK
 
 

@@ -54,6 +54,11 @@ attempt may still be running (and then refuses to start the step a second time).
 RERUN_KEYS: tuple[str, ...] = ("base_run", "from_node", "stale")
 """Documented extras of a "run from here" run."""
 
+CANCEL_WAIT_S = 5.0
+"""How long `cancel` of a busy run waits for its holder to stop (an agent is killed within
+50 ms of the request, so only a delivery in progress takes longer)."""
+CANCEL_POLL_S = 0.05
+
 CHECKPOINTS: tuple[str, ...] = ("step-start", "before-persist", "after-persist", "after-delivery")
 """Named crash points: the reliability tests kill the runner at each of them."""
 
@@ -82,6 +87,10 @@ class StepStillRunning(RunBusyError):
                          f"for it to end or stop it (kill -- -{pid}), then resume")
         self.node_id = node_id
         self.pid = pid
+
+
+class CancelPending(ValueError):
+    """`answer`/`respond` found a cancel asked for earlier: the run is now cancelled."""
 
 
 def was_interrupted(state: Any) -> bool:
@@ -250,6 +259,7 @@ class Runner:
     def answer(self, run_id: str, choice: str) -> dict[str, Any]:
         """Answer the parked approval with one of its options, then advance."""
         with self._locked(run_id) as state:
+            self._refuse_if_cancel_pending(state, "answer")
             pending = self._pending(state, "awaiting_approval", "an approval")
             options = pending.get("options") or list(DEFAULT_APPROVAL_OPTIONS)
             if choice not in options:
@@ -267,6 +277,7 @@ class Runner:
         if output is _MISSING and structured is _MISSING:
             raise ValueError("respond needs an output or a structured result")
         with self._locked(run_id) as state:
+            self._refuse_if_cancel_pending(state, "response")
             pending = self._pending(state, "awaiting_agent", "an agent")
             node_id = pending.get("node")
             self._expect_cursor_at(state, node_id)
@@ -274,14 +285,17 @@ class Runner:
             state["status"] = "running"
             value = structured if structured is not _MISSING else output
             self._finish_step(state, node_id, "agent", value, "done", "responded")
+            self._emit_answered(state, node_id, "agent", value)
             return self._drive(state)
 
-    def cancel(self, run_id: str) -> dict[str, Any]:
+    def cancel(self, run_id: str, *, wait_s: float = CANCEL_WAIT_S) -> dict[str, Any]:
         """Cancel now if the run is idle; if another runner holds it, ask that runner to stop.
 
-        In the second case the returned state is the one on disk (status not yet
-        `cancelled`); the holder cancels between steps.
-        """
+        Asking is the marker `.locks/<run_id>.cancel`, which the holder looks at before
+        every step, while its agent works (it is killed) and before it parks.  Then the
+        lock is tried again for up to `wait_s`: once the holder lets go, the run is
+        cancelled here if the holder did not.  A state still not `cancelled` means the
+        holder is still busy (a delivery in progress, or a runner that does not look)."""
         try:
             with self._locked(run_id) as state:
                 if state["status"] in FINISHED_STATUSES:
@@ -290,8 +304,20 @@ class Runner:
         except RunBusyError:
             marker = self._cancel_marker(run_id)
             marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-            return self.runs.load(run_id)
+            if not os.path.lexists(marker):
+                marker.touch()
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                with self._locked(run_id) as state:
+                    if state["status"] in FINISHED_STATUSES:
+                        self._clear_cancel_marker(run_id)
+                        return state
+                    return self._cancel(state)
+            except RunBusyError:
+                if time.monotonic() >= deadline:
+                    return self.runs.load(run_id)
+                time.sleep(CANCEL_POLL_S)
 
     # --- driving ----------------------------------------------------------
 
@@ -336,6 +362,8 @@ class Runner:
                 self._interrupt(state, node["id"])
                 return state
             outcome = self._step(state, node, cursor, len(plan))
+            if outcome == "parked" and self._cancel_requested(state):
+                return self._cancel(state)  # the cancel came while it parked
             if outcome in ("parked", "failed", "cancelled", "interrupted"):
                 return state
 
@@ -502,6 +530,7 @@ class Runner:
         self._log(state, node_id, "answered", why)
         state["cursor"] += 1
         self._persist(state)
+        self._emit_answered(state, node_id, "approval", choice)
 
     # --- shared step endings ----------------------------------------------
 
@@ -528,21 +557,29 @@ class Runner:
         state["error"] = error
         state["pending"] = None
         self._log(state, node_id, "failed", error)
-        self._clear_cancel_marker(state["run_id"])
         self._persist(state)
+        self._clear_cancel_marker(state["run_id"])
         return "failed"
 
     def _end(self, state: dict[str, Any], status: str, detail: str | None) -> dict[str, Any]:
         state["status"] = status
         state["pending"] = None
         self._log(state, None, status, detail)
+        self._persist(state)  # first: a marker that cannot be removed must not undo the end
         self._clear_cancel_marker(state["run_id"])
-        self._persist(state)
         self._emit_status(state)
         return state
 
     def _cancel(self, state: dict[str, Any]) -> dict[str, Any]:
         return self._end(state, "cancelled", "cancelled by the user")
+
+    def _refuse_if_cancel_pending(self, state: dict[str, Any], what: str) -> None:
+        """A cancel asked for while the run was busy, that its runner did not get to: it
+        comes first, and the answer is not recorded into a run that is then cancelled."""
+        if state["status"] not in FINISHED_STATUSES and self._cancel_requested(state):
+            self._cancel(state)
+            raise CancelPending(f"run {state['run_id']} is cancelled: a cancel was asked for "
+                                f"before this {what}, which was not recorded")
 
     def _interrupted(self) -> bool:
         return self.interrupt is not None and self.interrupt.is_set()
@@ -644,10 +681,17 @@ class Runner:
         return os.path.lexists(self._cancel_marker(run_id))
 
     def _clear_cancel_marker(self, run_id: str) -> None:
+        """Remove the marker, whatever is there (a directory someone made included)."""
+        marker = self._cancel_marker(run_id)
         try:
-            self._cancel_marker(run_id).unlink()
+            marker.unlink()
         except FileNotFoundError:
             pass
+        except OSError:  # a directory (EISDIR, or EPERM on macOS), or not ours to remove
+            try:
+                os.rmdir(marker)
+            except OSError as exc:
+                log.warning("cannot remove the cancel marker %s: %s", marker, exc)
 
     def _persist(self, state: dict[str, Any]) -> None:
         state["updated_at"] = iso_utc(self.clock())
@@ -670,6 +714,13 @@ class Runner:
             self.on_event(copy.deepcopy(event))
         except Exception:  # noqa: BLE001 - a broken progress display must not break the run
             log.warning("on_event callback failed", exc_info=True)
+
+    def _emit_answered(self, state: dict[str, Any], node_id: Any, kind: str,
+                       answer: Any) -> None:
+        """A parked step was moved on (answered, responded): recorded and persisted."""
+        self._emit({"event": "step-answered", "run_id": state["run_id"], "node": node_id,
+                    "kind": kind, "index": state["cursor"] - 1,
+                    "total": len(self._plan(state)), "answer": answer})
 
     def _emit_status(self, state: dict[str, Any]) -> None:
         event = {"event": "run-status", "run_id": state["run_id"], "status": state["status"]}
