@@ -28,11 +28,18 @@ from hwf_lsp.cli.errors import (
     json_text,
     out,
 )
+from hwf_lsp.cli.signals import StopOnSignals
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
-from hwf_lsp.workflow.runner import Runner
+from hwf_lsp.workflow.runner import (
+    CancelPending,
+    Interrupt,
+    Runner,
+    StepStillRunning,
+    was_interrupted,
+)
 from hwf_lsp.workflow.seams import agent_seam_from_env
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
 
@@ -101,6 +108,7 @@ def make_runner(args: argparse.Namespace, runs: RunStore, designs: DesignStore,
         allow_model_override=args.allow_model_override,
         on_event=printer,
         designs=designs,
+        interrupt=args.signals.interrupt,
     )
 
 
@@ -111,7 +119,16 @@ class StepPrinter:
         self.runs = runs
 
     def __call__(self, event: dict[str, Any]) -> None:
-        if event.get("event") != "step-finish" or event.get("outcome") == "parked":
+        if event.get("event") == "step-answered":  # printed once the engine recorded it
+            node = {"id": event["node"], "type": event.get("kind")}
+            approval = event.get("kind") == "approval"
+            detail = repr(event.get("answer")) if approval else render.preview(event.get("answer"))
+            position = f"[{event.get('index', 0) + 1}/{event.get('total', '?')}]"
+            out(render.step_line(position, node, "answered" if approval else "responded",
+                                 detail))
+            return
+        if event.get("event") != "step-finish" or event.get("outcome") in ("parked",
+                                                                             "interrupted"):
             return
         try:
             state = self.runs.load(event["run_id"])
@@ -138,6 +155,13 @@ def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
     state = with_design(state, designs)
     run_id = state["run_id"]
     status = state.get("status")
+    if was_interrupted(state):
+        entry = state["log"][-1]
+        out(f"run {run_id} {args.signals.interrupt.reason} at step {entry.get('node')!r}: "
+            "stopped at a clean point (an agent at work was stopped)")
+        out(f"  next: {render.command_line(['hwf', 'resume', run_id, *runner_options(args)])}")
+        out(f"state: {runs.path(run_id)}")
+        return args.signals.exit_code
     if status in ("awaiting_approval", "awaiting_agent"):
         at = render.pending_position(state)
         if at is not None:
@@ -160,6 +184,10 @@ def engine_call(fn, *a, **kw):  # a thin error translator
     """Run an engine call, turning its documented exceptions into one-line CLI errors."""
     try:
         return fn(*a, **kw)
+    except StepStillRunning as exc:
+        raise CliError(str(exc), EXIT_BUSY) from None
+    except CancelPending as exc:  # the run is cancelled now: exit as for a cancelled run
+        raise CliError(str(exc), EXIT_FAILED) from None
     except RunBusyError as exc:
         raise CliError(f"{exc}; try again when it is done (hwf show {exc.run_id})",
                        EXIT_BUSY) from None
@@ -191,16 +219,6 @@ def with_design(state: dict[str, Any], designs: DesignStore) -> dict[str, Any]:
         return {**state, "design": designs.load(state["name"])}
     except (OSError, ValueError):
         return state
-
-
-def announce(runs: RunStore, designs: DesignStore, run_id: str, what: str) -> None:
-    """Print the parked step being moved on, before the steps that follow it print."""
-    state = with_design(engine_call(runs.load, run_id), designs)
-    at = render.pending_position(state)
-    if at is not None:
-        pending = state["pending"]
-        out(render.step_line(*at, "answered" if pending.get("kind") == "approval"
-                             else "responded", what))
 
 
 # --- the subcommands ------------------------------------------------------------
@@ -239,7 +257,6 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_answer(args: argparse.Namespace) -> int:
     designs, runs = stores_of(args)
     runner = make_runner(args, runs, designs, StepPrinter(runs))
-    announce(runs, designs, args.run_id, repr(args.choice))
     state = engine_call(runner.answer, args.run_id, args.choice)
     return report(state, runs, args, designs)
 
@@ -254,7 +271,6 @@ def cmd_respond(args: argparse.Namespace) -> int:
     else:
         given = {"output": args.output}
     runner = make_runner(args, runs, designs, StepPrinter(runs))
-    announce(runs, designs, args.run_id, render.preview(next(iter(given.values()))))
     state = engine_call(runner.respond, args.run_id, **given)
     return report(state, runs, args, designs)
 
@@ -269,7 +285,8 @@ def cmd_cancel(args: argparse.Namespace) -> int:
     elif state.get("status") == "cancelled":
         out(f"run {args.run_id} cancelled")
     else:
-        out(f"run {args.run_id} is busy: asked its runner to stop after the current step")
+        out(f"run {args.run_id} is busy: asked its runner to stop at its next clean point; "
+            f"it has not stopped yet (hwf show {args.run_id})")
     return EXIT_OK
 
 
@@ -323,9 +340,16 @@ COMMANDS = {
 }
 
 
+ADVANCING = ("run", "resume", "answer", "respond")
+"""The subcommands that advance a run: a signal interrupts them at a clean point."""
+
+
 def dispatch(args: argparse.Namespace) -> int:
     try:
-        return COMMANDS[args.command](args)
+        if args.command not in ADVANCING:
+            return COMMANDS[args.command](args)
+        with StopOnSignals(Interrupt()) as args.signals:
+            return COMMANDS[args.command](args)
     except RunBusyError as exc:
         raise CliError(str(exc), EXIT_BUSY) from None
     except OSError as exc:

@@ -98,6 +98,23 @@ class HwfProtocol(LanguageServerProtocol):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
 
+    # --- lifecycle: initialize once, shutdown answered ----------------------------------
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any):
+        """pygls's shutdown, fixed: its own id is taken before the user handler runs (after
+        it, `msg_id` may be a later request's) and the other requests are cancelled from a
+        copy (cancelling one runs callbacks that remove it: pygls answered -32603
+        "dictionary changed size during iteration" when a run command was in flight)."""
+        current_id = self.msg_id
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
     # --- every request gets an answer ------------------------------------------------
 
     exit_code: int | None = None

@@ -11,10 +11,11 @@ it never fails the run.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
+
+from hwf_lsp.workflow.processes import CommandTimedOut, run_command
 
 DEFAULT_CHANNEL_TIMEOUT_S = 30.0
 ERROR_TAIL_CHARS = 500
@@ -104,22 +105,20 @@ class Delivery:
                 return "no channel command configured"
             payload = {"target": target, "text": text, "run_id": run_id, "node_id": node_id,
                        "key": key}
-            try:
-                done = subprocess.run(
+            try:  # ends when the command exits; its process group is killed then
+                done = run_command(
                     self.channel_argv,
-                    input=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
-                    capture_output=True,
-                    timeout=self.timeout_s,
-                    check=False,
+                    json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                    timeout_s=self.timeout_s, stdout_limit=0,
                 )
-            except subprocess.TimeoutExpired:
+            except CommandTimedOut:
                 return f"channel command timed out after {self.timeout_s:g} s"
             except OSError as exc:
                 return f"cannot start channel command {self.channel_argv[0]!r}: {exc}"
             if done.returncode != 0:
-                detail = _tail(done.stderr.decode("utf-8", errors="replace"))
-                return f"channel command exited with status {done.returncode}" + (
-                    f": {detail}" if detail else ""
-                )
+                detail = _tail(done.stderr_tail.decode("utf-8", errors="replace"))
+                how = (f"was killed by signal {-done.returncode}" if done.returncode < 0
+                       else f"exited with status {done.returncode}")
+                return f"channel command {how}" + (f": {detail}" if detail else "")
             return None
         return f"unknown delivery kind {deliver!r}"

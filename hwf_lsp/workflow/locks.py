@@ -23,8 +23,8 @@ LOCKS_DIRNAME = ".locks"
 class RunBusyError(RuntimeError):
     """Another runner holds the run's lock."""
 
-    def __init__(self, run_id: str) -> None:
-        super().__init__(f"run {run_id} is busy: another runner is advancing it")
+    def __init__(self, run_id: str, why: str = "another runner is advancing it") -> None:
+        super().__init__(f"run {run_id} is busy: {why}")
         self.run_id = run_id
 
 

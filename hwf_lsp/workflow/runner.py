@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,10 +24,12 @@ from typing import Any
 from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition
 from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key, render_text
 from hwf_lsp.workflow.graph import parents_of
+from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted  # noqa: F401 - re-exported
 from hwf_lsp.workflow.locks import LOCKS_DIRNAME, RunBusyError, RunLock
 from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
+from hwf_lsp.workflow.processes import group_alive, process_start, still_running
 from hwf_lsp.workflow.seams import AgentCancelled, AgentFailure, AgentRequest, AgentSeam
 from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
 from hwf_lsp.workflow.validator import validate_designer_graph
@@ -45,13 +48,37 @@ SPEC_KEYS: tuple[str, ...] = (
 """The run-state keys of the spec, in its order."""
 EXTRA_KEYS: tuple[str, ...] = ("design", "created_at", "updated_at", "log")
 """Documented extras every run of ours carries (docs/run-state.md)."""
+IN_FLIGHT_KEY = "in_flight"
+"""Documented extra, only while an agent command performs a step: `{node, agent_pid,
+agent_start, runner_pid, since}`, so a resume after its runner died can tell whether that
+attempt may still be running (and then refuses to start the step a second time)."""
 RERUN_KEYS: tuple[str, ...] = ("base_run", "from_node", "stale")
 """Documented extras of a "run from here" run."""
+
+CANCEL_WAIT_S = 5.0
+"""How long `cancel` of a busy run waits for its holder to stop (an agent is killed within
+50 ms of the request, so only a delivery in progress takes longer)."""
+CANCEL_POLL_S = 0.05
 
 CHECKPOINTS: tuple[str, ...] = ("step-start", "before-persist", "after-persist", "after-delivery")
 """Named crash points: the reliability tests kill the runner at each of them."""
 
 _MISSING: Any = object()
+
+
+class StepStillRunning(RunBusyError):
+    """On resume: the previous attempt of the step at the cursor may still be running."""
+
+    def __init__(self, run_id: str, node_id: str, pid: int) -> None:
+        super().__init__(run_id, f"step {node_id!r} may still be running from an earlier "
+                         f"attempt whose runner stopped (agent process group {pid}); wait "
+                         f"for it to end or stop it (kill -- -{pid}), then resume")
+        self.node_id = node_id
+        self.pid = pid
+
+
+class CancelPending(ValueError):
+    """`answer`/`respond` found a cancel asked for earlier: the run is now cancelled."""
 
 
 def iso_utc(seconds: float) -> str:
@@ -146,6 +173,20 @@ def _check_state(state: dict[str, Any], run_id: str) -> None:
         raise bad(f"status {state['status']} without pending")
 
 
+class _StopCheck:
+    """What a seam polls while its agent works (`is_set()`, like an Event): a cancel (in
+    this process or the marker file another process leaves) or an interrupt."""
+
+    __slots__ = ("runner", "run_id")
+
+    def __init__(self, runner: Runner, run_id: str) -> None:
+        self.runner = runner
+        self.run_id = run_id
+
+    def is_set(self) -> bool:
+        return self.runner._interrupted() or self.runner._cancel_requested_for(self.run_id)
+
+
 class Runner:
     """Advances runs stored in a RunStore; one runner per run at a time (RunLock)."""
 
@@ -161,6 +202,7 @@ class Runner:
         cancel_event: threading.Event | None = None,
         checkpoint: Callable[[str], None] | None = None,
         designs: DesignStore | None = None,
+        interrupt: Interrupt | None = None,
     ) -> None:
         self.runs = runs
         self.agent = agent
@@ -172,6 +214,7 @@ class Runner:
         self.checkpoint = checkpoint
         self.designs = designs
         """Where to find the design of a run that has no `design` snapshot (e.g. a canvas run)."""
+        self.interrupt = interrupt
 
     # --- public -----------------------------------------------------------
 
@@ -195,6 +238,7 @@ class Runner:
     def answer(self, run_id: str, choice: str) -> dict[str, Any]:
         """Answer the parked approval with one of its options, then advance."""
         with self._locked(run_id) as state:
+            self._refuse_if_cancel_pending(state, "answer")
             pending = self._pending(state, "awaiting_approval", "an approval")
             options = pending.get("options") or list(DEFAULT_APPROVAL_OPTIONS)
             if choice not in options:
@@ -212,6 +256,7 @@ class Runner:
         if output is _MISSING and structured is _MISSING:
             raise ValueError("respond needs an output or a structured result")
         with self._locked(run_id) as state:
+            self._refuse_if_cancel_pending(state, "response")
             pending = self._pending(state, "awaiting_agent", "an agent")
             node_id = pending.get("node")
             self._expect_cursor_at(state, node_id)
@@ -219,14 +264,17 @@ class Runner:
             state["status"] = "running"
             value = structured if structured is not _MISSING else output
             self._finish_step(state, node_id, "agent", value, "done", "responded")
+            self._emit_answered(state, node_id, "agent", value)
             return self._drive(state)
 
-    def cancel(self, run_id: str) -> dict[str, Any]:
+    def cancel(self, run_id: str, *, wait_s: float = CANCEL_WAIT_S) -> dict[str, Any]:
         """Cancel now if the run is idle; if another runner holds it, ask that runner to stop.
 
-        In the second case the returned state is the one on disk (status not yet
-        `cancelled`); the holder cancels between steps.
-        """
+        Asking is the marker `.locks/<run_id>.cancel`, which the holder looks at before
+        every step, while its agent works (it is killed) and before it parks.  Then the
+        lock is tried again for up to `wait_s`: once the holder lets go, the run is
+        cancelled here if the holder did not.  A state still not `cancelled` means the
+        holder is still busy (a delivery in progress, or a runner that does not look)."""
         try:
             with self._locked(run_id) as state:
                 if state["status"] in FINISHED_STATUSES:
@@ -235,8 +283,20 @@ class Runner:
         except RunBusyError:
             marker = self._cancel_marker(run_id)
             marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-            return self.runs.load(run_id)
+            if not os.path.lexists(marker):
+                marker.touch()
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                with self._locked(run_id) as state:
+                    if state["status"] in FINISHED_STATUSES:
+                        self._clear_cancel_marker(run_id)
+                        return state
+                    return self._cancel(state)
+            except RunBusyError:
+                if time.monotonic() >= deadline:
+                    return self.runs.load(run_id)
+                time.sleep(CANCEL_POLL_S)
 
     # --- driving ----------------------------------------------------------
 
@@ -277,8 +337,13 @@ class Runner:
             if node["id"] in state["outputs"] or node["id"] in state["skipped"]:
                 state["cursor"] = cursor + 1  # already has a result (run from here)
                 continue
+            if self._interrupted():
+                self._interrupt(state, node["id"])
+                return state
             outcome = self._step(state, node, cursor, len(plan))
-            if outcome in ("parked", "failed", "cancelled"):
+            if outcome == "parked" and self._cancel_requested(state):
+                return self._cancel(state)  # the cancel came while it parked
+            if outcome in ("parked", "failed", "cancelled", "interrupted"):
                 return state
 
     def _step(self, state: dict[str, Any], node: dict[str, Any], index: int, total: int) -> str:
@@ -330,12 +395,21 @@ class Runner:
             self._log(state, node_id, "parked", "awaiting an agent: no agent seam configured")
             self._persist(state)
             return "parked"
+        self._check_previous_attempt(state, node_id)
+        request.on_start = lambda pid: self._record_in_flight(state, node_id, pid)
         try:
-            result = self.agent.perform(request, cancel_event=self.cancel_event)
+            result = self.agent.perform(request, cancel_event=_StopCheck(self, state["run_id"]))
         except AgentCancelled:
+            state.pop(IN_FLIGHT_KEY, None)
+            if self._interrupted() and not self._cancel_requested(state):
+                return self._interrupt(state, node_id)
             self._cancel(state)
             return "cancelled"
         except Exception as exc:  # noqa: BLE001 - any seam error is a failed attempt
+            state.pop(IN_FLIGHT_KEY, None)
+            if self._cancel_requested(state):  # e.g. it timed out while a cancel was pending
+                self._cancel(state)
+                return "cancelled"
             failures = (whole_number(state["attempts"].get(node_id)) or 0) + 1
             state["attempts"][node_id] = failures
             retries = whole_number(node.get("retries")) or 0
@@ -350,6 +424,7 @@ class Runner:
                       f"attempt {failures} of {retries + 1} failed: {reason}")
             self._persist(state)
             return "retry"
+        state.pop(IN_FLIGHT_KEY, None)
         return self._finish_step(state, node_id, "agent", agent_output(result), "done", "completed")
 
     def _condition_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
@@ -434,6 +509,7 @@ class Runner:
         self._log(state, node_id, "answered", why)
         state["cursor"] += 1
         self._persist(state)
+        self._emit_answered(state, node_id, "approval", choice)
 
     # --- shared step endings ----------------------------------------------
 
@@ -460,21 +536,69 @@ class Runner:
         state["error"] = error
         state["pending"] = None
         self._log(state, node_id, "failed", error)
-        self._clear_cancel_marker(state["run_id"])
         self._persist(state)
+        self._clear_cancel_marker(state["run_id"])
         return "failed"
 
     def _end(self, state: dict[str, Any], status: str, detail: str | None) -> dict[str, Any]:
         state["status"] = status
         state["pending"] = None
         self._log(state, None, status, detail)
+        self._persist(state)  # first: a marker that cannot be removed must not undo the end
         self._clear_cancel_marker(state["run_id"])
-        self._persist(state)
         self._emit_status(state)
         return state
 
     def _cancel(self, state: dict[str, Any]) -> dict[str, Any]:
         return self._end(state, "cancelled", "cancelled by the user")
+
+    def _refuse_if_cancel_pending(self, state: dict[str, Any], what: str) -> None:
+        """A cancel asked for while the run was busy, that its runner did not get to: it
+        comes first, and the answer is not recorded into a run that is then cancelled."""
+        if state["status"] not in FINISHED_STATUSES and self._cancel_requested(state):
+            self._cancel(state)
+            raise CancelPending(f"run {state['run_id']} is cancelled: a cancel was asked for "
+                                f"before this {what}, which was not recorded")
+
+    def _interrupted(self) -> bool:
+        return self.interrupt is not None and self.interrupt.is_set()
+
+    def _interrupt(self, state: dict[str, Any], node_id: str | None) -> str:
+        """Stop here, resumable: the step at the cursor runs again on resume."""
+        reason = getattr(self.interrupt, "reason", None) or "interrupted"
+        state["status"] = "running"
+        state["pending"] = None
+        self._log(state, node_id, "interrupted",
+                  f"{reason}: stopped before step {node_id!r} finished; resume the run "
+                  "to go on" if node_id else f"{reason}: resume the run to go on")
+        self._persist(state)
+        self._emit({"event": "run-status", "run_id": state["run_id"], "status": "running",
+                    "interrupted": True})
+        return "interrupted"
+
+    def _record_in_flight(self, state: dict[str, Any], node_id: str, pid: int) -> None:
+        """The seam started agent process `pid`: persist that, before it can answer."""
+        state[IN_FLIGHT_KEY] = {"node": node_id, "agent_pid": pid,
+                                "agent_start": process_start(pid), "runner_pid": os.getpid(),
+                                "since": iso_utc(self.clock())}
+        self._persist(state)
+
+    def _check_previous_attempt(self, state: dict[str, Any], node_id: str) -> None:
+        """A recorded attempt whose runner is gone (we hold the lock): if its agent (or
+        anything of its process group) still runs, refuse to start the step again."""
+        previous = state.get(IN_FLIGHT_KEY)
+        if not isinstance(previous, dict):
+            state.pop(IN_FLIGHT_KEY, None)
+            return
+        pid, start = previous.get("agent_pid"), previous.get("agent_start")
+        if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 and (
+                still_running(pid, start if isinstance(start, int) else None)
+                or group_alive(pid)):
+            raise StepStillRunning(state["run_id"], node_id, pid)
+        del state[IN_FLIGHT_KEY]
+        self._log(state, node_id, "attempt-interrupted",
+                  f"the attempt started at {previous.get('since')} (agent pid {pid}) did not "
+                  "finish: its runner stopped; performing the step again")
 
     def _deliver(self, state: dict[str, Any], node_id: str, deliver: str, text: str, key: str,
                  target: str | None) -> None:
@@ -528,15 +652,25 @@ class Runner:
         return self.runs.root / LOCKS_DIRNAME / f"{check_run_id(run_id)}.cancel"
 
     def _cancel_requested(self, state: dict[str, Any]) -> bool:
+        return self._cancel_requested_for(state["run_id"])
+
+    def _cancel_requested_for(self, run_id: str) -> bool:
         if self.cancel_event is not None and self.cancel_event.is_set():
             return True
-        return self._cancel_marker(state["run_id"]).exists()
+        return os.path.lexists(self._cancel_marker(run_id))
 
     def _clear_cancel_marker(self, run_id: str) -> None:
+        """Remove the marker, whatever is there (a directory someone made included)."""
+        marker = self._cancel_marker(run_id)
         try:
-            self._cancel_marker(run_id).unlink()
+            marker.unlink()
         except FileNotFoundError:
             pass
+        except OSError:  # a directory (EISDIR, or EPERM on macOS), or not ours to remove
+            try:
+                os.rmdir(marker)
+            except OSError as exc:
+                log.warning("cannot remove the cancel marker %s: %s", marker, exc)
 
     def _persist(self, state: dict[str, Any]) -> None:
         state["updated_at"] = iso_utc(self.clock())
@@ -559,6 +693,13 @@ class Runner:
             self.on_event(copy.deepcopy(event))
         except Exception:  # a broken progress display must not break the run
             log.warning("on_event callback failed", exc_info=True)
+
+    def _emit_answered(self, state: dict[str, Any], node_id: Any, kind: str,
+                       answer: Any) -> None:
+        """A parked step was moved on (answered, responded): recorded and persisted."""
+        self._emit({"event": "step-answered", "run_id": state["run_id"], "node": node_id,
+                    "kind": kind, "index": state["cursor"] - 1,
+                    "total": len(self._plan(state)), "answer": answer})
 
     def _emit_status(self, state: dict[str, Any]) -> None:
         event = {"event": "run-status", "run_id": state["run_id"], "status": state["status"]}

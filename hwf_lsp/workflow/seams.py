@@ -10,20 +10,23 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import signal
-import subprocess
 import threading
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from hwf_lsp.workflow.processes import CommandStopped, CommandTimedOut, run_command
 
 AgentResult = dict[str, Any]
 """What a seam returns: a dict holding `structured` and/or `output`."""
 
 DEFAULT_AGENT_TIMEOUT_S = 600.0
-POLL_INTERVAL_S = 0.05
 STDERR_TAIL_CHARS = 500
+MAX_STDOUT_BYTES = 16 * 1024 * 1024
+"""An agent's stdout is read up to this; the rest is counted and dropped.  16× the default
+cap of a stored output (runner: 1 MiB), room for a JSON envelope and its escapes."""
+OUTPUT_BYTES_KEY = "output_bytes"
+"""In a result whose `output` was cut on reading: how many bytes the agent wrote."""
 
 
 class AgentFailure(Exception):
@@ -45,6 +48,9 @@ class AgentRequest:
     """`workflow:<run_id>:<node_id>`."""
     model: str | None = None
     """Set only when the user allows model overrides (the Runner decides)."""
+    on_start: Callable[[int], None] | None = field(default=None, repr=False, compare=False)
+    """Called by a seam that starts a process, with its pid (the runner records it, so a
+    resume knows the attempt may still be running).  Not part of the stdin contract."""
 
     def to_json(self) -> dict[str, Any]:
         """The stdin object of the contract; `model` appears only when set."""
@@ -84,33 +90,19 @@ def _tail(data: bytes) -> str:
     return text if len(text) <= STDERR_TAIL_CHARS else "..." + text[-STDERR_TAIL_CHARS:]
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the process group and reap; a grandchild that escaped the group cannot hang us."""
-    _kill_group(proc)
-    try:
-        proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.wait()
-
-
 class CommandAgentSeam:
-    """Runs the user's agent command once per attempt: JSON request on stdin, answer on stdout."""
+    """Runs the user's agent command once per attempt: JSON request on stdin, answer on stdout.
 
-    def __init__(self, argv: list[str], default_timeout_s: float = DEFAULT_AGENT_TIMEOUT_S) -> None:
+    The attempt ends when the command exits (`processes.run_command`: its process group is
+    then killed, and it dies with its runner); stdout is read up to `max_stdout_bytes`."""
+
+    def __init__(self, argv: list[str], default_timeout_s: float = DEFAULT_AGENT_TIMEOUT_S,
+                 max_stdout_bytes: int = MAX_STDOUT_BYTES) -> None:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ValueError("agent command must be a non-empty list of strings")
         self.argv = list(argv)
         self.default_timeout_s = default_timeout_s
+        self.max_stdout_bytes = max_stdout_bytes
 
     def timeout_for(self, request: AgentRequest) -> float:
         if request.timeout_minutes:
@@ -123,40 +115,25 @@ class CommandAgentSeam:
         payload = json.dumps(request.to_json(), ensure_ascii=False).encode("utf-8")
         timeout = self.timeout_for(request)
         try:
-            proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # its own process group, so a timeout kills it all
-            )
+            done = run_command(self.argv, payload, timeout_s=timeout,
+                               stdout_limit=self.max_stdout_bytes,
+                               stop=None if cancel_event is None else cancel_event.is_set,
+                               on_start=request.on_start)
+        except CommandStopped:
+            raise AgentCancelled(f"agent {request.correlation_id} cancelled") from None
+        except CommandTimedOut:
+            raise AgentFailure(f"agent timed out after {timeout:g} s") from None
         except OSError as exc:
             raise AgentFailure(f"cannot start agent command {self.argv[0]!r}: {exc}") from exc
-        deadline = time.monotonic() + timeout
-        first = True
-        while True:
-            try:
-                stdout, stderr = proc.communicate(
-                    payload if first else None, timeout=POLL_INTERVAL_S
-                )
-                break
-            except subprocess.TimeoutExpired:
-                first = False
-            except BrokenPipeError:  # the agent exited without reading its request
-                first = False
-                continue
-            if cancel_event is not None and cancel_event.is_set():
-                _stop(proc)
-                raise AgentCancelled(f"agent {request.correlation_id} cancelled")
-            if time.monotonic() >= deadline:
-                _stop(proc)
-                raise AgentFailure(f"agent timed out after {timeout:g} s")
-        if proc.returncode != 0:
-            detail = _tail(stderr)
-            raise AgentFailure(
-                f"agent exited with status {proc.returncode}" + (f": {detail}" if detail else "")
-            )
-        return result_from_text(stdout.decode("utf-8", errors="replace"))
+        if done.returncode != 0:
+            detail = _tail(done.stderr_tail)
+            how = (f"was killed by signal {-done.returncode}" if done.returncode < 0
+                   else f"exited with status {done.returncode}")
+            raise AgentFailure(f"agent {how}" + (f": {detail}" if detail else ""))
+        text = done.stdout.decode("utf-8", errors="replace")
+        if done.stdout_bytes > len(done.stdout):  # cut: no JSON to parse, the text is kept
+            return {"output": text, OUTPUT_BYTES_KEY: done.stdout_bytes}
+        return result_from_text(text)
 
 
 class CallableAgentSeam:

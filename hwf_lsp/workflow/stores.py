@@ -7,10 +7,12 @@ before writing it: a second line of defence, not a second rulebook.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import secrets
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,26 +40,103 @@ class StoreReadError:
     message: str
 
 
-def read_text_file(path: Path | str) -> str:
-    """A design or run file's text, one UTF-8 BOM dropped (as editors drop it, so offsets
-    line up).  Missing -> FileNotFoundError; otherwise unreadable -> ValueError whose
-    message follows the file's name ("is unreadable: …", "is not valid UTF-8 (byte 3)")."""
+MAX_DESIGN_FILE_BYTES = 64 * 1024 * 1024
+"""The largest design file read: twice the largest design the corpus checks (30 MB, 500 000
+nodes, 84 s to diagnose), far past MAX_NODES (50) of real prose.  A bigger file is refused
+before it is read, so a symlink to a huge file cannot exhaust memory."""
+MAX_RUN_FILE_BYTES = 256 * 1024 * 1024
+"""The largest run file read.  With stored outputs capped (runner.MAX_OUTPUT_BYTES, 1 MiB)
+a run of MAX_NODES steps holds at most ~50 outputs, their copy in an output step and the
+context of a parked step: ~150 MiB.  Past that the file is not ours (a 2 GB sparse file
+peaked `hwf runs` at 4.1 GB of RSS); it is listed as unreadable instead."""
+_READ_CHUNK = 1 << 20
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(mode: int) -> str:
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+    return f"is unreadable: {kind}, not a regular file"
+
+
+def _open_flags() -> int:
+    """Read-only; O_NONBLOCK so opening a FIFO without a writer (or a terminal) returns at
+    once instead of waiting for one; O_NOCTTY so a terminal never becomes ours."""
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+        flags |= getattr(os, name, 0)
+    return flags
+
+
+def _too_large(size: int, limit: int) -> ValueError:
+    return ValueError(f"is unreadable: {size:,} bytes or more, over the limit of {limit:,} "
+                      "bytes for this kind of file")
+
+
+def read_file_bytes(path: Path | str, *, limit: int = MAX_DESIGN_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes.
+
+    Every design and run file is read here, so nothing the project reads can hang it or
+    exhaust its memory: the file is opened non-blocking and `fstat`ed, and anything but a
+    regular file (a FIFO, /dev/zero, /dev/stdin, a socket, a directory; symlinks are
+    followed, so the target counts) is refused before a byte is read; a file over `limit`
+    (checked on its size and again while reading, for a file that grows) likewise.
+    Missing -> FileNotFoundError; anything else -> ValueError "is unreadable: …"."""
     try:
-        raw = Path(path).read_bytes()
+        fd = os.open(path, _open_flags())
     except FileNotFoundError:
         raise
+    except IsADirectoryError:
+        raise ValueError(_not_regular(stat.S_IFDIR)) from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO that refuses readers
+            raise ValueError("is unreadable: a socket or device, not a regular file") from None
+        raise ValueError(f"is unreadable: {exc.strerror or exc}") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(_not_regular(info.st_mode))
+        if info.st_size > limit:
+            raise _too_large(info.st_size, limit)
+        chunks: list[bytes] = []
+        total, request = 0, min(limit, info.st_size) + 1  # one read, if fstat told the truth
+        while request > 0:
+            chunk = os.read(fd, request)
+            chunks.append(chunk)
+            total += len(chunk)
+            if len(chunk) < request:  # a short read of a regular file: its end
+                break
+            request = min(_READ_CHUNK, limit + 1 - total)  # it grew since fstat: read on
+        if total > limit:
+            raise _too_large(total, limit)
+        return b"".join(chunks)
     except OSError as exc:
         raise ValueError(f"is unreadable: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+
+
+def read_text_file(path: Path | str, *, limit: int = MAX_DESIGN_FILE_BYTES) -> str:
+    """A design or run file's text, one UTF-8 BOM dropped (as editors drop it, so offsets
+    line up); read by `read_file_bytes` (regular files of at most `limit` bytes only).
+    Missing -> FileNotFoundError; otherwise unreadable -> ValueError whose message follows
+    the file's name ("is unreadable: a named pipe (FIFO), not a regular file", "is not
+    valid UTF-8 (byte 3)")."""
+    raw = read_file_bytes(path, limit=limit)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"is not valid UTF-8 (byte {exc.start})") from None
 
 
-def _read_json_object(path: Path, what: str) -> dict[str, Any]:
+def _read_json_object(path: Path, what: str, limit: int) -> dict[str, Any]:
     """Read a JSON object: missing -> FileNotFoundError; anything else wrong -> ValueError."""
     try:
-        text = read_text_file(path)
+        text = read_text_file(path, limit=limit)
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} not found: {path}") from None
     except ValueError as exc:
@@ -106,7 +185,7 @@ class DesignStore:
         return path
 
     def load(self, name: str) -> dict[str, Any]:
-        return _read_json_object(self.path(name), f"design {name!r}")
+        return _read_json_object(self.path(name), f"design {name!r}", MAX_DESIGN_FILE_BYTES)
 
     def list(self) -> list[str]:
         """Names of the stored designs, sorted; files with illegal names are ignored."""
@@ -172,7 +251,7 @@ class RunStore:
         return path
 
     def load(self, run_id: str) -> dict[str, Any]:
-        state = _read_json_object(self.path(run_id), f"run {run_id}")
+        state = _read_json_object(self.path(run_id), f"run {run_id}", MAX_RUN_FILE_BYTES)
         if state.get("run_id") != run_id:
             raise ValueError(f"run {run_id} is corrupt: its run_id is {state.get('run_id')!r}")
         return state

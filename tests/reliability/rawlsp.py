@@ -33,11 +33,11 @@ class RawLsp:
     """One server process and the messages it sent us."""
 
     def __init__(self, *, env: dict[str, str] | None = None, cwd: str | Path | None = None,
-                 argv: list[str] | None = None) -> None:
+                 argv: list[str] | None = None, preexec_fn: Any = None) -> None:
         self._stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             argv or SERVER_ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, env=env, cwd=cwd,
+            stderr=self._stderr, env=env, cwd=cwd, preexec_fn=preexec_fn,
         )
         self._ids = itertools.count(1)
         self._lock = threading.Condition()

@@ -302,9 +302,17 @@ def _message_of(exc: BaseException) -> tuple[str, int]:
     return f"internal error: {type(exc).__name__}: {exc}", REQUEST_FAILED
 
 
+IN_FLIGHT: set[asyncio.Task[Any]] = set()
+"""The run commands being answered now: `shutdown` lets them answer before it does."""
+
+
 def _answering(server: HwfServer, command: str,
                handler: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
     async def run(*args):  # unannotated: pygls passes the raw JSON arguments through
+        task = asyncio.current_task()
+        if task is not None:
+            IN_FLIGHT.add(task)
+            task.add_done_callback(IN_FLIGHT.discard)
         try:
             result = await handler(*args)
             if command != LIST_RUNS:  # lenses and hints right after the answer, not 200 ms on
@@ -323,6 +331,16 @@ def _answering(server: HwfServer, command: str,
     return run
 
 
+async def _shut_down_runs(server: HwfServer) -> None:
+    """`shutdown` (VS Code sends it on every window reload): the runs this server advances
+    stop at a clean point, resumable, their agents killed; their commands answer first."""
+    await server.run_manager.interrupt_all()
+    pending = [task for task in IN_FLIGHT if task is not asyncio.current_task()]
+    if pending:
+        await asyncio.wait(pending, timeout=5.0)
+    server.runs_watcher.stop()
+
+
 def register(server: HwfServer) -> None:
     commands = RunCommands(server)
     handlers = {
@@ -336,3 +354,10 @@ def register(server: HwfServer) -> None:
     }
     for name, handler in handlers.items():
         server.command(name)(_answering(server, name, handler))
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(*_params: Any) -> None:
+        try:
+            await _shut_down_runs(server)
+        except Exception:  # shutdown must be answered whatever happens
+            log.exception("stopping the runs at shutdown failed")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
 
@@ -44,6 +45,10 @@ PROGRESS_CREATE_TIMEOUT_S = 5.0
 """A client that never answers window/workDoneProgress/create must not hold up a run."""
 CANCEL_WAIT_S = 15.0
 """How long hwf.cancelRun waits for an in-process run to stop (an agent is killed at once)."""
+SHUTDOWN_WAIT_S = 10.0
+"""How long `shutdown` waits for the runs it interrupts to reach a clean point (an agent
+is killed at once; a channel delivery in progress is let finish, within its timeout)."""
+SHUTDOWN_REASON = "interrupted: the editor shut the language server down"
 
 
 @dataclass(slots=True)
@@ -51,6 +56,7 @@ class ActiveRun:
     """A run this server is advancing now: how to stop it and how to wait for it."""
 
     cancel_event: threading.Event = field(default_factory=threading.Event)
+    interrupt: Interrupt = field(default_factory=Interrupt)
     done: asyncio.Future[Any] | None = None
 
 
@@ -107,6 +113,8 @@ def outcome_message(state: Any) -> str:
     pending = state.get("pending") if isinstance(state.get("pending"), dict) else {}
     if status in PARKED_MESSAGES:
         return PARKED_MESSAGES[status].format(node=pending.get("node"))
+    if was_interrupted(state):
+        return "interrupted: resume the run to go on"
     if status == "failed":
         return f"failed: {state.get('error')}"
     return str(status)
@@ -143,7 +151,8 @@ class RunManager:
         return store
 
     def runner(self, cancel_event: threading.Event | None = None,
-               on_event: Callable[[dict[str, Any]], None] | None = None) -> Runner:
+               on_event: Callable[[dict[str, Any]], None] | None = None,
+               interrupt: Interrupt | None = None) -> Runner:
         # imported here: the server creates its RunManager at start-up, the runner's
         # modules come on a thread after `initialized` (server.start_watching_runs)
         from hwf_lsp.workflow.delivery import Delivery
@@ -159,7 +168,7 @@ class RunManager:
         return Runner(
             self.run_store(), agent=agent, delivery=delivery,
             allow_model_override=settings.allow_model_override, on_event=on_event,
-            cancel_event=cancel_event, designs=self.design_store(),
+            cancel_event=cancel_event, designs=self.design_store(), interrupt=interrupt,
         )
 
     # --- talking to the client from any thread ------------------------------
@@ -227,7 +236,8 @@ class RunManager:
             self._release(claimed)
             raise
         runner = self.runner(active.cancel_event,
-                             lambda event: self.call_on_loop(progress.on_event, event))
+                             lambda event: self.call_on_loop(progress.on_event, event),
+                             active.interrupt)
         done: asyncio.Future[T] = loop.create_future()
         active.done = done
 
@@ -262,6 +272,19 @@ class RunManager:
 
         threading.Thread(target=target, name=f"hwf-run: {title}", daemon=True).start()
         return await asyncio.shield(done)
+
+    async def interrupt_all(self, reason: str = SHUTDOWN_REASON,
+                            timeout: float = SHUTDOWN_WAIT_S) -> int:
+        """Stop every run this server advances at a clean point, resumable (its agent is
+        killed; the log says `interrupted`); wait for them up to `timeout`.  The count."""
+        with self._lock:
+            active = list({id(a): a for a in self._active.values()}.values())
+        for run in active:
+            run.interrupt.interrupt(reason)
+        waiting = [asyncio.shield(run.done) for run in active if run.done is not None]
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout)
+        return len(active)
 
     async def cancel_active(self, run_id: str) -> bool:
         """Stop a run this server is advancing; True when there was one (waits for it)."""
