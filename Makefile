@@ -68,8 +68,12 @@ $(EXT_NPM): $(EXT)/package-lock.json
 $(E2E_NPM): $(EXT)/e2e/package-lock.json
 	cd $(EXT)/e2e && npm ci --no-audit --no-fund --ignore-scripts
 
-vsix: $(EXT_NPM)
+# The .vsix carries its server: hwf_lsp and its pure-Python libraries, at the .venv's versions,
+# vendored into $(EXT)/bundled/libs (build output, not committed).
+vsix: $(STAMP) $(EXT_NPM)
+	$(PY) $(EXT)/scripts/bundle_server.py $(EXT)/bundled/libs
 	cd $(EXT) && npm run --silent package
+	@ls -l $(EXT)/hermes-workflow.vsix | awk '{printf "hermes-workflow.vsix: %.2f MB\n", $$5 / 1048576}'
 
 test-vscode: $(STAMP) vsix $(E2E_NPM)
 	cd $(EXT) && npm run --silent test:unit

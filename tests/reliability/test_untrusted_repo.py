@@ -110,6 +110,19 @@ def test_safe_server_invocations_run_no_code_of_the_checkout(tmp_path: Path, inv
     assert sorted(p.name for p in markers.iterdir()) == []
 
 
+def test_bundled_server_runs_on_a_python_without_hwf_lsp(tmp_path: Path) -> None:
+    """The .vsix's promise: its libs plus any Python 3.11+ (here a fresh venv) are a server."""
+    if not (BUNDLE_ENTRY.parents[1] / "libs" / "hwf_lsp").is_dir():
+        pytest.skip("bundled/libs is not built (make vsix)")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    bare = str(tmp_path / "bare" / "bin" / "python")
+    assert subprocess.run([bare, "-P", "-c", "import hwf_lsp"], capture_output=True).returncode != 0
+    repo, markers = hostile_repo(tmp_path, BAIT)
+    diagnostics = lsp_round_trip([bare, "-P", str(BUNDLE_ENTRY)], repo, environment(tmp_path))
+    assert any("nowhere" in d["message"] for d in diagnostics), diagnostics
+    assert sorted(p.name for p in markers.iterdir()) == []
+
+
 def test_plain_python_m_drops_the_current_directory_before_importing(tmp_path: Path) -> None:
     """`python -m hwf_lsp` from the checkout: everything after hwf_lsp itself is safe."""
     repo, markers = hostile_repo(tmp_path, [b for b in BAIT if not b.startswith("hwf_lsp/")])

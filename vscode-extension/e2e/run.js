@@ -12,7 +12,7 @@ const path = require('node:path');
 const { chromium } = require('playwright-core');
 const { installExtension, startCodeServer } = require('./lib/codeServer');
 const { execFileSync } = require('node:child_process');
-const { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs } = require('./lib/workspace');
+const { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons } = require('./lib/workspace');
 const { Workbench, waitFor, LAUNCH_ARGS } = require('./lib/workbench');
 const { matchProblems } = require('./lib/expectations');
 
@@ -93,7 +93,7 @@ async function main() {
     if (old.endsWith('.png')) fs.rmSync(path.join(artifacts, old));
   }
   const world = prepareWorkspace({ repo, python });
-  console.log(`workspace ${world.folder}\nHERMES_HOME ${world.hermesHome}\nlogs ${world.userDataDir}/logs`);
+  console.log(`workspace ${world.folder}\nHERMES_HOME ${world.hermesHome}\nlogs ${world.userDataDir}/logs\nserver Python ${world.serverPython} (no hwf-lsp installed)`);
   const shot = (name) => path.join(artifacts, `${name}.png`);
 
   await step('the .vsix installs with --install-extension', async () => {
@@ -132,6 +132,18 @@ async function main() {
       const others = verdict.shown.filter((p) => p.source !== 'hwf');
       return `${verdict.matched.length} of ${expected.length} expected defects shown at their lines, no extra hwf problem` +
         (others.length ? `; from other sources: ${others.map((p) => `${p.source}: ${p.message} (Ln ${p.line})`).join('; ')}` : '');
+    });
+
+    await step('the server is the one the .vsix carries, run by a Python without hwf-lsp', async () => {
+      const log = hermesLog(world.userDataDir);
+      const line = log.split('\n').find((l) => l.includes('Language server: hwf-lsp'));
+      if (!line || !line.includes('bundled with the extension') || !line.includes(`run by ${world.serverPython}`)) {
+        throw new Error(`the log says: ${line ?? log.split('\n').slice(0, 20).join('\n')}`);
+      }
+      if (!/Starting .* -P .*bundled\/tool\/lsp_server\.py in /.test(log)) {
+        throw new Error('the log does not show the -P launch of bundled/tool/lsp_server.py');
+      }
+      return line.replace(/^.*\] /, '');
     });
 
     await step('completion at "type": " lists every kind', async () => {
@@ -325,7 +337,7 @@ async function main() {
 
   await restrictedMode(world, shot);
   await hostileRepository(world, shot);
-  await serverPackageMissing(world, shot);
+  await noSupportedPython(world, shot);
 
   if (results.some((r) => !r.ok)) {
     for (const log of extensionHostLogs(world.root)) {
@@ -376,12 +388,16 @@ async function restrictedMode(world, shot) {
     await wb.runCommand('Hermes Workflow: Start Run');
     await waitFor('the Restricted Mode message', async () => /disabled in Restricted Mode/.test(await wb.notificationsText()));
     await wb.screenshot(shot('13-restricted-mode'));
+    const used = hermesLog(profile).split('\n').find((l) => l.includes('Language server: hwf-lsp')) ?? '';
+    if (!used.includes(`installed in ${python}`)) {
+      throw new Error(`a pythonPath with hwf-lsp installed should run its own; the log says: ${used}`);
+    }
     await page.waitForTimeout(1500);
     const runsAfter = runFiles(world.hermesHome).length;
     if (runsAfter !== runsBefore) {
       throw new Error(`a run was written in Restricted Mode (${runsBefore} → ${runsAfter} run files)`);
     }
-    return `${shown.filter((p) => p.source === 'hwf').length} hwf problems; no run lens; Start Run refused with the message; no new run file`;
+    return `${shown.filter((p) => p.source === 'hwf').length} hwf problems; no run lens; Start Run refused with the message; no new run file; ${used.replace(/^.*\] /, '')}`;
   });
   await session?.close();
 }
@@ -390,14 +406,11 @@ async function restrictedMode(world, shot) {
  * A cloned repository that plants Python modules (hwf_lsp/, json.py, pygls/, …) and a
  * fake .venv/bin/python, opened in Restricted Mode with a user setting that points
  * into it (${workspaceFolder}/.venv/bin/python). The extension refuses that
- * interpreter, falls back to python3 on PATH, starts the server outside the
+ * interpreter, falls back to python3 on PATH, starts its bundled server outside the
  * repository: the design's problems show, and no marker file ever appears.
  */
 async function hostileRepository(world, shot) {
   const hostile = prepareHostileRepository(world.root);
-  const pathDir = path.join(world.root, 'hostile-path');
-  fs.mkdirSync(pathDir, { recursive: true });
-  fs.writeFileSync(path.join(pathDir, 'python3'), `#!/bin/sh\nexec ${JSON.stringify(python)} "$@"\n`, { mode: 0o755 });
   const profile = newProfile(world.root, 'user-data-hostile', {
     'hwf.server.pythonPath': '${workspaceFolder}/.venv/bin/python',
     'security.workspace.trust.startupPrompt': 'never',
@@ -405,11 +418,7 @@ async function hostileRepository(world, shot) {
   });
   let session;
   await step('a hostile repository in Restricted Mode: diagnostics appear, none of its code runs', async () => {
-    session = await openSession(world, profile, {
-      trust: true,
-      folder: hostile.folder,
-      env: { PATH: `${pathDir}${path.delimiter}${process.env.PATH}` },
-    });
+    session = await openSession(world, profile, { trust: true, folder: hostile.folder });
     const { wb, page } = session;
     await wb.openFile('hostile.hwf.json');
     await page.keyboard.press('Control+Shift+M');
@@ -418,12 +427,14 @@ async function hostileRepository(world, shot) {
       return problems.some((p) => /nowhere/.test(p.message)) ? problems : false;
     }, { timeout: 60000, interval: 1000 });
     await wb.screenshot(shot('15-hostile-repository'));
-    const log = extensionHostLogs(profile).filter((f) => f.endsWith('Hermes Workflow.log'))
-      .map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    const log = hermesLog(profile);
     if (!/Ignoring hwf\.server\.pythonPath "\$\{workspaceFolder\}\/\.venv\/bin\/python": it uses \$\{workspaceFolder\}/.test(log)) {
       throw new Error(`the log does not say the setting was refused:\n${log.split('\n').slice(0, 30).join('\n')}`);
     }
     const started = /Starting (.*)/.exec(log)?.[1] ?? '?';
+    if (!/ -P .*bundled\/tool\/lsp_server\.py in /.test(started) || started.includes(hostile.folder)) {
+      throw new Error(`the server should run bundled, with -P, outside the repository: ${started}`);
+    }
     const ran = fs.readdirSync(hostile.markers);
     if (ran.length > 0) {
       throw new Error(`the repository's code ran: ${ran.join(', ')}`);
@@ -439,39 +450,52 @@ async function hostileRepository(world, shot) {
 }
 
 /**
- * An interpreter without the hwf-lsp package: the extension says exactly how to fix
- * it, with a button that opens the setting.
+ * No Python 3.11+ anywhere: hwf.server.pythonPath and python3 on PATH are real older
+ * Pythons (pyenv's, /usr/bin's; a stand-in answering 3.10 where the machine has none). The error says exactly that, with a button that opens the setting. (And a
+ * JSON file that is not a design starts no server, so reports nothing.)
  */
-async function serverPackageMissing(world, shot) {
-  const bare = path.join(world.root, 'bare-venv');
-  execFileSync('python3', ['-m', 'venv', '--without-pip', bare]);
-  const barePython = path.join(bare, 'bin', 'python');
-  // Untrusted, so the workspace's own hwf.server.pythonPath (the working one) is ignored.
-  const profile = newProfile(world.root, 'user-data-no-server', {
-    'hwf.server.pythonPath': barePython,
-    'security.workspace.trust.startupPrompt': 'never',
-  });
+async function noSupportedPython(world, shot) {
+  const old = oldPythons();
+  if (old.length === 0) {
+    // No real old Python here: a stand-in that answers the version probe as 3.10 does.
+    const stub = path.join(world.root, 'python3.10-stand-in');
+    fs.writeFileSync(stub, '#!/bin/sh\necho 3.10.0\n', { mode: 0o755 });
+    old.push({ path: stub, version: '3.10.0' });
+  }
   let session;
-  await step('a non-design JSON file starts no server; a design with an interpreter without hwf_lsp gets the exact fix and Open Settings', async () => {
-    session = await openSession(world, profile, { trust: true });
+  await step('a non-design JSON file starts no server; with no Python 3.11+ a design gets "needs Python 3.11 or newer" and Open Settings', async () => {
+    const pathDir = path.join(world.root, 'old-python-path');
+    fs.mkdirSync(pathDir, { recursive: true });
+    const onPath = old[old.length - 1];
+    fs.writeFileSync(path.join(pathDir, 'python3'), `#!/bin/sh\nexec ${JSON.stringify(onPath.path)} "$@"\n`, { mode: 0o755 });
+    // Untrusted, so the workspace's own hwf.server.pythonPath (the working one) is ignored.
+    const profile = newProfile(world.root, 'user-data-no-python', {
+      'hwf.server.pythonPath': old[0].path,
+      'security.workspace.trust.startupPrompt': 'never',
+    });
+    // VSCODE_CLI=1: the server takes this environment as it is (it would otherwise read
+    // a login shell's, whose PATH puts pyenv's python3 first).
+    session = await openSession(world, profile, {
+      trust: true,
+      env: { VSCODE_CLI: '1', PATH: `${pathDir}${path.delimiter}${process.env.PATH}` },
+    });
     const { wb, page } = session;
-    // A JSON file that is not a design starts no server, so it reports nothing either.
     await wb.openFile('broken.expected.json');
     await page.waitForTimeout(3000);
-    if ((await wb.notificationsText({ openCenter: true })).includes('hwf_lsp')) {
+    if ((await wb.notificationsText({ openCenter: true })).includes('language server')) {
       throw new Error('a JSON file that is not a design started the server');
     }
     await wb.openFile('hello-world.hwf.json');
-    const text = await waitFor('the error with the fix', async () => {
+    const text = await waitFor('the error naming the Python it needs', async () => {
       const shown = await wb.notificationsText({ openCenter: true });
-      return shown.includes('cannot import hwf_lsp') && shown.includes(`${barePython} (the hwf.server.pythonPath setting)`) ? shown : false;
+      return /needs Python 3\.11 or newer/.test(shown) && shown.includes(old[0].version) && shown.includes(onPath.version) ? shown : false;
     }, { timeout: 60000 });
-    await wb.screenshot(shot('14-server-package-missing'));
+    await wb.screenshot(shot('14-no-python-3-11'));
     await page.locator('.notifications-toasts .monaco-button, .notifications-center .monaco-button', { hasText: 'Open Settings' }).first().click();
     await waitFor('the settings editor on hwf.server.pythonPath', () =>
       page.locator('.settings-editor .setting-item', { hasText: /python path/i }).first().isVisible(),
     );
-    return text.split('\n').find((line) => line.includes('cannot import')) ?? text;
+    return text.split('\n').find((line) => line.includes('needs Python')) ?? text;
   });
   await session?.close();
 }

@@ -4,6 +4,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { execFileSync, spawnSync } = require('node:child_process');
 
 /** A design for the completion check: the cursor goes between the quotes of "type". */
 const COMPLETION_DESIGN = `{
@@ -20,13 +21,30 @@ function writeJson(file, value) {
   fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+/**
+ * A Python that has NOT installed hwf-lsp (a fresh venv without pip made from
+ * `python`), so the extension must run the server it carries. Throws if it can
+ * import hwf_lsp after all.
+ */
+function barePython(root, python) {
+  const venv = path.join(root, 'bare-venv');
+  execFileSync(python, ['-m', 'venv', '--without-pip', venv]);
+  const bare = path.join(venv, 'bin', 'python');
+  const probe = spawnSync(bare, ['-P', '-c', 'import hwf_lsp'], { cwd: root, encoding: 'utf8' });
+  if (probe.status === 0) {
+    throw new Error(`${bare} can import hwf_lsp: not a Python without hwf-lsp`);
+  }
+  return bare;
+}
+
 function prepareWorkspace({ repo, python }) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hwf-vscode-e2e-'));
+  const serverPython = barePython(root, python);
   const folder = path.join(root, 'workspace');
   fs.cpSync(path.join(repo, 'examples'), folder, { recursive: true });
   fs.writeFileSync(path.join(folder, 'completion-check.hwf.json'), COMPLETION_DESIGN);
   writeJson(path.join(folder, '.vscode', 'settings.json'), {
-    'hwf.server.pythonPath': python,
+    'hwf.server.pythonPath': serverPython,
     'hwf.agent.command': ['python3', path.join(repo, 'examples', 'agents', 'echo_agent.py')],
     'hwf.trace.server': 'messages',
   });
@@ -35,6 +53,7 @@ function prepareWorkspace({ repo, python }) {
   return {
     root,
     folder,
+    serverPython,
     userDataDir: newProfile(root, 'user-data'),
     extensionsDir: path.join(root, 'extensions'),
     hermesHome,
@@ -117,4 +136,32 @@ function prepareHostileRepository(root) {
   return { folder, markers, bait: BAIT };
 }
 
-module.exports = { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs };
+/** The text of our output channel's logs under `userDataDir`. */
+function hermesLog(userDataDir) {
+  return extensionHostLogs(userDataDir).filter((f) => f.endsWith('Hermes Workflow.log'))
+    .map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/**
+ * Pythons older than 3.11 on this machine (pyenv's, /usr/bin's), oldest last, for the
+ * "no Python 3.11+" scenario.
+ */
+function oldPythons() {
+  const found = [];
+  const pyenv = process.env.PYENV_ROOT || path.join(os.homedir(), '.pyenv');
+  const versions = path.join(pyenv, 'versions');
+  const candidates = [
+    ...(fs.existsSync(versions) ? fs.readdirSync(versions).map((v) => path.join(versions, v, 'bin', 'python3')) : []),
+    ...['3.10', '3.9', '3.8'].map((v) => `/usr/bin/python${v}`),
+  ];
+  for (const candidate of candidates) {
+    const out = spawnSync(candidate, ['-I', '-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], { encoding: 'utf8' });
+    const match = /^3\.(\d+)\.\d+$/.exec((out.stdout || '').trim());
+    if (out.status === 0 && match && Number(match[1]) < 11) {
+      found.push({ path: candidate, version: out.stdout.trim() });
+    }
+  }
+  return found.sort((a, b) => b.version.localeCompare(a.version, undefined, { numeric: true }));
+}
+
+module.exports = { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons };

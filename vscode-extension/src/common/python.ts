@@ -12,19 +12,23 @@ import {
   checkOutsideWorkspace,
   checkPythonSetting,
   IMPORT_PROBE_ARGS,
+  InterpreterSource,
   isSupported,
   MIN_PYTHON_TEXT,
   parseVersion,
+  ServerKind,
   VERSION_PROBE_ARGS,
 } from './pythonModel';
 
-export type InterpreterSource = 'setting' | 'python-extension' | 'default';
+export type { InterpreterSource } from './pythonModel';
 
 export interface Interpreter {
   path: string;
   source: InterpreterSource;
   /** "3.11.7", once probed. */
   version?: string;
+  /** Which hwf-lsp it runs, once chosen. */
+  server?: ServerKind;
 }
 
 export const DEFAULT_PYTHON = 'python3';

@@ -172,13 +172,58 @@ export function isSupported(version: Version): boolean {
  */
 export const IMPORT_PROBE_ARGS: readonly string[] = ['-P', '-c', 'import hwf_lsp, pygls, lsprotocol; print(hwf_lsp.__version__)'];
 
+/**
+ * Which server runs. The .vsix carries one (`bundled/libs`, run by any Python 3.11+);
+ * an interpreter the user chose (the setting, or the Python extension's) that has
+ * hwf-lsp installed runs its own instead. The default `python3` always runs the
+ * bundled one: nobody chose that interpreter's packages.
+ */
+export type ServerKind = 'bundled' | 'installed';
+
+export type InterpreterSource = 'setting' | 'python-extension' | 'default';
+
+/** Is the installed package worth probing for? (It is the only way when nothing is bundled.) */
+export function wantsInstalled(source: InterpreterSource, bundled: boolean): boolean {
+  return source !== 'default' || !bundled;
+}
+
+export function chooseServer(source: InterpreterSource, bundled: boolean, installed: boolean): ServerKind | undefined {
+  if (installed && wantsInstalled(source, bundled)) {
+    return 'installed';
+  }
+  return bundled ? 'bundled' : undefined;
+}
+
+export interface Bundle {
+  /** bundled/tool/lsp_server.py */
+  entry: string;
+  /** The hwf-lsp version in bundled/libs. */
+  version: string;
+}
+
+/** The server the .vsix carries, if this build has one (`make vsix` fills bundled/libs). */
+export function findBundle(extensionDir: string): Bundle | undefined {
+  const entry = path.join(extensionDir, 'bundled', 'tool', 'lsp_server.py');
+  const init = path.join(extensionDir, 'bundled', 'libs', 'hwf_lsp', '__init__.py');
+  try {
+    const version = /__version__\s*=\s*["']([^"']+)["']/.exec(fs.readFileSync(init, 'utf8'))?.[1] ?? '?';
+    return fs.existsSync(entry) ? { entry, version } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Launch {
   command: string;
   args: string[];
   options: { cwd: string; env: NodeJS.ProcessEnv };
 }
 
-/** The server process: `<python> -P -m hwf_lsp`, from `cwd`, with `env`. */
-export function serverLaunch(python: string, cwd: string, env: NodeJS.ProcessEnv): Launch {
-  return { command: python, args: ['-P', '-m', 'hwf_lsp'], options: { cwd, env } };
+/**
+ * The server process, from `cwd`, with `env`: `<python> -P bundled/tool/lsp_server.py`
+ * (bundled) or `<python> -P -m hwf_lsp` (installed).
+ */
+export function serverLaunch(python: string, server: { kind: 'installed' } | { kind: 'bundled'; entry: string }, cwd: string, env: NodeJS.ProcessEnv): Launch {
+  const args = server.kind === 'bundled' ? ['-P', server.entry] : ['-P', '-m', 'hwf_lsp'];
+  return { command: python, args, options: { cwd, env } };
 }

@@ -28,7 +28,16 @@ import {
   ProbeContext,
   workspaceFolderPaths,
 } from './python';
-import { Launch, MIN_PYTHON_TEXT, pythonEnvironment, safeDirectory, serverLaunch } from './pythonModel';
+import {
+  chooseServer,
+  findBundle,
+  Launch,
+  MIN_PYTHON_TEXT,
+  pythonEnvironment,
+  safeDirectory,
+  serverLaunch,
+  wantsInstalled,
+} from './pythonModel';
 import {
   changeNeedsRestart,
   designSelector,
@@ -220,17 +229,12 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     const interpreter = found.interpreter;
-    this.interpreterInUse = interpreter;
-    getLog().info(`Python for the language server: ${interpreter.path}, Python ${interpreter.version} (from ${describeSource(interpreter)})`);
-    const check = await checkServerImport(interpreter.path, probe);
-    if (!check.ok) {
-      getLog().error(`Cannot start the language server: ${check.detail}`);
+    const launch = await this.serverFor(interpreter, probe);
+    if (!launch) {
       this.setState('failed');
-      void showStartFailure(interpreter, check.detail);
       return;
     }
-    const launch = serverLaunch(interpreter.path, probe.cwd, probe.env);
-    getLog().info(`Starting ${launch.command} ${launch.args.join(' ')} (hwf-lsp ${check.version}) in ${launch.options.cwd}`);
+    getLog().info(`Starting ${launch.command} ${launch.args.join(' ')} in ${launch.options.cwd}`);
     const client = this.createClient(launch);
     client.onNotification(RUNS_CHANGED_NOTIFICATION, (payload: unknown) => this.hooks.onRunsChanged(payload));
     // The client restarts a crashed server by itself: follow it, so the status shows it.
@@ -277,6 +281,36 @@ export class ServerManager implements vscode.Disposable {
       }
     }
     this.setState('stopped');
+  }
+
+  /**
+   * The server `interpreter` runs: its own installed hwf-lsp when the user chose that
+   * interpreter and it has one, else the bundled one. Says in the log which it is;
+   * undefined (and the user told why) when there is neither.
+   */
+  private async serverFor(interpreter: Interpreter, probe: ProbeContext): Promise<Launch | undefined> {
+    const bundle = findBundle(this.directories.extension);
+    const installed = wantsInstalled(interpreter.source, bundle !== undefined)
+      ? await checkServerImport(interpreter.path, probe)
+      : undefined;
+    const kind = chooseServer(interpreter.source, bundle !== undefined, installed?.ok === true);
+    const python = `${interpreter.path} (Python ${interpreter.version}, from ${describeSource(interpreter)})`;
+    if (kind === 'installed' && installed?.ok) {
+      this.interpreterInUse = { ...interpreter, server: 'installed' };
+      getLog().info(`Language server: hwf-lsp ${installed.version} installed in ${python}`);
+      return serverLaunch(interpreter.path, { kind }, probe.cwd, probe.env);
+    }
+    if (kind === 'bundled' && bundle) {
+      this.interpreterInUse = { ...interpreter, server: 'bundled' };
+      const instead = installed && !installed.ok ? ` (it has no hwf-lsp of its own: ${installed.detail})` : '';
+      getLog().info(`Language server: hwf-lsp ${bundle.version} bundled with the extension, run by ${python}${instead}`);
+      return serverLaunch(interpreter.path, { kind, entry: bundle.entry }, probe.cwd, probe.env);
+    }
+    this.interpreterInUse = interpreter;
+    const detail = installed && !installed.ok ? installed.detail : 'not checked';
+    getLog().error(`Cannot start the language server: this build of the extension has no bundled server, and ${interpreter.path} cannot import hwf_lsp (${detail}).`);
+    void showStartFailure(interpreter, detail);
+    return undefined;
   }
 
   /**
@@ -373,18 +407,18 @@ async function showNoPython(tried: string[]): Promise<void> {
   }
 }
 
-/** The exact fix, with buttons: open the setting, copy the install command, show the log. */
+/**
+ * No server to run: a build of the extension without `bundled/libs` (a development
+ * build) and an interpreter without hwf-lsp. The exact fix, with buttons.
+ */
 async function showStartFailure(interpreter: Interpreter, detail: string): Promise<void> {
-  const python = interpreter.path.includes(' ') ? `"${interpreter.path}"` : interpreter.path;
-  const install = `${python} -m pip install -e <a checkout of hwf-lsp>`;
   const message =
-    `${EXTENSION_NAME}: cannot start the language server: ${python} (${describeSource(interpreter)}) cannot import hwf_lsp (${detail}). ` +
-    `Fix: \`${install}\`, or set hwf.server.pythonPath to an interpreter that has it, then restart the server.`;
-  const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Copy Install Command', 'Show Log');
+    `${EXTENSION_NAME}: cannot start the language server: this build of the extension carries no server ` +
+    `(build the .vsix with \`make vsix\` and install it), and ${interpreter.path} (${describeSource(interpreter)}) cannot import hwf_lsp (${detail}). ` +
+    'Or set hwf.server.pythonPath to an interpreter that has hwf-lsp installed, then restart the server.';
+  const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Log');
   if (choice === 'Open Settings') {
     await vscode.commands.executeCommand('workbench.action.openSettings', 'hwf.server.pythonPath');
-  } else if (choice === 'Copy Install Command') {
-    await vscode.env.clipboard.writeText(install);
   } else if (choice === 'Show Log') {
     getLog().show();
   }

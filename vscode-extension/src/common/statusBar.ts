@@ -86,7 +86,8 @@ export class ServerStatusItem implements vscode.Disposable {
     const state = this.server.state;
     this.item.selector = designSelector(this.server.settings.designGlobs);
     this.item.text = `Hermes Workflow: ${STATE_TEXT[state] ?? state}`;
-    this.item.detail = this.server.interpreter ? this.server.interpreter.path : undefined;
+    const python = this.server.interpreter;
+    this.item.detail = python ? `${python.path}${python.server ? ` (${python.server} hwf-lsp)` : ''}` : undefined;
     this.item.busy = state === 'starting';
     this.item.severity = state === 'failed' ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
     this.item.command = state === 'failed'

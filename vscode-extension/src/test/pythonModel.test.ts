@@ -9,7 +9,9 @@ import { after, test } from 'node:test';
 import {
   checkOutsideWorkspace,
   checkPythonSetting,
+  chooseServer,
   expandPath,
+  findBundle,
   IMPORT_PROBE_ARGS,
   insideAny,
   isSupported,
@@ -18,6 +20,7 @@ import {
   safeDirectory,
   serverLaunch,
   VERSION_PROBE_ARGS,
+  wantsInstalled,
 } from '../common/pythonModel';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hwf-python-model-')));
@@ -133,16 +136,56 @@ test('pythonEnvironment: PYTHONSAFEPATH always; an untrusted workspace loses PYT
   assert.equal(base.PYTHONPATH.includes(inside), true, 'the base environment is not modified');
 });
 
-test('serverLaunch: -P, from the directory it is given, with the environment it is given', () => {
+test('serverLaunch: -P, the bundled entry or -m hwf_lsp, from the directory and with the environment it is given', () => {
   const { env } = pythonEnvironment({ PATH: '/usr/bin' }, folders, false);
   const cwd = safeDirectory([path.join(root, 'storage'), os.tmpdir()], folders);
-  const launch = serverLaunch('/usr/bin/python3', cwd, env);
-  assert.deepEqual(launch.args, ['-P', '-m', 'hwf_lsp']);
-  assert.equal(launch.command, '/usr/bin/python3');
-  assert.equal(insideAny(launch.options.cwd, folders), false);
-  assert.equal(launch.options.env.PYTHONSAFEPATH, '1');
+  const entry = '/ext/bundled/tool/lsp_server.py';
+  const cases: [Parameters<typeof serverLaunch>[1], string[]][] = [
+    [{ kind: 'bundled', entry }, ['-P', entry]],
+    [{ kind: 'installed' }, ['-P', '-m', 'hwf_lsp']],
+  ];
+  for (const [server, args] of cases) {
+    const launch = serverLaunch('/usr/bin/python3', server, cwd, env);
+    assert.deepEqual(launch.args, args);
+    assert.equal(launch.command, '/usr/bin/python3');
+    assert.equal(insideAny(launch.options.cwd, folders), false);
+    assert.equal(launch.options.env.PYTHONSAFEPATH, '1');
+  }
   assert.equal(VERSION_PROBE_ARGS[0], '-I');
   assert.equal(IMPORT_PROBE_ARGS[0], '-P');
+});
+
+test('chooseServer: a chosen interpreter with hwf-lsp runs its own; otherwise the bundled one', () => {
+  type Source = Parameters<typeof chooseServer>[0];
+  const cases: [Source, boolean, boolean, string | undefined, boolean][] = [
+    // source, bundled, installed → server, probe the installed package?
+    ['setting', true, true, 'installed', true],
+    ['setting', true, false, 'bundled', true],
+    ['python-extension', true, true, 'installed', true],
+    ['python-extension', true, false, 'bundled', true],
+    ['default', true, true, 'bundled', false],
+    ['default', true, false, 'bundled', false],
+    ['default', false, true, 'installed', true],
+    ['setting', false, true, 'installed', true],
+    ['setting', false, false, undefined, true],
+    ['default', false, false, undefined, true],
+  ];
+  for (const [source, bundled, installed, expected, probe] of cases) {
+    const label = `${source} bundled=${bundled} installed=${installed}`;
+    assert.equal(chooseServer(source, bundled, installed), expected, label);
+    assert.equal(wantsInstalled(source, bundled), probe, label);
+  }
+});
+
+test('findBundle: the entry and the version of bundled/libs, or nothing', () => {
+  const ext = path.join(root, 'extension');
+  assert.equal(findBundle(ext), undefined);
+  fs.mkdirSync(path.join(ext, 'bundled', 'tool'), { recursive: true });
+  fs.writeFileSync(path.join(ext, 'bundled', 'tool', 'lsp_server.py'), '');
+  assert.equal(findBundle(ext), undefined, 'an entry without libs is no bundle');
+  fs.mkdirSync(path.join(ext, 'bundled', 'libs', 'hwf_lsp'), { recursive: true });
+  fs.writeFileSync(path.join(ext, 'bundled', 'libs', 'hwf_lsp', '__init__.py'), '"""doc"""\n\n__version__ = "1.2.3"\n');
+  assert.deepEqual(findBundle(ext), { entry: path.join(ext, 'bundled', 'tool', 'lsp_server.py'), version: '1.2.3' });
 });
 
 test('parseVersion and isSupported', () => {
