@@ -107,8 +107,7 @@ def gate_from_config(config: Any, path: Path) -> ModelGate:
 def _load_yaml(text: str) -> Any:
     import yaml  # PyYAML: imported only when a config file is actually read
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader, never the full one
+    return yaml.safe_load(text)
 
 
 _cache: dict[Path, tuple[tuple[int, int, int], ModelGate]] = {}

@@ -25,7 +25,7 @@ from hwf_lsp.hermes.seams import LaunchRequest, SubagentSeam, chat_seam
 from hwf_lsp.workflow.seams import AgentCancelled, AgentFailure, AgentRequest
 
 
-class State(str, enum.Enum):
+class State(str, enum.Enum):  # noqa: UP042 - the host's SubagentState has this shape
     SUCCEEDED = "SUCCEEDED"
     FAILED = "FAILED"
     RUNNING = "RUNNING"
