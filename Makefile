@@ -35,7 +35,7 @@ $(HERMES_STAMP): pyproject.toml
 	touch $(HERMES_STAMP)
 
 test-hermes: $(HERMES_STAMP)
-	$(HERMES_PY) -m pytest -q -p no:cacheprovider tests/hermes
+	$(HERMES_PY) -m pytest -q -p no:cacheprovider -W ignore::pytest.PytestConfigWarning tests/hermes  # asyncio_* options: no pytest-asyncio here
 
 # Debian packages the tests drive as real clients (Neovim). Installed once, as root.
 DEB_STAMP := $(VENV)/.debian-installed

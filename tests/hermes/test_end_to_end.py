@@ -93,17 +93,25 @@ def assert_everyone_sees_the_same_run(home: Path, run_id: str) -> dict[str, Any]
     return on_disk
 
 
-def transcript(fake: FakeOpenAI, prompt: str, answer: str) -> str:
+def transcript(fake: FakeOpenAI, prompt: str, answer: str, home: Path) -> str:
+    def clip(text: str, limit: int = 240) -> str:
+        return text if len(text) <= limit else text[:limit] + "…"
+
     lines = [f"$ hermes -z {prompt!r}"]
     for message in fake.requests[-1]["messages"]:
         for tool_call in message.get("tool_calls") or ():
             lines.append(f"  → {tool_call['function']['name']} "
-                         f"{tool_call['function']['arguments']}")
+                         f"{clip(tool_call['function']['arguments'])}")
         if message.get("role") == "tool":
-            content = message["content"]
-            lines.append(f"  ← {content[:300]}{'…' if len(content) > 300 else ''}")
+            answer_ = json.loads(message["content"])
+            if "status" in answer_:  # a run summary: its status and what the model is told
+                shown = {k: answer_[k] for k in ("run_id", "status", "instructions")
+                         if k in answer_}
+                lines.append(f"  ← {{…run summary… {json.dumps(shown)[1:]}")
+            else:
+                lines.append(f"  ← {clip(message['content'])}")
     lines.append(answer.strip())
-    return "\n".join(lines)
+    return "\n".join(lines).replace(str(home), "~/.hermes")
 
 
 CHAT_PROMPT = "Check my release-notes workflow, save it as review and run it."
@@ -131,7 +139,8 @@ def test_chat_starts_a_run_and_hwf_answers_it(fake: FakeOpenAI, hermes_home: Pat
     assert state["status"] == "awaiting_approval"
     assert state["outputs"]["draft"] == "v2: faster start-up, smaller installs"
     if os.environ.get("HWF_TRANSCRIPT"):
-        Path(os.environ["HWF_TRANSCRIPT"]).write_text(transcript(fake, CHAT_PROMPT, answer))
+        Path(os.environ["HWF_TRANSCRIPT"]).write_text(transcript(fake, CHAT_PROMPT, answer,
+                                                                  hermes_home))
 
     finished = hwf(hermes_home, "answer", run_id, "ship")
     assert finished.returncode == 0, finished.stderr

@@ -32,6 +32,8 @@ def test_enabled_entry_point_registers_tools_command_and_cli(manager) -> None:
     from hermes_cli.plugins import get_plugin_toolsets
     from tools.registry import registry
 
+    manager.discover_and_load(force=True)
+
     plugin = _ours(manager)
     assert (plugin["source"], plugin["enabled"], plugin["error"]) == ("entrypoint", True, None)
     loaded = manager._plugins["visual-workflow"]
