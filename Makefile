@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PEER_STAMP := bench/peer/node_modules/.package-lock.json
 
-.PHONY: demo test test-python test-vscode lint bench bench-smoke soak vsix clean
+.PHONY: demo test test-python test-hermes test-vscode lint bench bench-smoke soak vsix clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,23 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/python examples/demo.py
 
-test: test-python test-vscode
+test: test-python test-hermes test-vscode
+
+# The Hermes Agent plugin's tests run against the real host (hermes-agent, pinned by the
+# `hermes` extra) in a venv of their own: it installs top-level packages named `agent`,
+# `tools`, `cron`... that must stay out of .venv. tests/conftest.py skips tests/hermes elsewhere.
+HERMES_VENV := .venv-hermes
+HERMES_PY := $(HERMES_VENV)/bin/python
+HERMES_STAMP := $(HERMES_VENV)/.installed
+
+$(HERMES_STAMP): pyproject.toml
+	test -x $(HERMES_PY) || $(PYTHON) -m venv $(HERMES_VENV)
+	$(HERMES_PY) -m pip install -q --upgrade pip
+	$(HERMES_PY) -m pip install -q -e '.[hermes]' 'pytest>=8,<10' 'pytest-timeout>=2.3,<3'
+	touch $(HERMES_STAMP)
+
+test-hermes: $(HERMES_STAMP)
+	$(HERMES_PY) -m pytest -q -p no:cacheprovider -W ignore::pytest.PytestConfigWarning tests/hermes  # asyncio_* options: no pytest-asyncio here
 
 # Debian packages the tests drive as real clients (Neovim). Installed once, as root.
 DEB_STAMP := $(VENV)/.debian-installed
@@ -36,7 +52,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check hwf_lsp tests bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(HERMES_VENV) build *.egg-info
 
 BENCH_STAMP := $(VENV)/.bench-installed
 

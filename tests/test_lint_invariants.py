@@ -46,6 +46,7 @@ LAYERS = {
     "workflow": ("hwf_lsp.analysis", "hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes"),
     "analysis": ("hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes"),
     "cli": ("hwf_lsp.server",),
+    "hermes": ("hwf_lsp.server", "hwf_lsp.analysis"),
 }
 
 

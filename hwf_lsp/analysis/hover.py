@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..workflow.conditions import NAME_PATTERN, resolve_path
+from ..workflow.trust import GATE_KEY, ModelGate
 from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
@@ -39,7 +41,9 @@ class HoverResult:
     end: int
 
 
-def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None) -> HoverResult | None:
+def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
+          model_gate: Callable[[], ModelGate] | None = None) -> HoverResult | None:
+    """`model_gate` (asked only on a `model` field) adds whether and where the gate is open."""
     design = design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is not None:
@@ -52,7 +56,7 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None) -> Hover
     info = design.infos[ctx.node_index]
     member = ctx.member
     if ctx.role == KEY and member.key_start <= offset <= member.key_end:
-        return _field_hover(info, member.key, member.key_start, member.key_end)
+        return _field_hover(info, member.key, member.key_start, member.key_end, model_gate)
     if ctx.role != VALUE or member.value is None:
         return None
     value = member.value
@@ -62,7 +66,15 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None) -> Hover
         found = _expression_path(doc, design, value, offset, run)
         if found is not None:
             return found
-    return _field_hover(info, member.key, value.start, value.end)
+    return _field_hover(info, member.key, value.start, value.end, model_gate)
+
+
+def gate_markdown(gate: ModelGate) -> str:
+    """The trust gate's state, where it is set, and how to change it."""
+    text = f"**Trust gate {'open' if gate.open else 'closed'}** — {gate.detail()}."
+    if not gate.open and gate.narrowed_by is None:
+        text += f" Set `{GATE_KEY}: true` in `{gate.config_path}` to pass this model on."
+    return text
 
 
 def _top_level(ctx: Any) -> HoverResult | None:
@@ -101,7 +113,15 @@ def field_markdown(field: Field, kind: str | None) -> str:
     return "\n".join(lines)
 
 
-def _field_hover(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | None:
+def _field_hover(info: NodeInfo, key: str, start: int, end: int,
+                 model_gate: Callable[[], ModelGate] | None = None) -> HoverResult | None:
+    found = _field_doc(info, key, start, end)
+    if found is None or key != "model" or model_gate is None:
+        return found
+    return HoverResult(found.markdown + "\n\n" + gate_markdown(model_gate()), start, end)
+
+
+def _field_doc(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | None:
     kind = info.kind if info.kind in KINDS else None
     field = field_named(kind, key) if kind else None
     if field is None:

@@ -58,9 +58,12 @@ def _add_runner_options(parser: argparse.ArgumentParser) -> None:
         "are recorded as failed (ok: false) and the run goes on",
     )
     parser.add_argument(
-        "--allow-model-override", action="store_true",
-        help="pass an agent node's `model` to the agent command (off by default)",
+        "--no-model-override", action="store_true",
+        help="never pass an agent node's `model` to the agent command, even when the trust "
+        "gate plugins.entries.visual-workflow.llm.allow_model_override in "
+        "$HERMES_HOME/config.yaml is true (only that gate can open it)",
     )
+    parser.add_argument("--allow-model-override", action="store_true", help=argparse.SUPPRESS)
     _add_home_option(parser)
 
 
@@ -137,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     cancel = add("cancel", "cancel a run (a parked or running one)")
     cancel.add_argument("run_id", metavar="RUN_ID")
     _add_home_option(cancel)
+    from hwf_lsp.hermes.cli import add_hermes_command  # `hwf hermes ...`: the Hermes plugin
+
+    add_hermes_command(sub)
     return parser
 
 
@@ -152,6 +158,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerate_any_terminal()
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "hermes":
+            from hwf_lsp.hermes.cli import run_hermes_command
+
+            return run_hermes_command(args)
         if args.command == "check":
             from hwf_lsp.cli.check import run_check
 

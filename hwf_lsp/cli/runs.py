@@ -42,6 +42,7 @@ from hwf_lsp.workflow.runner import (
 )
 from hwf_lsp.workflow.seams import agent_seam_from_env
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
+from hwf_lsp.workflow.trust import ModelGate, read_model_gate
 
 DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
 STATUS_EXIT = {
@@ -76,8 +77,8 @@ def runner_options(args: argparse.Namespace) -> list[str]:
         words += ["--agent-command", args.agent_command]
     if getattr(args, "delivery_command", None):
         words += ["--delivery-command", args.delivery_command]
-    if getattr(args, "allow_model_override", False):
-        words.append("--allow-model-override")
+    if getattr(args, "no_model_override", False):
+        words.append("--no-model-override")
     if args.hermes_home:
         words += ["--hermes-home", args.hermes_home]
     return words
@@ -105,11 +106,23 @@ def make_runner(args: argparse.Namespace, runs: RunStore, designs: DesignStore,
         runs,
         agent=agent,
         delivery=Delivery(notify=notify_on_stderr, channel_argv=channel_argv or None),
-        allow_model_override=args.allow_model_override,
+        allow_model_override=model_gate(args).permits,
         on_event=printer,
         designs=designs,
         interrupt=args.signals.interrupt,
     )
+
+
+def model_gate(args: argparse.Namespace) -> ModelGate:
+    """The trust gate of $HERMES_HOME/config.yaml, narrowed by --no-model-override.
+
+    --allow-model-override no longer opens anything; with the gate closed it says where
+    the gate is."""
+    gate = read_model_gate(home_of(args)).narrowed(not args.no_model_override,
+                                                   "--no-model-override")
+    if args.allow_model_override and not gate.open:
+        err(f"note: --allow-model-override cannot open the trust gate; it is {gate.describe()}")
+    return gate
 
 
 class StepPrinter:

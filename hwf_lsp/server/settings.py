@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.workflow.names import hermes_home
+from hwf_lsp.workflow.trust import ModelGate, read_model_gate
 
 DEFAULT_DESIGN_GLOBS: tuple[str, ...] = ("**/workflow-designs/*.json", "**/*.hwf.json")
 SECTION = "hwf"
+MODEL_OVERRIDE_SETTING = "the editor setting hwf.agent.allowModelOverride: false"
 
 _KEYS = {
     "agent.command": "agent_command",
@@ -34,7 +36,10 @@ _KEYS = {
 @dataclass(frozen=True, slots=True)
 class Settings:
     agent_command: tuple[str, ...] | None = None
-    allow_model_override: bool = False
+    allow_model_override: bool = True
+    """False narrows the trust gate (never passes a node's `model`); it can never open the
+    gate, which is `plugins.entries.visual-workflow.llm.allow_model_override` in the Hermes
+    home's config.yaml (workflow/trust.py)."""
     delivery_command: tuple[str, ...] | None = None
     hermes_home: str | None = None
     design_globs: tuple[str, ...] = field(default=DEFAULT_DESIGN_GLOBS)
@@ -49,6 +54,11 @@ class Settings:
         """
         environ = os.environ
         return _home(self.hermes_home, environ.get("HERMES_HOME"), environ.get("HOME"))
+
+    def model_gate(self) -> ModelGate:
+        """The Hermes config's trust gate for this home, narrowed (never opened) by the setting."""
+        return read_model_gate(self.home()).narrowed(self.allow_model_override,
+                                                     MODEL_OVERRIDE_SETTING)
 
     def merged(self, raw: Any) -> Settings:
         """These settings overridden by every well-typed value found in `raw`."""

@@ -196,7 +196,7 @@ class Runner:
         *,
         agent: AgentSeam | None = None,
         delivery: Delivery | None = None,
-        allow_model_override: bool = False,
+        allow_model_override: bool | Callable[[str], bool] = False,
         clock: Callable[[], float] = time.time,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         cancel_event: threading.Event | None = None,
@@ -208,6 +208,7 @@ class Runner:
         self.agent = agent
         self.delivery = delivery
         self.allow_model_override = allow_model_override
+        """True/False, or a predicate on the model name (`ModelGate.permits`, workflow/trust.py)."""
         self.clock = clock
         self.on_event = on_event
         self.cancel_event = cancel_event
@@ -380,8 +381,7 @@ class Runner:
             profile=node.get("profile") if isinstance(node.get("profile"), str) else None,
             timeout_minutes=whole_number(node.get("timeout_minutes")),
             correlation_id=f"workflow:{state['run_id']}:{node_id}",
-            model=(node.get("model") if self.allow_model_override
-                   and isinstance(node.get("model"), str) else None),
+            model=self._allowed_model(node.get("model")),
         )
         if self.agent is None:
             state["status"] = "awaiting_agent"
@@ -641,6 +641,13 @@ class Runner:
             raise ValueError(
                 f"run {state['run_id']} is corrupt: pending step {node_id!r} is not at the cursor"
             )
+
+    def _allowed_model(self, model: Any) -> str | None:
+        """The node's `model` when the trust gate lets it through, else None (never sent)."""
+        if not isinstance(model, str):
+            return None
+        allowed = self.allow_model_override
+        return model if (allowed(model) if callable(allowed) else allowed is True) else None
 
     def _context(self, state: dict[str, Any], node: dict[str, Any]) -> str:
         """The parents' outputs as a JSON object (parents without an output are left out)."""

@@ -114,8 +114,10 @@ KIND_FIELDS: dict[str, tuple[Field, ...]] = {
         RETRIES,
         TIMEOUT_MINUTES,
         Field("profile", "string", "Agent profile to launch with (optional).", example="default"),
-        Field("model", "string", "Model override. Used only when the user's settings allow "
-              "model overrides; the provider comes from the host catalog.", example="model-name"),
+        Field("model", "string", "Model override. Passed on only when the trust gate "
+              "`plugins.entries.visual-workflow.llm.allow_model_override` is true in "
+              "$HERMES_HOME/config.yaml; the provider comes from the host catalog.",
+              example="model-name"),
     ),
     CONDITION: (
         Field("expression", "string", "`out.<node>.<path> <op> <literal>`; op is one of "

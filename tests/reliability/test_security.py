@@ -404,8 +404,19 @@ def test_model_override_needs_the_users_consent(tmp_path: Path, allowed: bool) -
     assert request.get("model", "attacker-model") == "attacker-model"
 
 
-@pytest.mark.parametrize("flag", [[], ["--allow-model-override"]])
-def test_cli_model_override_needs_the_flag(tmp_path: Path, flag: list[str]) -> None:
+GATE_OPEN = ("plugins:\n  entries:\n    visual-workflow:\n      llm:\n"
+             "        allow_model_override: true\n")
+
+
+@pytest.mark.parametrize(("config", "flag", "sent"), [
+    (None, [], False),
+    (None, ["--allow-model-override"], False),  # a flag can never open the gate
+    ("plugins: {}\n", [], False),
+    (GATE_OPEN, [], True),  # the gate is $HERMES_HOME/config.yaml
+    (GATE_OPEN, ["--no-model-override"], False),  # a flag may only narrow it
+])
+def test_cli_model_override_needs_the_trust_gate(tmp_path: Path, config: str | None,
+                                                 flag: list[str], sent: bool) -> None:
     log = tmp_path / "requests.jsonl"
     agent = tmp_path / "agent.py"
     agent.write_text(AGENT_RECORDER)
@@ -414,7 +425,11 @@ def test_cli_model_override_needs_the_flag(tmp_path: Path, flag: list[str]) -> N
         {"id": "t", "type": "trigger"},
         {"id": "a", "type": "agent", "prompt": "p", "model": "attacker-model", "after": ["t"]},
     ]}))
-    env = {**os.environ, "HERMES_HOME": str(tmp_path / "home")}
+    home = tmp_path / "home"
+    home.mkdir()
+    if config is not None:
+        (home / "config.yaml").write_text(config)
+    env = {**os.environ, "HERMES_HOME": str(home)}
     env.pop("HWF_AGENT_COMMAND", None)
     command = f"{sys.executable} {agent} {log}"
     done = subprocess.run([sys.executable, "-m", "hwf_lsp.cli", "run", str(design),
@@ -422,7 +437,10 @@ def test_cli_model_override_needs_the_flag(tmp_path: Path, flag: list[str]) -> N
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     (request,) = [json.loads(line) for line in log.read_text().splitlines()]
-    assert ("model" in request) is bool(flag)
+    assert ("model" in request) is sent
+    if flag == ["--allow-model-override"]:
+        assert "cannot open the trust gate" in done.stderr
+        assert "plugins.entries.visual-workflow.llm.allow_model_override" in done.stderr
 
 
 # --- 6. the language server's run commands refuse hostile names too ----------------------

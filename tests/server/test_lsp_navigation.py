@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers_lsp import (
+    HERMES_HOME,
     apply_edits,
     as_tuple,
     design_uri,
@@ -154,3 +155,23 @@ async def test_hover(client):
     assert "not a field of note" in wrong
     # whitespace: nothing
     assert await hover_text(client, uri, text, text.index("\n") + 1) is None
+
+
+async def test_hover_on_model_says_whether_the_trust_gate_is_open(client):
+    text = SOURCE.replace('"title": "Review it",', '"title": "Review it", "model": "big",')
+    uri = await opened(client, "hover-model", text)
+    config = HERMES_HOME / "config.yaml"
+    gate = "plugins.entries.visual-workflow.llm.allow_model_override"
+    try:
+        for offset in (text.index('"model"') + 2, text.index('"big"') + 2):
+            closed = (await hover_text(client, uri, text, offset)).contents.value
+            assert "**Trust gate closed**" in closed and f"{gate}: true" in closed, closed
+            assert str(config) in closed
+        config.write_text("plugins: {entries: {visual-workflow: {llm: "
+                          "{allow_model_override: true}}}}\n")
+        opened_ = (await hover_text(client, uri, text, text.index('"big"') + 2)).contents.value
+        assert "**Trust gate open**" in opened_ and f"{gate} is true in {config}" in opened_
+        other = (await hover_text(client, uri, text, text.index('"title"') + 2)).contents.value
+        assert "Trust gate" not in other
+    finally:
+        config.unlink(missing_ok=True)

@@ -33,6 +33,23 @@ def test_other_settings():
     assert str(settings.home()) == "/tmp/h" and settings.delivery_command is None
 
 
+@pytest.mark.parametrize(("config", "setting", "open_"), [
+    (None, True, False),
+    ("plugins: {entries: {visual-workflow: {llm: {allow_model_override: true}}}}\n", True, True),
+    ("plugins: {entries: {visual-workflow: {llm: {allow_model_override: true}}}}\n", False, False),
+    ("plugins: {entries: {visual-workflow: {llm: {allow_model_override: false}}}}\n", True, False),
+])
+def test_the_editor_setting_only_narrows_the_trust_gate(tmp_path, config, setting, open_):
+    if config is not None:
+        (tmp_path / "config.yaml").write_text(config)
+    settings = Settings().merged({"hermesHome": str(tmp_path),
+                                  "agent": {"allowModelOverride": setting}})
+    gate = settings.model_gate()
+    assert gate.open is open_ and gate.permits("m") is open_
+    assert (gate.narrowed_by is not None) is (config is not None and "true" in config
+                                              and not setting)
+
+
 @pytest.mark.parametrize(("uri", "design"), [
     ("file:///p/workflow-designs/a.json", True),
     ("file:///p/q/workflow-designs/a.json", True),

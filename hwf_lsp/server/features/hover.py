@@ -21,7 +21,8 @@ def register(server: HwfServer) -> None:
     @guarded()
     def hover(params: types.HoverParams) -> types.Hover | None:
         at = on_design(server, params)
-        result = hover_at(at.doc, at.offset(params.position), at.analysis.run) if at is not None else None
+        result = hover_at(at.doc, at.offset(params.position), at.analysis.run,
+                          server.settings.model_gate) if at is not None else None
         if result is None:
             return None
         markdown = supports_markdown(server, "text_document.hover.content_format")

@@ -167,7 +167,7 @@ class RunManager:
         )
         return Runner(
             self.run_store(), agent=agent, delivery=delivery,
-            allow_model_override=settings.allow_model_override, on_event=on_event,
+            allow_model_override=settings.model_gate().permits, on_event=on_event,
             cancel_event=cancel_event, designs=self.design_store(), interrupt=interrupt,
         )
 

@@ -1,0 +1,115 @@
+"""The plugin's command lines: `hwf hermes install|cron-prompt`, and `hermes workflow ...`.
+
+`hwf hermes` is added to the `hwf` parser by `add_hermes_command` and run by
+`run_hermes_command`; `hwf_lsp/cli` only calls these two (so this module must stay
+cheap to import: everything else is imported when a subcommand runs).
+`hermes workflow ARGS...` is `hwf ARGS...` run inside Hermes, on the home Hermes
+resolves: the same parser, output and exit codes (docs/cli.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def add_hermes_command(sub: Any) -> argparse.ArgumentParser:
+    """`hwf hermes {install,cron-prompt}` on the `hwf` subparsers `sub`."""
+    hermes = sub.add_parser(
+        "hermes", help="the Hermes Agent plugin: install it, print its cron prompt",
+        description="The Hermes Agent plugin `visual-workflow` (docs/hermes.md).")
+    commands = hermes.add_subparsers(dest="hermes_command", metavar="SUBCOMMAND", required=True)
+    install = commands.add_parser(
+        "install", help="write $HERMES_HOME/plugins/visual-workflow/ and enable it",
+        description="Write the plugin's directory form (plugin.yaml + __init__.py loading this "
+        "hwf_lsp) into DIR/plugins/visual-workflow/ and add it to plugins.enabled in "
+        "DIR/config.yaml.")
+    install.add_argument("--home", metavar="DIR",
+                         help="the Hermes home (default: $HERMES_HOME, else ~/.hermes)")
+    install.add_argument("--no-enable", action="store_true",
+                         help="write the plugin directory but leave config.yaml alone")
+    prompt = commands.add_parser(
+        "cron-prompt", help="print the prompt of a Hermes cron job that performs agent steps",
+        description="Print the prompt for `hermes cron create SCHEDULE PROMPT`: the fresh "
+        "session performs the parked agent steps of RUN_ID (default: of every run) and "
+        "calls workflow_design_respond.")
+    prompt.add_argument("run_id", metavar="RUN_ID", nargs="?")
+    return hermes
+
+
+def _home(value: str | None) -> Path:
+    if value:
+        return Path(value).expanduser()
+    from hwf_lsp.workflow.names import hermes_home
+
+    return hermes_home()
+
+
+def _install(args: argparse.Namespace) -> int:
+    from hwf_lsp.hermes.install import enable_in_config, package_dir, write_plugin_dir
+    from hwf_lsp.hermes.tools import TOOL_NAMES
+
+    home = _home(args.home)
+    try:
+        from importlib.metadata import version
+
+        release = version("hwf-lsp")
+    except Exception:  # noqa: BLE001 - not installed as a distribution: still installable
+        release = "0"
+    target = write_plugin_dir(home, release, TOOL_NAMES)
+    print(f"wrote {target}/plugin.yaml and __init__.py (loads hwf_lsp from {package_dir()})")
+    if args.no_enable:
+        print("not enabled: run `hermes plugins enable visual-workflow` when you want it")
+        return EXIT_OK
+    try:
+        config, changed = enable_in_config(home)
+    except ValueError as exc:
+        print(f"hwf hermes install: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{'enabled' if changed else 'already enabled'}: plugins.enabled in {config} "
+          "names visual-workflow (takes effect in the next Hermes session)")
+    return EXIT_OK
+
+
+def run_hermes_command(args: argparse.Namespace) -> int:
+    """Run `hwf hermes ...`; the exit code."""
+    if args.hermes_command == "install":
+        try:
+            return _install(args)
+        except OSError as exc:
+            print(f"hwf hermes install: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    from hwf_lsp.hermes.prompts import cron_prompt
+    from hwf_lsp.workflow.names import check_run_id
+
+    if args.run_id is not None:
+        try:
+            check_run_id(args.run_id)
+        except ValueError as exc:
+            print(f"hwf hermes cron-prompt: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    print(cron_prompt(args.run_id))
+    return EXIT_OK
+
+
+# --- `hermes workflow ...` (registered with ctx.register_cli_command) ----------------
+
+
+def setup_hermes_workflow(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("hwf_args", nargs=argparse.REMAINDER, metavar="HWF_ARGS",
+                        help="a `hwf` command line, e.g. `runs`, `run NAME`, `answer RUN "
+                        "CHOICE` (see `hermes workflow --help`)")
+
+
+def run_hermes_workflow(args: argparse.Namespace) -> None:
+    """`hwf <args>` on this Hermes home; exits with hwf's exit code (Hermes ignores returns)."""
+    from hwf_lsp.cli import main
+    from hwf_lsp.hermes import current_home
+
+    os.environ["HERMES_HOME"] = str(current_home())
+    raise SystemExit(main(list(args.hwf_args) or ["--help"]))

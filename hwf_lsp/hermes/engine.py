@@ -1,0 +1,139 @@
+"""The engine as every surface of the plugin uses it: the stores of one Hermes home, a seam, the gate.
+
+Chat tools, the slash command and cron all go through `Workflows`, so a run
+started in one place is the same file everywhere (`$HERMES_HOME/workflow-runs`),
+and `hwf`, the editor and the canvas see it too. Nothing here knows about Hermes:
+the surfaces pass in the home and the agent seam.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.rerun import prepare_rerun
+from hwf_lsp.workflow.run_summary import run_summary
+from hwf_lsp.workflow.runner import Runner
+from hwf_lsp.workflow.seams import AgentSeam
+from hwf_lsp.workflow.stores import DesignStore, RunStore
+from hwf_lsp.workflow.trust import ModelGate, read_model_gate
+from hwf_lsp.workflow.validator import validate_designer_graph
+from hwf_lsp.workflow.vocabulary import RUN_STATUSES
+
+DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
+"""The channel delivery command, as for `hwf` (a design never names one)."""
+MAX_RUNS_LISTED = 200
+
+
+def _mtime_iso(path: Path) -> str | None:
+    try:
+        seconds = path.stat().st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z")
+
+
+@dataclass
+class Workflows:
+    """Designs and runs under `home`; agent steps go to `seam` (None: they park)."""
+
+    home: Path
+    seam: AgentSeam | None = None
+    notifications: list[str] = field(default_factory=list)
+    """`notification` deliveries made by the last operations, for the surface to show."""
+
+    def __post_init__(self) -> None:
+        self.home = Path(self.home)
+        self.designs = DesignStore.at_home(self.home)
+        self.runs = RunStore.at_home(self.home)
+
+    # --- designs ----------------------------------------------------------
+
+    @staticmethod
+    def validate(design: Any) -> list[dict[str, Any]]:
+        return validate_designer_graph(design)
+
+    def save(self, name: str, design: dict[str, Any]) -> Path:
+        return self.designs.save(name, design)
+
+    def get(self, name: str) -> dict[str, Any]:
+        return self.designs.load(name)
+
+    def list_designs(self) -> list[dict[str, Any]]:
+        """`[{name, nodes, updated_at}]`; an unreadable design says why instead of its size."""
+        listed = []
+        for name in self.designs.list():
+            path = self.designs.path(name)
+            entry: dict[str, Any] = {"name": name, "nodes": None, "updated_at": _mtime_iso(path)}
+            try:
+                nodes = self.designs.load(name).get("nodes")
+                entry["nodes"] = len(nodes) if isinstance(nodes, list) else None
+            except FileNotFoundError:
+                continue
+            except ValueError as exc:
+                entry["error"] = str(exc)
+            listed.append(entry)
+        return listed
+
+    # --- runs -------------------------------------------------------------
+
+    def gate(self) -> ModelGate:
+        return read_model_gate(self.home)
+
+    def runner(self) -> Runner:
+        channel = os.environ.get(DELIVERY_ENV) or None
+        return Runner(
+            self.runs, agent=self.seam, designs=self.designs,
+            allow_model_override=self.gate().permits,
+            delivery=Delivery(notify=self.notifications.append,
+                              channel_argv=shlex.split(channel) if channel else None),
+        )
+
+    def run(self, name: str, from_node: str | None = None,
+            base_run: str | None = None) -> tuple[dict[str, Any], list[str]]:
+        """Start a run of the stored design `name` (from `from_node`), advance it; its notices."""
+        design = self.designs.load(name)
+        runner = self.runner()
+        if from_node is None:
+            if base_run is not None:
+                raise ValueError("base_run only makes sense with from_node")
+            return runner.start(design, name=name), []
+        state, notices = prepare_rerun(self.runs, design, from_node, name=name,
+                                       base_run_id=base_run)
+        return runner.advance(state["run_id"]), notices
+
+    def respond(self, run_id: str, **given: Any) -> dict[str, Any]:
+        return self.runner().respond(run_id, **given)
+
+    def answer(self, run_id: str, choice: str) -> dict[str, Any]:
+        return self.runner().answer(run_id, choice)
+
+    def resume(self, run_id: str) -> dict[str, Any]:
+        return self.runner().advance(run_id)
+
+    def cancel(self, run_id: str) -> dict[str, Any]:
+        return self.runner().cancel(run_id)
+
+    def show(self, run_id: str) -> dict[str, Any]:
+        return self.runs.load(run_id)
+
+    def recent(self, design: str | None = None, status: str | None = None,
+               limit: int = 20) -> list[dict[str, Any]]:
+        """Runs newest first, filtered by design name and status."""
+        if status is not None and status not in RUN_STATUSES:
+            raise ValueError(f"unknown status {status!r}: one of {', '.join(RUN_STATUSES)}")
+
+        def wanted(state: dict[str, Any]) -> bool:
+            return ((design is None or state.get("name") == design)
+                    and (status is None or state.get("status") == status))
+
+        return self.runs.recent(min(limit, MAX_RUNS_LISTED), where=wanted)
+
+    def summary(self, state: dict[str, Any]) -> dict[str, Any]:
+        return run_summary(state, self.runs.root)

@@ -1,0 +1,145 @@
+"""`hwf hermes install`: the plugin's directory form, and its line in `plugins.enabled`.
+
+For Hermes installs that cannot `pip install 'hwf-lsp[hermes]'` into their own
+environment: `$HERMES_HOME/plugins/visual-workflow/` gets a `plugin.yaml` and an
+`__init__.py` whose `register(ctx)` loads this very `hwf_lsp` package by path (no
+change to `sys.path`, so none of Hermes' modules can be shadowed). Then
+`plugins.enabled` in `config.yaml` names the plugin, as `hermes plugins enable`
+would. The config is rewritten through PyYAML (as Hermes' own `save_config`
+does, comments are not kept) and atomically; a config this cannot safely edit
+is left untouched, with an error saying what to add by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import hwf_lsp
+from hwf_lsp.workflow.atomic import atomic_write_bytes
+from hwf_lsp.workflow.trust import CONFIG_FILENAME, PLUGIN_NAME
+
+PLUGIN_YAML = """\
+name: {name}
+version: "{version}"
+description: Hermes Workflow designs and runs (hwf-lsp) - validate, save, run, answer; the same runs hwf and the editor see
+author: hwf-lsp
+kind: standalone
+provides_tools:
+{tools}
+"""
+
+INIT_PY = '''\
+"""{name}, written by `hwf hermes install`: the Hermes Workflow plugin from hwf-lsp.
+
+Hermes imports this file and calls register(ctx). It loads the hwf_lsp package
+from HWF_LSP_PACKAGE by path (sys.path is not changed), or the hwf_lsp installed in
+Hermes' own environment when that directory is gone. Re-run `hwf hermes install`
+after moving hwf-lsp.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+HWF_LSP_PACKAGE = Path({package!r})
+
+
+def _plugin():
+    init = HWF_LSP_PACKAGE / "__init__.py"
+    if "hwf_lsp" not in sys.modules and init.is_file():
+        spec = importlib.util.spec_from_file_location(
+            "hwf_lsp", init, submodule_search_locations=[str(HWF_LSP_PACKAGE)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["hwf_lsp"] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop("hwf_lsp", None)
+            raise
+    import hwf_lsp.hermes
+
+    return hwf_lsp.hermes
+
+
+def register(ctx):
+    _plugin().register(ctx)
+'''
+
+
+def plugin_dir(home: Path) -> Path:
+    return Path(home) / "plugins" / PLUGIN_NAME
+
+
+def package_dir() -> Path:
+    """The directory of the running `hwf_lsp` package (what the directory form loads)."""
+    return Path(hwf_lsp.__file__).resolve().parent
+
+
+def write_plugin_dir(home: Path, version: str, tool_names: tuple[str, ...]) -> Path:
+    """Write (or refresh) `plugins/visual-workflow/{plugin.yaml,__init__.py}`; its path."""
+    target = plugin_dir(home)
+    tools = "\n".join(f"  - {name}" for name in tool_names)
+    atomic_write_bytes(target / "plugin.yaml", PLUGIN_YAML.format(
+        name=PLUGIN_NAME, version=version, tools=tools).encode("utf-8"))
+    atomic_write_bytes(target / "__init__.py", INIT_PY.format(
+        name=PLUGIN_NAME, package=str(package_dir())).encode("utf-8"))
+    return target
+
+
+def _mapping(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{where} is not a mapping")
+    return value
+
+
+def _names(parent: dict[str, Any], key: str, where: str) -> list[Any]:
+    value = parent.get(key)
+    if value is None:
+        value = parent[key] = []
+    if not isinstance(value, list):
+        raise ValueError(f"{where} is not a list")
+    return value
+
+
+def enable_in_config(home: Path) -> tuple[Path, bool]:
+    """Add the plugin to `plugins.enabled` (and drop it from `plugins.disabled`).
+
+    Returns (config path, whether the file changed). ValueError, with nothing
+    written, when the config is not YAML or its `plugins` section has another shape.
+    """
+    import yaml
+
+    path = Path(home) / CONFIG_FILENAME
+    hint = f"add `plugins: {{enabled: [{PLUGIN_NAME}]}}` to {path} yourself"
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        text = ""
+    try:
+        config = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path} is not valid YAML ({exc}); {hint}") from None
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):
+        raise ValueError(f"{path} is not a YAML mapping; {hint}")
+    try:
+        plugins = _mapping(config, "plugins", "plugins")
+        enabled = _names(plugins, "enabled", "plugins.enabled")
+        disabled = plugins.get("disabled")
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}; {hint}") from None
+    changed = PLUGIN_NAME not in enabled
+    if changed:
+        enabled.append(PLUGIN_NAME)
+    if isinstance(disabled, list) and PLUGIN_NAME in disabled:
+        plugins["disabled"] = [name for name in disabled if name != PLUGIN_NAME]
+        changed = True
+    if changed:
+        dumped = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+        atomic_write_bytes(path, dumped.encode("utf-8"))
+    return path, changed
