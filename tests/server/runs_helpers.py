@@ -107,9 +107,13 @@ def make_runs_client() -> LanguageClient:
 
 
 def runs_of(params: Any) -> list[dict[str, Any]]:
-    """The `runs` of a hwf/runsChanged notification, however pygls structured it."""
-    runs = params.get("runs") if isinstance(params, dict) else getattr(params, "runs", None)
-    return [dict(r._asdict()) if hasattr(r, "_asdict") else r for r in runs or []]
+    """The run summaries of a hwf/runsChanged notification (a full list, `runs`, or a
+    delta, `changed`), however pygls structured it."""
+    found = []
+    for key in ("runs", "changed"):
+        runs = params.get(key) if isinstance(params, dict) else getattr(params, key, None)
+        found += [dict(r._asdict()) if hasattr(r, "_asdict") else r for r in runs or []]
+    return found
 
 
 async def execute(client: LanguageClient, command: str, *arguments: Any) -> Any:

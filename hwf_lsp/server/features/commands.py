@@ -14,10 +14,8 @@ pays only for what diagnostics, completion and hover need.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -326,8 +324,10 @@ def _answering(server: HwfServer, command: str,
     async def run(*args):  # unannotated: pygls passes the raw JSON arguments through
         try:
             result = await handler(*args)
-            if command != LIST_RUNS:  # lenses and hints right after the answer, not 200 ms on
-                await asyncio.to_thread(server.runs.refresh)  # the I/O off the loop
+            if command != LIST_RUNS:  # lenses and hints right after the answer
+                from hwf_lsp.server.runs.notify import refresh_after_command
+
+                await asyncio.to_thread(refresh_after_command, server, result)  # I/O off the loop
                 server.revalidate_all(runs_changed=True)
             return result
         except asyncio.CancelledError:
@@ -346,19 +346,24 @@ def _answering(server: HwfServer, command: str,
 
 
 def _prime_runs(server: HwfServer) -> None:
-    """First read of the run history (watcher thread), then tell the open designs."""
-    snapshot = server.runs.refresh()
-    # the states just read live until their file changes and hold no cycles: keep the
-    # cyclic GC from walking them on every full pass (pauses of 10-80 ms with 2,000 runs)
-    gc.freeze()
-    if snapshot.states:
-        run_manager(server).call_on_loop(lambda: server.revalidate_all(runs_changed=True))
+    """First look at the run history (watcher thread), then tell the open designs.
 
+    With the index current this is a query; after a cold start (no index) the files
+    are stat'ed, the open designs get their newest runs, and the rest of the history
+    is read in the background, after which the editor is told again."""
+    from hwf_lsp.server.runs.notify import publish_runs_changed, runs_changed_params
+    from hwf_lsp.workflow.run_index import Changes
 
-def _runs_generation(server: HwfServer, root: Path) -> tuple[Path, int]:
-    """The watcher's change signature: refreshing the runs index is the listing."""
     runs = server.runs
-    return runs.root, runs.refresh().generation
+    manager = run_manager(server)
+    changes = runs.refresh()
+    if runs.index.has_runs():
+        manager.call_on_loop(lambda: server.revalidate_all(runs_changed=True))
+    if runs.index.unread():
+        runs.build()
+        changes = Changes(reset=True)
+    if changes:
+        manager.call_on_loop(publish_runs_changed, server, runs_changed_params(server, changes))
 
 
 def _import_run_machinery() -> None:
@@ -388,9 +393,10 @@ def _start_watching_when_initialized(server: HwfServer) -> None:
         manager = run_manager(server)
         manager.loop = asyncio.get_running_loop()
         if getattr(server, "runs_watcher", None) is None:
-            watcher = RunsWatcher(manager.runs_root, lambda: on_runs_changed(server, manager),
+            watcher = RunsWatcher(manager.runs_root,
+                                  lambda files: on_runs_changed(server, manager, files),
                                   prime=lambda: _prime_runs(server),
-                                  signature=lambda root: _runs_generation(server, root))
+                                  settle=lambda: on_runs_changed(server, manager, None))
             server.runs_watcher = watcher
             watcher.start()
         if previous is not None:
