@@ -273,3 +273,21 @@ class HwfProtocol(LanguageServerProtocol):
         except Exception as error:  # noqa: BLE001
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcException)
+
+    # --- no future left behind (pygls 2.1.1 leak) ---------------------------------------
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any,
+                         args: Any = None, kwargs: Any = None) -> None:
+        """pygls's, except that a handler's future leaves `_request_futures` once done.
+
+        pygls 2.1.1 files the future of every notification handler (and of every handler
+        a generator handler yields to, e.g. didChange's) under a fresh uuid and never
+        removes it: about 2 KiB per keystroke, forever.  Requests were already removed
+        by `_send_handler_result`; the pop here is a no-op for them."""
+
+        def forget(future: Any) -> None:
+            if self._request_futures.get(msg_id) is future:
+                self._request_futures.pop(msg_id, None)
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, forget, args, kwargs)
