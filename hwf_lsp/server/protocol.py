@@ -276,6 +276,14 @@ class HwfProtocol(LanguageServerProtocol):
 
     # --- no future left behind (pygls 2.1.1 leak) ---------------------------------------
 
+    @property
+    def _request_futures(self) -> dict[Any, Any]:
+        return self._futures
+
+    @_request_futures.setter
+    def _request_futures(self, value: dict[Any, Any]) -> None:
+        self._futures = _FutureTable(value)
+
     def _execute_handler(self, msg_id: Any, handler: Any, callback: Any,
                          args: Any = None, kwargs: Any = None) -> None:
         """pygls's, except that a handler's future leaves `_request_futures` once done.
@@ -291,3 +299,11 @@ class HwfProtocol(LanguageServerProtocol):
             callback(future)
 
         super()._execute_handler(msg_id, handler, forget, args, kwargs)
+
+
+class _FutureTable(dict):
+    """pygls's in-flight futures; `items()` is a snapshot, because pygls's shutdown walks
+    them while done callbacks on worker threads remove entries (pygls issue #606)."""
+
+    def items(self):  # noqa: ANN201 - dict's
+        return list(super().items())
