@@ -76,10 +76,16 @@ def vscode_capabilities() -> types.ClientCapabilities:
     return caps
 
 
+def _accept_registration(client: LanguageClient, params: object) -> None:
+    """client/registerCapability (the server registers its workspace file watcher)."""
+
+
 def make_runs_client() -> LanguageClient:
     """pytest-lsp's client plus handlers for what the run features send."""
     client = LanguageClient(converter_factory=default_converter)
-    register_lsp_features(client, dict(DEFAULT_CLIENT_FEATURES))
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    features[types.CLIENT_REGISTER_CAPABILITY] = _accept_registration  # file watcher
+    register_lsp_features(client, features)
     client.runs_changed = []  # (time.time() on arrival, params)
     client.lens_refreshes = 0
     client.hint_refreshes = 0
