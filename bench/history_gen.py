@@ -18,7 +18,7 @@ from pathlib import Path
 DESIGNS = 26
 DAYS = 90
 SEED = 17
-FORMAT = 2
+FORMAT = 3
 """Bump when the files change, so a cached history is made again."""
 
 STEPS = [
@@ -51,9 +51,9 @@ def run_state(run_id: str, name: str, stamp: float, rng: random.Random) -> dict:
     at = iso(stamp)
     outputs: dict = {
         "fetch": {"ok": True, "rows": rng.randrange(10, 999),
-                  "text": "figures " + "lorem ipsum dolor sit amet " * 18},
+                  "text": "figures " + "lorem ipsum dolor sit amet " * 40},
         "check": True,
-        "draft": {"text": "Dear team, " + "consectetur adipiscing elit " * 22},
+        "draft": {"text": "Dear team, " + "consectetur adipiscing elit " * 36},
     }
     cursor = 5
     pending = None

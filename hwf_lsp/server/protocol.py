@@ -274,6 +274,15 @@ class HwfProtocol(LanguageServerProtocol):
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcException)
 
+    # --- results already in wire form ---------------------------------------------------
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if error is None and isinstance(result, WireResult):
+            self._result_types.pop(msg_id, None)
+            self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "result": dict(result)})
+            return
+        super()._send_response(msg_id, result, error)
+
     # --- no future left behind (pygls 2.1.1 leak) ---------------------------------------
 
     @property
@@ -299,6 +308,11 @@ class HwfProtocol(LanguageServerProtocol):
             callback(future)
 
         super()._execute_handler(msg_id, handler, forget, args, kwargs)
+
+
+class WireResult(dict):
+    """A request's result already in wire form (plain JSON values only): sent with
+    `json.dumps` as it is, not walked by cattrs (30 ms for 200 run summaries)."""
 
 
 class _FutureTable(dict):

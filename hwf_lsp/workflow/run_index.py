@@ -386,13 +386,14 @@ class RunIndex:
                          name if isinstance(name, str) else None,
                          status if isinstance(status, str) else None), state
 
-    def _read_all(self, observed: list[_Observed]) -> tuple[list[_Observed], list[str]]:
-        """Read what can be read now (the first READ_NOW, newest first); (rows, gone)."""
+    def _read_all(self, observed: list[_Observed], limit: int | None = READ_NOW
+                  ) -> tuple[list[_Observed], list[str]]:
+        """Read what can be read now (the first `limit`, newest first); (rows, gone)."""
         observed.sort(key=lambda o: (o.stamp, o.file), reverse=True)
         rows: list[_Observed] = []
         gone: list[str] = []
         for position, item in enumerate(observed):
-            if position >= READ_NOW:
+            if limit is not None and position >= limit:
                 rows.append(item)
                 continue
             done = self._read(item)
@@ -490,14 +491,13 @@ class RunIndex:
                 gone.append(file)
             else:
                 observed.append(seen)
-        rows, vanished = self._read_all(observed)
+        rows, vanished = self._read_all(observed, limit=None)  # named: each one is news
         gone.extend(vanished)
         self._commit(rows, gone)
         self.generation += 1
         changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
         removed = tuple(f[: -len(".json")] for f in gone)
-        return Changes(changed=changed, removed=removed,
-                       reset=len(observed) > READ_NOW)
+        return Changes(changed=changed, removed=removed)
 
     def build(self, batch: int = READ_NOW, pause_s: float = 0.0,
               stop: threading.Event | None = None) -> int:

@@ -6,7 +6,8 @@ changed are read, `workflow.run_index`) and the summaries are made there; the ev
 loop gets ready params and never touches the disk for them, however many runs there are.
 
 `hwf/runsChanged` carries what changed, not the whole list (docs/commands.md):
-`{"changed": [run summary, ...], "removed": [run_id, ...]}`; only when too much
+`{"changed": [run summary, ...], "removed": [run_id, ...]}` (at most 200 summaries per
+notification, so a burst of runs comes in several); only when too much
 changed to tell (a new Hermes home, a cold start, another process rebuilding the
 index) does it carry `{"runs": [the newest run summaries]}` to start over from.
 A parked run's summary (with its `pending.context`) is sent when that run changes,
@@ -86,15 +87,20 @@ def recent_summaries(server: HwfServer, limit: int | None = RECENT_RUNS_IN_NOTIF
     return _summaries(server, runs.recent(limit, design))
 
 
-def runs_changed_params(server: HwfServer, changes: Changes) -> dict[str, Any]:
-    """The hwf/runsChanged params for `changes` (watcher thread)."""
+def runs_changed_params(server: HwfServer, changes: Changes) -> list[dict[str, Any]]:
+    """The hwf/runsChanged params for `changes` (watcher thread): one notification, or
+    several of at most MAX_CHANGED_IN_NOTIFICATION summaries each, oldest first, so that
+    every changed run is named once and a client that puts each first ends newest first."""
     if changes.reset:
-        return {"runs": recent_summaries(server)}
+        return [{"runs": recent_summaries(server)}]
     index = server.runs.index
-    rows = [row for run_id in changes.changed[:MAX_CHANGED_IN_NOTIFICATION]
-            if (row := index.row(run_id)) is not None]
-    rows.sort(key=lambda row: (row.stamp, row.run_id), reverse=True)
-    return {"changed": _summaries(server, rows), "removed": list(changes.removed)}
+    rows = [row for run_id in changes.changed if (row := index.row(run_id)) is not None]
+    rows.sort(key=lambda row: (row.stamp, row.run_id))
+    chunks = [rows[at:at + MAX_CHANGED_IN_NOTIFICATION]
+              for at in range(0, len(rows), MAX_CHANGED_IN_NOTIFICATION)] or [[]]
+    params = [{"changed": _summaries(server, chunk[::-1]), "removed": []} for chunk in chunks]
+    params[-1]["removed"] = list(changes.removed)
+    return params
 
 
 def _supports_refresh(server: HwfServer, feature: str) -> bool:
@@ -103,14 +109,15 @@ def _supports_refresh(server: HwfServer, feature: str) -> bool:
     return bool(caps is not None and getattr(caps, "refresh_support", False))
 
 
-def publish_runs_changed(server: HwfServer, params: dict[str, Any]) -> None:
-    """On the loop: fresh diagnostics/hints/completions, refreshed lenses, and the notification."""
+def publish_runs_changed(server: HwfServer, params: list[dict[str, Any]]) -> None:
+    """On the loop: fresh diagnostics/hints/completions, refreshed lenses, the notifications."""
     server.revalidate_all(runs_changed=True)
     if _supports_refresh(server, "code_lens"):
         server.workspace_code_lens_refresh(None)
     if _supports_refresh(server, "inlay_hint"):
         server.workspace_inlay_hint_refresh(None)
-    server.protocol.notify(RUNS_CHANGED, params)
+    for one in params:
+        server.protocol.notify_json(RUNS_CHANGED, one)  # plain JSON: no cattrs walk
 
 
 def on_runs_changed(server: HwfServer, manager: RunManager,
@@ -123,7 +130,7 @@ def on_runs_changed(server: HwfServer, manager: RunManager,
         params = runs_changed_params(server, changes)
     except Exception:  # noqa: BLE001 - still tell the editor, with what we could not list
         log.exception("listing runs failed")
-        params = {"runs": []}
+        params = [{"runs": []}]
     manager.call_on_loop(publish_runs_changed, server, params)
 
 

@@ -64,6 +64,8 @@ class _Events:
         self.lost = False
         """The directory itself went away: events from it are over."""
         self.count = 0
+        self.last_at = 0.0
+        """When the last event came (time.monotonic())."""
         events = self
 
         class Handler(FileSystemEventHandler):
@@ -91,6 +93,7 @@ class _Events:
         with self._lock:
             self._names |= names
             self.count += 1
+            self.last_at = time.monotonic()
         self._wake.set()
 
     def take(self) -> set[str]:
@@ -223,7 +226,8 @@ class RunsWatcher:
                     fresh = False  # a second write in the same clock tick would not show
                     self._call(self._on_change, None)
                 continue
-            if now != stamp and events.count == counted:
+            if now != stamp and events.count == counted and \
+                    time.monotonic() - events.last_at > EVENT_WAKE_S:
                 stamp = now  # the directory moved with no event behind it: look at all
                 self._call(self._on_change, None)
                 continue
