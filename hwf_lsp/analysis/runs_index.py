@@ -183,7 +183,11 @@ class RunsIndex:
         named run files only, or (None) the whole directory when its stamp moved.  A fed
         index answers questions from its first refresh on (the watcher's prime)."""
         stamp = dir_stamp(self.root)
-        changes = self.index.sync() if files is None else self.index.update(files)
+        index = self.index
+        if files is not None:
+            changes = index.update(files)
+        else:  # primed: every change is news, to be named (a cold start reads a page)
+            changes = index.sync(None) if self._primed and not self.auto_refresh else index.sync()
         self._stamp = stamp if stamp_settled(stamp) else None
         self._seen_missing = stamp is None
         self._primed = True

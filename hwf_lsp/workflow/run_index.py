@@ -48,7 +48,7 @@ from hwf_lsp.workflow.names import check_run_id
 log = logging.getLogger(__name__)
 
 INDEX_DIRNAME = ".hwf-index"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 UNREAD_SLACK_S = 600.0
 """How much later than its file's mtime a run's `updated_at` may be and still sort right
 while the file is unread (the writer's clock against the file system's)."""
@@ -60,6 +60,10 @@ READ_NOW = 256
 MTIME_SETTLE_NS = 50_000_000
 """A directory mtime younger than this may be followed by a rename in the same tick."""
 BUSY_TIMEOUT_S = 5.0
+CACHE_KB = 1024
+"""SQLite's page cache per connection: the server's memory must not grow with the history."""
+BIG_WRITE = 5000
+BIG_WRITE_CACHE_KB = 32768
 
 UNREAD, READ, UNREADABLE = 0, 1, 2
 
@@ -149,7 +153,7 @@ CREATE TABLE IF NOT EXISTS runs(
     size INTEGER NOT NULL, stamp REAL NOT NULL, state INTEGER NOT NULL,
     design TEXT, status TEXT, error TEXT) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS runs_newest ON runs(stamp DESC, file DESC);
-CREATE INDEX IF NOT EXISTS runs_design ON runs(design, stamp DESC, file DESC);
+CREATE INDEX IF NOT EXISTS runs_design ON runs(design, stamp DESC, file DESC) WHERE state = 1;
 """
 _UPSERT = ("INSERT OR REPLACE INTO runs(file, ino, mtime_ns, size, stamp, state, design, "
            "status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -176,6 +180,7 @@ class RunIndex:
     def __init__(self, root: Path | str, loader: Any, *, path: Path | str | None = None,
                  slack_s: float = UNREAD_SLACK_S) -> None:
         self.root = Path(root)
+        self._dir = str(self.root)
         self._load = loader
         self.path = index_path(self.root) if path is None else path
         self.slack_s = slack_s
@@ -213,7 +218,7 @@ class RunIndex:
             if target != ":memory:":
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA cache_size=-1024")
+            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
                 db.executescript("DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS meta;")
@@ -314,7 +319,13 @@ class RunIndex:
                 others = self._others_committed(gen) or (
                     base_gen is not None and gen != base_gen)
                 if upserts:
+                    big = len(upserts) > BIG_WRITE
+                    if big:  # a cold start: room for the B-trees while they are written
+                        db.execute(f"PRAGMA cache_size=-{BIG_WRITE_CACHE_KB}")
+                    upserts.sort(key=lambda o: o.file)  # primary-key order: local B-tree writes
                     db.executemany(_UPSERT, (o.values() for o in upserts))
+                    if big:
+                        db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
                 if deletes:
                     db.executemany("DELETE FROM runs WHERE file = ?", ((f,) for f in deletes))
                 new_gen = gen + 1
@@ -351,7 +362,7 @@ class RunIndex:
         """lstat one file: an unread row, an unreadable one (not a regular file, not a run
         id), or None when it is gone."""
         try:
-            st = os.lstat(self.root / file)
+            st = os.lstat(os.path.join(self._dir, file))
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -405,7 +416,7 @@ class RunIndex:
 
     # --- keeping it right ------------------------------------------------------------
 
-    def sync(self) -> Changes:
+    def sync(self, read_limit: int | None = READ_NOW) -> Changes:
         """Bring the index up to date with the directory: a query when its stamp is the
         one the index claims, else a `reconcile`."""
         stamp = dir_stamp(self.root)
@@ -418,7 +429,7 @@ class RunIndex:
                     return self._looked(gen, has_rows)
         except IndexUnavailable:
             pass
-        return self.reconcile()
+        return self.reconcile(read_limit)
 
     def _looked(self, gen: int, has_rows: bool) -> Changes:
         """Nothing to do here; whether others changed the index since we last looked
@@ -430,8 +441,11 @@ class RunIndex:
         self.generation += 1
         return Changes(reset=has_rows or not first)
 
-    def reconcile(self) -> Changes:
-        """Compare the whole directory with the index (one readdir) and fix what differs."""
+    def reconcile(self, read_limit: int | None = READ_NOW) -> Changes:
+        """Compare the whole directory with the index (one readdir) and fix what differs.
+
+        Changed files are read, up to `read_limit` of them (newest first; None: all, as a
+        watcher wants each change named); the rest stay unread and the change is a reset."""
         stamp = dir_stamp(self.root)
         listing = self._listing()
         if listing is None:
@@ -467,8 +481,8 @@ class RunIndex:
             seen = self._observe(file)
             if seen is not None:
                 observed.append(seen)
-        many = len(observed) > READ_NOW
-        rows, vanished = self._read_all(observed)
+        many = read_limit is not None and len(observed) > read_limit
+        rows, vanished = self._read_all(observed, read_limit)
         gone.extend(vanished)
         self._commit(rows, gone, claim=stamp, base_gen=gen)
         changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
@@ -504,16 +518,20 @@ class RunIndex:
         """Read every unread row, `batch` files per commit (the claim is kept: these rows
         only say what files the claim already covers contain).  The number read."""
         total = 0
+        after: tuple[float, str] = (float("inf"), "")
         while stop is None or not stop.is_set():
-            try:
+            try:  # newest first, resuming after the last batch (no rescan of read rows)
                 with self._session() as db:
-                    files = [(f, (i, m, s)) for f, i, m, s in db.execute(
-                        "SELECT file, ino, mtime_ns, size FROM runs WHERE state = ? "
-                        "ORDER BY stamp DESC, file DESC LIMIT ?", (UNREAD, batch))]
+                    found = db.execute(
+                        "SELECT file, ino, mtime_ns, size, stamp FROM runs "
+                        "WHERE state = 0 AND (stamp, file) < (?, ?) "
+                        "ORDER BY stamp DESC, file DESC LIMIT ?", (*after, batch)).fetchall()
             except IndexUnavailable:
                 return total
-            if not files:
+            if not found:
                 break
+            after = (found[-1][4], found[-1][0])
+            files = [(f, (i, m, s)) for f, i, m, s, _ in found]
             done = self._fill(files)
             total += len(files)
             if not done:
@@ -613,7 +631,7 @@ class RunIndex:
         return bool(self._query("SELECT 1 FROM runs WHERE state != ? LIMIT 1", (UNREADABLE,)))
 
     def unread(self) -> int:
-        found = self._query("SELECT count(*) FROM runs WHERE state = ?", (UNREAD,))
+        found = self._query("SELECT count(*) FROM runs WHERE state = 0", ())
         return found[0][0] if found else 0
 
     def errors(self) -> list[tuple[Path, str]]:

@@ -143,7 +143,9 @@ class RunStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        sweep_temp_files(self.root, older_than=OPEN_SWEEP_GRACE_S)
+        self._swept = False
+        """Orphan temp files are swept before this store's first write, not at open: a
+        listing must not cost a readdir of the whole history."""
         self._index: RunIndex | None = None
 
     @classmethod
@@ -161,6 +163,9 @@ class RunStore:
         if not isinstance(state, dict):
             raise ValueError("run state must be a JSON object")
         path = self.path(state.get("run_id"))
+        if not self._swept:
+            self._swept = True
+            sweep_temp_files(self.root, older_than=OPEN_SWEEP_GRACE_S)
         atomic_write_json(path, state, state=True)
         return path
 

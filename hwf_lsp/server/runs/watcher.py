@@ -50,7 +50,6 @@ class _Events:
             DirDeletedEvent,
             DirMovedEvent,
             FileClosedEvent,
-            FileCreatedEvent,
             FileDeletedEvent,
             FileMovedEvent,
             FileSystemEventHandler,
@@ -73,9 +72,10 @@ class _Events:
                 events.saw(event)
 
         self._observer = Observer()
+        # renamed in or away, closed after writing (in place, or a copy), removed: not
+        # IN_CREATE, which every temp file also sends (a quarter of the events, for nothing)
         self._observer.schedule(Handler(), str(root), recursive=False, event_filter=[
-            FileCreatedEvent, FileMovedEvent, FileDeletedEvent, FileClosedEvent,
-            DirDeletedEvent, DirMovedEvent])
+            FileMovedEvent, FileDeletedEvent, FileClosedEvent, DirDeletedEvent, DirMovedEvent])
         self._observer.daemon = True
         self._observer.start()
 
@@ -179,10 +179,10 @@ class RunsWatcher:
             log.exception("runs watcher: %s failed", getattr(callback, "__name__", callback))
 
     def _loop(self) -> None:
-        self._call(self._prime)
         root = self._root()
+        stamp = dir_stamp(root)  # before priming: a write during it still moves the stamp
+        self._call(self._prime)
         self._watch(root)
-        stamp = dir_stamp(root)
         last_write: float | None = None
         counted = 0
         fresh = False
