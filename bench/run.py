@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import engine, profiles, report
+from bench import engine, history, profiles, report
 from bench.gen import Doc, all_docs, design_with_nodes, write_docs
 from bench.lsp_client import LspError
 from bench.scenarios import (
@@ -263,6 +263,9 @@ async def run(cfg: Config, log: Any = print) -> dict[str, Any]:
     log("engine")
     eng = engine.measure_engine(json.loads(design_with_nodes(50).text), cfg.smoke)
     phase("engine")
+    log("run history")
+    runs_history = await history.measure(out, cfg.smoke, log)
+    phase("history")
 
     results: dict[str, Any] = {
         "meta": {
@@ -281,6 +284,7 @@ async def run(cfg: Config, log: Any = print) -> dict[str, Any]:
         "cold_start": cold,
         "rss_after_largest": rss,
         "engine": eng,
+        "history": runs_history,
     }
     results["ratios"] = report.ratios(rows)
     results["growth"] = report.growth(rows)
@@ -298,6 +302,8 @@ def write_outputs(results: dict[str, Any], out: Path) -> str:
     results["meta"]["plot"] = report.plot(results, out / "growth.png")
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     markdown = report.markdown(results)
+    if results.get("history"):
+        markdown += history.markdown(results["history"])
     (out / "REPORT.md").write_text(markdown, encoding="utf-8")
     return markdown
 
@@ -309,11 +315,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=0, help="samples per latency (>= 50)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="results directory")
     parser.add_argument("--no-profile", action="store_true", help="skip profiles of misses")
-    cfg = config_from(parser.parse_args(argv))
+    parser.add_argument("--only", choices=("history",), help="one section alone")
+    parsed = parser.parse_args(argv)
+    cfg = config_from(parsed)
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    if parsed.only == "history":
+        print(history.main_only(cfg.out, cfg.smoke, log))
+        return 0
     results = asyncio.run(run(cfg, log))
     print(write_outputs(results, cfg.out))
     return 0

@@ -1,17 +1,18 @@
 """The newest run of each design, read from $HERMES_HOME/workflow-runs.
 
 Completion, hover, hints and the `path-absent` check all want "what did this
-node output last time".  The runs come from one `workflow.run_cache.RunFilesCache`
-per runs dir, which re-reads only the files that changed.  Two ways to keep it
-fresh:
+node output last time".  Which run that is comes from the runs dir's derived index
+(`workflow.run_index`, a query, not a read of every file); only that one run is read
+in full, and kept (one `RunInfo` per design asked about, never the whole history).
+Two ways to keep it fresh:
 
 - standalone (`auto_refresh=True`, the default): every question first checks the
-  runs directory's mtime and refreshes when it moved (every atomic write renames
-  a file into it);
+  runs directory's stamp and syncs the index when it moved;
 - fed (`auto_refresh=False`, the language server): someone else calls `refresh()`
-  off the event loop (the runs watcher's thread, a finished run command) and the
-  loop only reads the last snapshot, so a burst of run writes never makes a hover
-  wait for file I/O (before the first refresh it sees no runs rather than wait).
+  off the event loop (the runs watcher's thread, a finished run command)
+  and questions only query the index.  Before the first `refresh()` there are no runs
+  rather than a wait, so the first diagnostics never wait for the history, and a
+  question reads at most `FED_MAX_READS` files of a half-built index.
 
 A corrupt or unreadable run file is skipped, never raised: the editor must keep working.
 """
@@ -19,11 +20,11 @@ A corrupt or unreadable run file is skipped, never raised: the editor must keep 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hwf_lsp.workflow.run_cache import RunFilesCache, RunsSnapshot, dir_stamp, stamp_settled
 from hwf_lsp.workflow.run_facts import (
     STEP_DONE,
     STEP_FAILED,
@@ -32,7 +33,11 @@ from hwf_lsp.workflow.run_facts import (
     failed_step,
     step_status,
 )
-from hwf_lsp.workflow.stores import RUNS_DIRNAME
+from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow, dir_stamp, stamp_settled
+from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
+
+if TYPE_CHECKING:
+    from hwf_lsp.workflow.run_index import RunIndex
 
 DONE, FAILED, WAITING, SKIPPED = STEP_DONE, STEP_FAILED, STEP_WAITING, STEP_SKIPPED
 
@@ -53,9 +58,12 @@ class RunInfo:
     state: dict[str, Any] = field(repr=False, default_factory=dict)
     failed: str | None = None
     """The step a failed run failed at (`workflow.run_facts.failed_step`), else None."""
+    key: tuple[int, int, int] | None = None
+    """The run file's (inode, mtime_ns, size) when it was read."""
 
     @classmethod
-    def from_state(cls, state: dict[str, Any], path: str) -> RunInfo:
+    def from_state(cls, state: dict[str, Any], path: str,
+                   key: tuple[int, int, int] | None = None) -> RunInfo:
         outputs = state.get("outputs")
         skipped = state.get("skipped")
         pending = state.get("pending")
@@ -75,6 +83,7 @@ class RunInfo:
             path=path,
             state=state,
             failed=failed_step(state),
+            key=key,
         )
 
     def with_design(self, design: Any) -> RunInfo:
@@ -94,100 +103,126 @@ class RunInfo:
         return step_status(self.state, node_id, self.failed)
 
 
+FED_MAX_READS = 64
+"""A fed index's question reads at most about this many files (a cold index: the
+watcher's thread reads the rest, then the editor asks again)."""
+MAX_DESIGNS_KEPT = 256
+
+
 class RunsIndex:
     """Newest run per design name under one Hermes home; thread-safe."""
 
     def __init__(self, home: Path | str, *, auto_refresh: bool = True,
-                 cache: RunFilesCache | None = None) -> None:
+                 store: RunStore | None = None) -> None:
         self.home = Path(home)
         self.root = self.home / RUNS_DIRNAME
         self.auto_refresh = auto_refresh
-        self.cache = cache if cache is not None else RunFilesCache(self.root)
+        self._store = store
         self._lock = threading.Lock()
+        self._primed = False
         self._stamp: tuple[int, int] | None = None
+        """The runs dir's stamp taken just before the last sync (None: none trusted)."""
         self._seen_missing = False
-        """The last refresh found no runs directory."""
-        self._infos: tuple[int, dict[str, RunInfo]] = (0, {})
-        """(snapshot generation, RunInfo per design name built so far)."""
+        self._infos: dict[str, tuple[int, RunInfo | None]] = {}
+        """Design name -> (index generation, its newest run) as last asked."""
+
+    @property
+    def store(self) -> RunStore:
+        """The run store (its index opened on first use: the I/O is the caller's)."""
+        if self._store is None:
+            self._store = RunStore(self.root)
+        return self._store
+
+    @property
+    def index(self) -> RunIndex:
+        return self.store.index
+
+    @property
+    def primed(self) -> bool:
+        return self._primed or self.auto_refresh
 
     def newest(self, design_name: str | None, *, refresh: bool | None = None) -> RunInfo | None:
         """The most recent run (updated_at, else mtime) whose `name` is `design_name`.
 
-        `refresh` (default: `auto_refresh`) re-checks the disk first; a fed index's
-        worker threads (diagnostics) pass True, its event loop never does."""
+        `refresh` (default: `auto_refresh`) syncs the index with the disk first; a fed
+        index never waits for a history it has not primed."""
         if not design_name:
             return None
-        return self._info(self._current(refresh), design_name)
+        if refresh is None:
+            refresh = self.auto_refresh
+        if refresh:
+            self.refresh()
+        elif not self._primed:
+            return None
+        index = self.index
+        generation = index.generation
+        with self._lock:
+            known = self._infos.get(design_name)
+        if known is not None and known[0] == generation:
+            return known[1]
+        row = index.newest(design_name, max_reads=None if self.auto_refresh else FED_MAX_READS)
+        info = known[1] if known is not None else None
+        if row is None:
+            info = None
+        elif info is None or info.key != row.key:
+            state = index.load(row)
+            info = None if state is None else RunInfo.from_state(
+                state, str(self.root / f"{row.run_id}.json"), key=row.key)
+        with self._lock:
+            if len(self._infos) >= MAX_DESIGNS_KEPT:
+                self._infos.clear()
+            self._infos[design_name] = (generation, info)
+        return info
 
     def refreshing(self) -> _Refreshing:
-        """This index as `analyse` sees it on a worker thread: checking the disk first."""
+        """This index as `analyse` sees it on a worker thread (a fed index: as primed)."""
         return _Refreshing(self)
 
-    def all_newest(self) -> dict[str, RunInfo]:
-        snapshot = self._current()
-        return {name: info for name in snapshot.newest
-                if (info := self._info(snapshot, name)) is not None}
-
-    def snapshot(self) -> RunsSnapshot:
-        """Every run, newest first, as of the last refresh (refreshing as `newest` would)."""
-        return self._current()
-
-    def refresh(self) -> RunsSnapshot:
-        """Re-read what changed on disk (I/O: call it off the event loop when fed)."""
+    def refresh(self, files: Iterable[str] | None = None) -> Changes:
+        """Sync the index with the disk (I/O: call it off the event loop when fed): the
+        named run files only, or (None) the whole directory when its stamp moved.  A fed
+        index answers questions from its first refresh on (the watcher's prime)."""
         stamp = dir_stamp(self.root)
-        snapshot = self.cache.refresh()
+        index = self.index
+        if files is not None:
+            changes = index.update(files)
+        else:  # primed: every change is news, to be named (a cold start reads a page)
+            changes = index.sync(None) if self._primed and not self.auto_refresh else index.sync()
         self._stamp = stamp if stamp_settled(stamp) else None
         self._seen_missing = stamp is None
-        return snapshot
+        self._primed = True
+        return changes
 
-    def token(self) -> tuple[Any, Any] | None:
+    def build(self, stop: threading.Event | None = None) -> int:
+        """Read the files a cold start left unread (I/O, in the background)."""
+        return self.index.build(stop=stop, pause_s=0.001)
+
+    def recent(self, limit: int | None, design: str | None = None) -> Iterator[RunRow]:
+        """The newest runs (of one design), as the index has them: rows, not states."""
+        if not self.primed:
+            return iter(())
+        return self.index.rows(design=design, limit=limit)
+
+    def token(self) -> tuple[Any, ...] | None:
         """What the runs on disk look like now, cheaply (one stat, no reading): two equal
         tokens (`same_runs`) mean no run changed between them.  None when that cannot be
-        told without reading (never refreshed, or a write too recent to trust the mtime).
+        told without reading (never primed, or a write too recent to trust the mtime).
 
         Take it BEFORE reading runs: a later equal token then proves what was read is
         still current (the editor's fast path reuses a run this way, see documents.py)."""
-        snapshot = self.cache.snapshot
-        if snapshot is None:
+        if not self.primed or self._store is None:
             return None
+        index = self.index
         stamp = dir_stamp(self.root)
         if stamp is None:
-            return (snapshot, None) if self._seen_missing else None
-        return (snapshot, stamp) if stamp == self._stamp else None
+            return (index, index.generation, None) if self._seen_missing else None
+        return (index, index.generation, stamp) if stamp == self._stamp else None
 
     @staticmethod
-    def same_runs(before: tuple[Any, Any] | None, now: tuple[Any, Any] | None) -> bool:
-        """Whether two `token()`s show the same runs (the snapshot by identity)."""
+    def same_runs(before: tuple[Any, ...] | None, now: tuple[Any, ...] | None) -> bool:
+        """Whether two `token()`s show the same runs (the index by identity)."""
         return before is not None and now is not None and before[0] is now[0] \
-            and before[1] == now[1]
-
-    def _current(self, refresh: bool | None = None) -> RunsSnapshot:
-        if refresh is None:
-            refresh = self.auto_refresh
-        snapshot = self.cache.snapshot
-        if snapshot is None:
-            if not refresh:  # fed, before the first refresh: no runs yet, and no waiting
-                return RunsSnapshot(self.root)
-            return self.refresh()
-        if refresh and (self._stamp is None or dir_stamp(self.root) != self._stamp):
-            return self.refresh()
-        return snapshot
-
-    def _info(self, snapshot: RunsSnapshot, name: str) -> RunInfo | None:
-        state = snapshot.newest.get(name)
-        if state is None:
-            return None
-        with self._lock:
-            generation, infos = self._infos
-            if generation != snapshot.generation:
-                infos = {}
-                self._infos = (snapshot.generation, infos)
-            info = infos.get(name)
-            if info is None or info.state is not state:
-                run_id = str(state.get("run_id", ""))
-                info = infos[name] = RunInfo.from_state(
-                    state, str(self.root / f"{run_id}.json"))
-            return info
+            and before[1:] == now[1:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,10 +230,13 @@ class _Refreshing:
     index: RunsIndex
 
     def newest(self, design_name: str | None) -> RunInfo | None:
-        return self.index.newest(design_name, refresh=True)
+        return self.index.newest(design_name)
 
     @property
     def fresh_index(self) -> RunsIndex:
-        """The index this view reads through, checking the disk first."""
+        """The index this view reads through."""
         return self.index
 
+
+__all__ = ["DONE", "FAILED", "NO_CHANGES", "SKIPPED", "WAITING", "Changes", "RunInfo",
+           "RunsIndex"]

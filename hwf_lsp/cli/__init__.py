@@ -12,6 +12,9 @@ import sys
 from collections.abc import Sequence
 
 from hwf_lsp.cli.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, CliError, err
+from hwf_lsp.workflow.vocabulary import RUN_STATUSES
+
+DEFAULT_RUNS_PAGE = 20
 
 EPILOG = f"""\
 examples:
@@ -65,6 +68,16 @@ def _add_runner_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--allow-model-override", action="store_true", help=argparse.SUPPRESS)
     _add_home_option(parser)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of runs >= 1, not {text!r}")
+    return value
 
 
 def _add_home_option(parser: argparse.ArgumentParser) -> None:
@@ -128,7 +141,15 @@ def build_parser() -> argparse.ArgumentParser:
     given.add_argument("--structured", metavar="JSON", help="the agent's structured output")
     _add_runner_options(respond)
 
-    runs = add("runs", "list the runs in $HERMES_HOME, newest first")
+    runs = add("runs", "list the runs in $HERMES_HOME, newest first (the newest 20 unless "
+               "told otherwise)")
+    page = runs.add_mutually_exclusive_group()
+    page.add_argument("--limit", type=_positive, default=DEFAULT_RUNS_PAGE, metavar="N",
+                      help=f"show the newest N runs (default {DEFAULT_RUNS_PAGE})")
+    page.add_argument("--all", action="store_true", help="show every run")
+    runs.add_argument("--design", metavar="NAME", help="only runs of design NAME")
+    runs.add_argument("--status", metavar="S", choices=RUN_STATUSES,
+                      help=f"only runs with status S ({', '.join(RUN_STATUSES)})")
     _add_json_option(runs)
     _add_home_option(runs)
 

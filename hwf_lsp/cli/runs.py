@@ -304,10 +304,14 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
+    """The newest runs (a page; the index says which files to read), newest first."""
     designs, runs = stores_of(args)
-    states, errors = runs.recent_with_errors()
-    summaries = [render.summary(with_design(s, designs), str(runs.path(s["run_id"])))
-                 for s in states]
+    limit = None if args.all else args.limit
+    states, errors = runs.recent_with_errors(None if limit is None else limit + 1,
+                                             design=args.design, status=args.status)
+    more = limit is not None and len(states) > limit
+    summaries = [render.summary(with_design(s, designs), str(runs.root / f"{s['run_id']}.json"))
+                 for s in states[:limit]]
     for error in errors:
         err(f"hwf runs: skipping unreadable run file {error.path}: {error.message}")
     if args.json:
@@ -315,8 +319,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
     elif summaries:
         for line in render.runs_table(summaries):
             out(line)
+        if more:
+            out(f"(the newest {limit}; more with --limit {2 * limit} or --all)")
     else:
-        out(f"no runs in {runs.root}")
+        which = " ".join(f"{flag} {value}" for flag, value in (
+            ("--design", args.design), ("--status", args.status)) if value)
+        out(f"no runs{' matching ' + which if which else ''} in {runs.root}")
     return EXIT_OK
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -85,24 +86,29 @@ def uri_to_path(uri: str) -> str | None:
     return path.replace("\\", "/")
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=32)
+def design_matcher(globs: tuple[str, ...], folders: tuple[str, ...] = ()
+                   ) -> Callable[[str], bool]:
+    """Whether a file path (forward slashes) is a design: one of `globs` matches it,
+    absolute or relative to one of `folders`.  Compiled once per settings and folders,
+    so asking costs a few regex matches for any number of files (no per-file cache to
+    outgrow)."""
+    regexes = tuple(glob_regex(glob.replace("\\", "/")) for glob in globs)
+    bases = tuple(dict.fromkeys((uri_to_path(folder) or folder).rstrip("/") + "/"
+                                for folder in folders))
+
+    def matches(path: str) -> bool:
+        candidates = [path, *(path[len(base):] for base in bases if path.startswith(base))]
+        return any(regex.fullmatch(candidate) for regex in regexes for candidate in candidates)
+
+    return matches
+
+
 def is_design_uri(uri: str, globs: tuple[str, ...], folders: tuple[str, ...] = ()) -> bool:
     """True when `uri` names a file that one of `globs` matches (asked on every keystroke:
-    remembered per arguments)."""
+    microseconds, see `design_matcher`)."""
     path = uri_to_path(uri)
-    if not path:
-        return False
-    candidates = [path]
-    for folder in folders:
-        base = uri_to_path(folder) or folder
-        base = base.rstrip("/") + "/"
-        if path.startswith(base):
-            candidates.append(path[len(base):])
-    for glob in globs:
-        regex = glob_regex(glob.replace("\\", "/"))
-        if any(regex.fullmatch(candidate) for candidate in candidates):
-            return True
-    return False
+    return bool(path) and design_matcher(globs, folders)(path)
 
 
 @dataclass(slots=True)

@@ -11,7 +11,6 @@ diagnostics, completion and hover need.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import sys
 import threading
@@ -63,9 +62,11 @@ class HwfServer(LanguageServer):
         self.run_manager = RunManager(self)
         """Runs started from the editor, each on a thread of its own."""
         self.runs_watcher = RunsWatcher(
-            self.run_manager.runs_root, lambda: on_runs_changed(self, self.run_manager),
-            prime=self._prime_runs, signature=self._runs_generation)
-        """Polls the runs directory (runs written by anyone); started once initialized."""
+            self.run_manager.runs_root,
+            lambda files: on_runs_changed(self, self.run_manager, files),
+            prime=self._prime_runs,
+            settle=lambda: on_runs_changed(self, self.run_manager, None))
+        """Watches the runs directory (runs written by anyone); started once initialized."""
 
     def recheck_all(self, *, runs_changed: bool = False) -> None:
         """Recompute every open design's diagnostics (settings or runs changed)."""
@@ -86,18 +87,24 @@ class HwfServer(LanguageServer):
         self.runs_watcher.start()
 
     def _prime_runs(self) -> None:
-        """First read of the run history (watcher thread), then tell the open designs."""
-        snapshot = self.runs.refresh()
-        # the states just read live until their file changes and hold no cycles: keep the
-        # cyclic GC from walking them on every full pass (pauses of 10-80 ms with 2,000 runs)
-        gc.freeze()
-        if snapshot.states:
-            self.run_manager.call_on_loop(lambda: self.recheck_all(runs_changed=True))
+        """First look at the run history (watcher thread), then tell the open designs.
 
-    def _runs_generation(self, root: object) -> tuple[object, int]:
-        """The watcher's change signature: refreshing the runs index is the listing."""
+        With the index current this is a query; after a cold start (no index) the files
+        are stat'ed, the open designs get their newest runs, and the rest of the history
+        is read in the background, after which the editor is told again."""
+        from hwf_lsp.server.runs.notify import publish_runs_changed, runs_changed_params
+        from hwf_lsp.workflow.run_index import Changes
+
         runs = self.runs
-        return runs.root, runs.refresh().generation
+        manager = self.run_manager
+        changes = runs.refresh()
+        if runs.index.has_runs():
+            manager.call_on_loop(lambda: self.recheck_all(runs_changed=True))
+        if runs.index.unread():
+            runs.build()
+            changes = Changes(reset=True)
+        if changes:
+            manager.call_on_loop(publish_runs_changed, self, runs_changed_params(self, changes))
 
     def refresh_inlay_hints(self) -> None:
         """Ask the client to re-request inlay hints (run statuses changed), if it can."""

@@ -79,7 +79,7 @@ def prepare_rerun(
             )
     else:
         candidates = runs.recent(
-            where=lambda s: s.get("name") == name and all(_has_result(s, a) for a in upstream)
+            1, design=name, where=lambda s: all(_has_result(s, a) for a in upstream)
         )
         base = candidates[0] if candidates else None
 

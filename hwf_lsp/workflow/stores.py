@@ -13,15 +13,17 @@ import logging
 import os
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hwf_lsp.workflow.atomic import atomic_write_json, sweep_temp_files
 from hwf_lsp.workflow.names import check_design_name, check_run_id, hermes_home, safe_child
 from hwf_lsp.workflow.validator import validate_designer_graph
+
+if TYPE_CHECKING:
+    from hwf_lsp.workflow.run_index import RunIndex
 
 log = logging.getLogger(__name__)
 
@@ -215,22 +217,15 @@ def format_defects(what: str, defects: list[dict[str, Any]], limit: int = MAX_DE
     return f"{what} has {len(defects)} defect{plural}: " + "; ".join(parts) + more
 
 
-def _timestamp(state: dict[str, Any], fallback: float) -> float:
-    stamp = state.get("updated_at")
-    if isinstance(stamp, str):
-        try:
-            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
-    return fallback
-
-
 class RunStore:
     """Run states by run id, shared by every surface (canvas, chat, cron, CLI, editor)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        sweep_temp_files(self.root, older_than=OPEN_SWEEP_GRACE_S)
+        self._swept = False
+        """Orphan temp files are swept before this store's first write, not at open: a
+        listing must not cost a readdir of the whole history."""
+        self._index: RunIndex | None = None
 
     @classmethod
     def at_home(cls, home: Path | None = None) -> RunStore:
@@ -247,6 +242,9 @@ class RunStore:
         if not isinstance(state, dict):
             raise ValueError("run state must be a JSON object")
         path = self.path(state.get("run_id"))
+        if not self._swept:
+            self._swept = True
+            sweep_temp_files(self.root, older_than=OPEN_SWEEP_GRACE_S)
         atomic_write_json(path, state, state=True)
         return path
 
@@ -260,41 +258,76 @@ class RunStore:
         """Remove this run's orphan temp files; call it holding the run's lock."""
         return sweep_temp_files(self.root, target=self.path(run_id).name)
 
-    def recent_with_errors(
-        self, limit: int | None = None, *, where: Callable[[dict[str, Any]], bool] | None = None
-    ) -> tuple[list[dict[str, Any]], list[StoreReadError]]:
-        """Every run on disk, newest first (updated_at, else mtime), and the unreadable ones."""
-        try:
-            entries = list(os.scandir(self.root))
-        except FileNotFoundError:
-            return [], []
-        found: list[tuple[float, str, dict[str, Any]]] = []
-        errors: list[StoreReadError] = []
-        for entry in entries:
-            if not entry.name.endswith(".json") or entry.name.startswith("."):
-                continue
-            run_id = entry.name[: -len(".json")]
+    @property
+    def index(self) -> RunIndex:
+        """The derived index of this store's runs (workflow/run_index.py), opened on first use."""
+        if self._index is None:
+            from hwf_lsp.workflow.run_index import RunIndex
+
+            self._index = RunIndex(self.root, self.load_listed)
+        return self._index
+
+    def load_listed(self, run_id: str) -> dict[str, Any]:
+        """`load` for a run id a listing found: its name passed the run-id regex, which
+        admits no separator, and the index refuses anything but a regular file (lstat),
+        so the path needs no resolve()."""
+        path = self.root / f"{check_run_id(run_id)}.json"
+        state = _read_json_object(path, f"run {run_id}", MAX_RUN_FILE_BYTES)
+        if state.get("run_id") != run_id:
+            raise ValueError(f"run {run_id} is corrupt: its run_id is {state.get('run_id')!r}")
+        return state
+
+    def iter_recent(
+        self, *, design: str | None = None, status: str | None = None,
+        errors: list[StoreReadError] | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Every run on disk, whoever wrote it, newest first (updated_at, else mtime, then
+        run id), read one by one as the caller goes; the index says which to read.
+        Files that turn out unreadable are added to `errors` when given."""
+        index = self.index
+        index.sync()
+        for row in index.rows(design=design, status=status):
             try:
-                check_run_id(run_id)
-                mtime = entry.stat().st_mtime
-                state = self.load(run_id)
+                state = self.load_listed(row.run_id)
             except FileNotFoundError:
-                continue  # deleted between listing and reading
+                continue  # deleted since the index looked
             except (ValueError, OSError) as exc:
-                errors.append(StoreReadError(Path(entry.path), str(exc)))
+                if errors is not None:
+                    errors.append(StoreReadError(self.root / f"{row.run_id}.json", str(exc)))
                 continue
+            if (design is not None and state.get("name") != design) or (
+                    status is not None and state.get("status") != status):
+                continue  # changed since the index looked
+            yield state
+
+    def recent_with_errors(
+        self, limit: int | None = None, *, where: Callable[[dict[str, Any]], bool] | None = None,
+        design: str | None = None, status: str | None = None,
+    ) -> tuple[list[dict[str, Any]], list[StoreReadError]]:
+        """Runs newest first (at most `limit`, of one design or status, passing `where`),
+        and the unreadable files; only the runs listed are read."""
+        errors: list[StoreReadError] = []
+        states: list[dict[str, Any]] = []
+        if limit is not None and limit <= 0:
+            return states, errors
+        for state in self.iter_recent(design=design, status=status, errors=errors):
             if where is not None and not where(state):
                 continue
-            found.append((_timestamp(state, mtime), run_id, state))
-        found.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        states = [state for _, _, state in found]
-        return (states if limit is None else states[:limit]), errors
+            states.append(state)
+            if limit is not None and len(states) >= limit:
+                break
+        listed = {error.path for error in errors}
+        errors.extend(StoreReadError(path, message) for path, message in self.index.errors()
+                      if path not in listed)
+        return states, errors
 
     def recent(
-        self, limit: int | None = None, *, where: Callable[[dict[str, Any]], bool] | None = None
+        self, limit: int | None = None, *, where: Callable[[dict[str, Any]], bool] | None = None,
+        design: str | None = None, status: str | None = None,
     ) -> list[dict[str, Any]]:
         """Like recent_with_errors, logging a warning per unreadable file instead."""
-        states, errors = self.recent_with_errors(limit, where=where)
+        states, errors = self.recent_with_errors(limit, where=where, design=design,
+                                                 status=status)
         for error in errors:
             log.warning("skipping unreadable run file %s: %s", error.path, error.message)
         return states

@@ -80,22 +80,25 @@ def test_failure_without_attempts_is_found_by_the_cursor():
     assert run.failed_node() == "f" and run.node_status("f") == FAILED
 
 
-def test_fed_index_reads_only_snapshots(tmp_path):
-    """The language server's mode: the loop's questions never touch the disk;
-    `refresh()` (the watcher's thread) brings changes in, re-reading only changed files."""
+def test_fed_index_answers_from_the_index_only(tmp_path):
+    """The language server's mode: questions never sync with the disk, and before the
+    first `refresh()` (the watcher's prime) there are no runs rather than a wait;
+    `refresh()` brings changes in, reading only changed files."""
     write(tmp_path, "aaaaaa01", "x", "2026-01-01T00:00:00Z")
     write(tmp_path, "aaaaaa02", "y", "2026-01-01T00:00:00Z")
     index = RunsIndex(tmp_path, auto_refresh=False)
-    assert index.newest("x") is None and index.cache.reads == 0  # no waiting for the disk
-    assert index.newest("x", refresh=True).run_id == "aaaaaa01"  # a worker thread may read
-    reads = index.cache.reads
+    assert index.newest("x") is None and index.token() is None  # no waiting for the disk
+    index.refresh()
+    assert index.newest("x").run_id == "aaaaaa01"
+    reads = index.index.reads
     time.sleep(0.06)
     write(tmp_path, "aaaaaa03", "x", "2026-01-02T00:00:00Z")
-    assert index.newest("x").run_id == "aaaaaa01" and index.cache.reads == reads
+    assert index.newest("x").run_id == "aaaaaa01" and index.index.reads == reads
     index.refresh()
-    assert index.newest("x").run_id == "aaaaaa03" and index.cache.reads == reads + 1
-    assert index.newest("x") is index.newest("x")  # RunInfo built once per snapshot
-    assert set(index.all_newest()) == {"x", "y"}
+    assert index.newest("x").run_id == "aaaaaa03"
+    assert index.index.reads == reads + 2  # the new file, by the sync and by its RunInfo
+    assert index.newest("x") is index.newest("x")  # RunInfo built once per change
+    assert index.newest("y").run_id == "aaaaaa02"
 
 
 def test_junk_state_fields_are_tolerated():

@@ -43,10 +43,15 @@ def _record_publish(client: LanguageClient, params: types.PublishDiagnosticsPara
     client.published.setdefault(params.uri, {})[params.version] = params.diagnostics
 
 
+def _accept_registration(client: LanguageClient, params: object) -> None:
+    """client/registerCapability (the server registers its workspace file watcher)."""
+
+
 def _make_client() -> LanguageClient:
     client = LanguageClient(converter_factory=default_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _record_publish
+    features[types.CLIENT_REGISTER_CAPABILITY] = _accept_registration  # file watcher
     register_lsp_features(client, features)
     client.published = {}
     return client

@@ -31,6 +31,12 @@ def _count_refresh(client: LanguageClient, params: None) -> None:
     client.refreshes = getattr(client, "refreshes", 0) + 1
 
 
+def accept_registration(client: LanguageClient, params: object) -> None:
+    """client/registerCapability: the recorded VS Code capabilities claim dynamic
+    registration (the server registers its workspace file watcher)."""
+    client.registrations = [*getattr(client, "registrations", []), params]
+
+
 def make_client() -> LanguageClient:
     client = LanguageClient(converter_factory=default_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
@@ -38,6 +44,7 @@ def make_client() -> LanguageClient:
     # refresh requests the recorded client capabilities claim to support
     features[types.WORKSPACE_INLAY_HINT_REFRESH] = _count_refresh
     features[types.WORKSPACE_CODE_LENS_REFRESH] = _count_refresh
+    features[types.CLIENT_REGISTER_CAPABILITY] = accept_registration
     register_lsp_features(client, features)
     client.published = []
     return client
@@ -102,6 +109,18 @@ async def wait_published(client: LanguageClient, uri: str, version: int,
             seen = [(p.uri, p.version) for p in client.published if p.uri == uri]
             raise AssertionError(f"no diagnostics for {uri} v{version}; got {seen}")
         await asyncio.sleep(0.005)
+
+
+async def wait_published_with(client: LanguageClient, uri: str, version: int, code: str,
+                              timeout: float = 20.0) -> list[types.Diagnostic]:
+    """The diagnostics of `version` once one has `code`: run-aware warnings follow the
+    rulebook's (the first diagnostics never wait for the run history)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        diagnostics = await wait_published(client, uri, version, timeout)
+        if any(d.code == code for d in diagnostics) or time.monotonic() > deadline:
+            return diagnostics
+        await asyncio.sleep(0.01)
 
 
 async def open_and_wait(client: LanguageClient, uri: str, text: str) -> list[types.Diagnostic]:

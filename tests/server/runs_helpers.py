@@ -68,10 +68,16 @@ class RunsEnv:
         )
 
 
+def _accept_registration(client: LanguageClient, params: object) -> None:
+    """client/registerCapability (the server registers its workspace file watcher)."""
+
+
 def make_runs_client() -> LanguageClient:
     """pytest-lsp's client plus handlers for what the run features send."""
     client = LanguageClient(converter_factory=default_converter)
-    register_lsp_features(client, dict(DEFAULT_CLIENT_FEATURES))
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    features[types.CLIENT_REGISTER_CAPABILITY] = _accept_registration  # file watcher
+    register_lsp_features(client, features)
     client.runs_changed = []  # (time.time() on arrival, params)
     client.lens_refreshes = 0
     client.hint_refreshes = 0
@@ -99,9 +105,13 @@ def make_runs_client() -> LanguageClient:
 
 
 def runs_of(params: Any) -> list[dict[str, Any]]:
-    """The `runs` of a hwf/runsChanged notification, however pygls structured it."""
-    runs = params.get("runs") if isinstance(params, dict) else getattr(params, "runs", None)
-    return [dict(r._asdict()) if hasattr(r, "_asdict") else r for r in runs or []]
+    """The run summaries of a hwf/runsChanged notification (a full list, `runs`, or a
+    delta, `changed`), however pygls structured it."""
+    found = []
+    for key in ("runs", "changed"):
+        runs = params.get(key) if isinstance(params, dict) else getattr(params, key, None)
+        found += [dict(r._asdict()) if hasattr(r, "_asdict") else r for r in runs or []]
+    return found
 
 
 async def execute(client: LanguageClient, command: str, *arguments: Any) -> Any:

@@ -15,6 +15,7 @@ from helpers_lsp import (
     open_doc,
     span_range,
     wait_published,
+    wait_published_with,
     write_run,
 )
 from lsprotocol import types
@@ -134,7 +135,8 @@ async def test_path_absent_uses_the_newest_run(client):
               '"prompt": "p", "after": ["t"]}, {"id": "c", "type": "condition", '
               '"expression": "out.a.«missing» == 1", "after": ["a"]}]}')
     text, spans = marked(source)
-    diagnostics = await open_and_wait(client, design_uri("pathcheck"), text)
+    open_doc(client, design_uri("pathcheck"), text)
+    diagnostics = await wait_published_with(client, design_uri("pathcheck"), 1, "path-absent")
     check(diagnostics, text, spans, "path-absent", W, client.encoding)
     present = text.replace("missing", "verdict")
     version = change_doc(client, design_uri("pathcheck"), present)

@@ -105,8 +105,14 @@ async def test_hover_stays_fast_while_runs_change_with_2000_runs(client: Languag
     newest = f"{RUNS - DESIGNS:012x}"  # the newest scale-demo run on disk
     await wait_for(lambda: bool(client.diagnostics.get(uri) is not None), timeout=20)
     first = time.perf_counter()
-    assert f"old-{RUNS - DESIGNS}" in await hover_text(client, uri, at_draft)
-    print(f"\nfirst hover (may read the history): {(time.perf_counter() - first) * 1000:.0f} ms")
+    # the first diagnostics never wait for the history; the newest run follows
+    for _ in range(500):
+        if f"old-{RUNS - DESIGNS}" in await hover_text(client, uri, at_draft):
+            break
+        await asyncio.sleep(0.01)
+    shown = time.perf_counter() - first
+    print(f"\nfirst diagnostics -> hover shows the newest run: {shown * 1000:.0f} ms")
+    assert shown < 5.0
 
     stop = threading.Event()
     writes = [0]

@@ -1,11 +1,8 @@
-"""The protocol-free parts of runs in the editor: names, summaries, lens placement, the watcher."""
+"""The protocol-free parts of runs in the editor: names, summaries, lens placement."""
 
 from __future__ import annotations
 
 import json
-import os
-import threading
-import time
 
 import pytest
 
@@ -14,10 +11,7 @@ from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.runs_index import RunInfo
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.runs.summary import run_summary
-from hwf_lsp.server.runs.watcher import RunsWatcher, runs_signature
-from hwf_lsp.workflow.run_cache import RunFilesCache
 from hwf_lsp.workflow.run_facts import failed_step
-from hwf_lsp.workflow.stores import RunStore
 
 DESIGN = {"name": "d", "nodes": [
     {"id": "t", "type": "trigger"},
@@ -93,116 +87,3 @@ def test_lens_specs_tolerate_broken_json() -> None:
     doc = parse('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "ty')
     specs = lens_specs(design_of(doc), "file:///d.hwf.json", None)
     assert [title for _, title, _, _ in specs] == ["▶ Start run"]
-
-
-def write_atomic(path, payload) -> None:
-    tmp = path.with_name(f".tmp-{path.name}")
-    tmp.write_text(json.dumps(payload))
-    os.replace(tmp, path)
-
-
-def test_signature_sees_every_atomic_write_and_ignores_temp_files(tmp_path) -> None:
-    assert runs_signature(tmp_path / "missing") is None
-    run = tmp_path / "abcdef.json"
-    seen = {runs_signature(tmp_path)}
-    for i in range(20):  # many writes inside one mtime tick: the inode still changes
-        write_atomic(run, {"i": i})
-        seen.add(runs_signature(tmp_path))
-    assert len(seen) == 21
-    before = runs_signature(tmp_path)
-    (tmp_path / ".tmp-abcdef.json.123").write_text("{")
-    (tmp_path / ".locks").mkdir()
-    assert runs_signature(tmp_path) == before
-
-
-def test_watcher_calls_back_on_change_only(tmp_path) -> None:
-    changes = []
-    fired = threading.Event()
-
-    def on_change() -> None:
-        changes.append(time.monotonic())
-        fired.set()
-
-    watcher = RunsWatcher(lambda: tmp_path, on_change, interval=0.02)
-    watcher.start()
-    try:
-        time.sleep(0.1)
-        assert changes == []
-        written = time.monotonic()
-        write_atomic(tmp_path / "abcdef.json", {})
-        assert fired.wait(2)
-        assert changes[0] - written < 0.5
-        time.sleep(0.1)
-        assert len(changes) == 1
-    finally:
-        watcher.stop()
-
-
-def test_watcher_sees_atomic_and_in_place_writes(tmp_path) -> None:
-    """Atomic writes by the directory's mtime; in-place rewrites by the periodic full scan."""
-    run = tmp_path / "abcdef.json"
-    write_atomic(run, {"i": 0})
-    time.sleep(0.1)  # let the directory's mtime settle
-    changes = []
-    watcher = RunsWatcher(lambda: tmp_path, lambda: changes.append(time.monotonic()),
-                          interval=0.02)
-    watcher.start()
-    try:
-        time.sleep(0.1)
-        for expected, write in enumerate([
-            lambda: write_atomic(run, {"i": 1}),
-            lambda: write_atomic(run, {"i": 2}),
-            lambda: run.write_text(json.dumps({"i": 3})),  # in place: dir mtime unchanged
-        ], start=1):
-            written = time.monotonic()
-            write()
-            deadline = written + 2
-            while len(changes) < expected and time.monotonic() < deadline:
-                time.sleep(0.005)
-            assert len(changes) == expected
-            assert changes[-1] - written < 1.0
-    finally:
-        watcher.stop()
-
-
-def test_run_files_cache_rereads_only_changed_files(tmp_path) -> None:
-    store = RunStore(tmp_path)
-    for i, stamp in enumerate(["2026-11-30T05:00:00Z", "2026-11-30T06:00:00Z"]):
-        store.save({"run_id": f"aaaaa{i}", "name": "d", "updated_at": stamp})
-    (tmp_path / "bbbbbb.json").write_text("{broken")  # skipped, never raised
-    (tmp_path / "not-a-run.json").write_text("{}")
-    cache = RunFilesCache(tmp_path, store)
-    assert cache.snapshot is None
-    first = cache.refresh()
-    assert [s["run_id"] for s in first.states] == ["aaaaa1", "aaaaa0"]
-    assert first.unreadable == ("bbbbbb.json", "not-a-run.json")
-    assert first.newest["d"]["run_id"] == "aaaaa1"
-    loads = []
-    original = store.load
-    store.load = lambda run_id: loads.append(run_id) or original(run_id)
-    assert cache.refresh() is first  # nothing changed: nothing re-read, same snapshot
-    assert loads == [] and cache.snapshot is first
-    store.save({"run_id": "aaaaa0", "name": "d", "updated_at": "2026-11-30T07:00:00Z"})
-    (tmp_path / "aaaaa1.json").unlink()
-    second = cache.refresh()
-    assert [s["run_id"] for s in second.states] == ["aaaaa0"]
-    assert loads == ["aaaaa0"] and second.generation == first.generation + 1
-    (tmp_path / "bbbbbb.json").unlink()  # a removed (unreadable) file changes the snapshot too
-    assert cache.refresh().unreadable == ("not-a-run.json",)
-
-
-def test_watcher_follows_a_new_hermes_home(tmp_path) -> None:
-    homes = [tmp_path / "one", tmp_path / "two"]
-    for home in homes:
-        home.mkdir()
-    current = [homes[0]]
-    fired = threading.Event()
-    watcher = RunsWatcher(lambda: current[0], fired.set, interval=0.02)
-    watcher.start()
-    try:
-        time.sleep(0.1)
-        assert not fired.is_set()
-        current[0] = homes[1]  # hwf.hermesHome changed: other runs, so a change
-        assert fired.wait(2)
-    finally:
-        watcher.stop()

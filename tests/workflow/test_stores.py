@@ -178,14 +178,18 @@ def test_sweep_removes_orphans_only(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["abcdef.json"]
 
 
-def test_store_open_sweeps_old_orphans(tmp_path: Path) -> None:
+def test_a_run_store_sweeps_old_orphans_before_its_first_write(tmp_path: Path) -> None:
+    """Not at open: listing runs must not cost a readdir of the whole history."""
     root = tmp_path / "workflow-runs"
     root.mkdir()
     orphan = root / f"{TEMP_PREFIX}abcdef.json.1.part"
     orphan.write_text("{")
     old = time.time() - 3600
     os.utime(orphan, (old, old))
-    RunStore(root)
+    store = RunStore(root)
+    store.recent()
+    assert orphan.exists()
+    store.save({"run_id": "bbbbbb"})
     assert not orphan.exists()
 
 

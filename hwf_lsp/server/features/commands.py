@@ -20,6 +20,7 @@ from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.guard import RequestRefused
+from hwf_lsp.server.protocol import WireResult
 from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_run_id
@@ -285,7 +286,7 @@ class RunCommands:
         from hwf_lsp.server.runs.notify import recent_summaries
 
         runs = await asyncio.to_thread(recent_summaries, self.server, MAX_LISTED_RUNS, design)
-        return {"runs": runs}
+        return WireResult(runs=runs)  # plain JSON: no cattrs walk of 200 summaries
 
 
 # --- errors: a JSON-RPC error and a message, never a crash --------------------------
@@ -315,8 +316,10 @@ def _answering(server: HwfServer, command: str,
             task.add_done_callback(IN_FLIGHT.discard)
         try:
             result = await handler(*args)
-            if command != LIST_RUNS:  # lenses and hints right after the answer, not 200 ms on
-                await asyncio.to_thread(server.runs.refresh)  # the I/O off the loop
+            if command != LIST_RUNS:  # lenses and hints right after the answer
+                from hwf_lsp.server.runs.notify import refresh_after_command
+
+                await asyncio.to_thread(refresh_after_command, server, result)  # I/O off the loop
                 server.recheck_all(runs_changed=True)
             return result
         except asyncio.CancelledError:

@@ -1,13 +1,28 @@
 """workspace/symbol: the nodes of every design in the workspace folders.
 
-Folders are walked for files matching the design globs (skipping hidden
-directories and dependency trees); each file's symbols are cached by mtime and
-size, and open documents use their editor text instead of the file.
+Each distinct folder is walked once (`rootUri` and `workspaceFolders` usually name
+the same one; a folder inside another is the other's), skipping hidden directories
+and dependency trees, and only regular files of at most MAX_FILE_BYTES are read (a
+design-named FIFO or a link to /dev/zero is skipped, never opened).  Each file's
+symbols, with their ranges already in the negotiated encoding, are kept by mtime and
+size; the file's text is not.  The folders are kept current by
+`workspace/didChangeWatchedFiles`, registered when the client can; without it a
+folder is walked again when WALK_TTL_S old and each file stat'ed per query.
+
+A query is matched against all names at once: one regex over the names joined one per
+line (case-insensitive subsequence, as `analysis.symbols.matches_query`), so it takes
+milliseconds at thousands of designs.  Open documents use their editor text instead.
 """
 
 from __future__ import annotations
 
+import asyncio
+import bisect
+import logging
 import os
+import re
+import stat as stat_mod
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,78 +32,273 @@ from lsprotocol import types
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.analysis.symbols import Symbol, document_symbols, matches_query
-from hwf_lsp.server import convert
-from hwf_lsp.server.documents import is_design_uri, uri_to_path
+from hwf_lsp.server.documents import design_matcher, uri_to_path
 from hwf_lsp.server.features.document_symbols import symbol_kind
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.workflow.design_files import design_name_for
+from hwf_lsp.workflow.stores import read_text_file
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
+log = logging.getLogger(__name__)
+
 SKIP_DIRS = {"node_modules", ".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".tox",
              "dist", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
-MAX_FILES = 5000
+MAX_FILES = 10_000
 MAX_FILE_BYTES = 5_000_000
 MAX_RESULTS = 1000
+WALK_TTL_S = 5.0
+WATCH_ID = "hwf-workspace-designs"
+WATCH_GLOB = "**/*.json"
+
+Span = tuple[int, int, int, int]
+"""(start line, start character, end line, end character) in one encoding."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Entry:
     stamp: tuple[int, int]
+    encoding: str
     design: str | None
-    text: str
-    symbols: list[Symbol]
+    symbols: tuple[tuple[str, types.SymbolKind, Span], ...]
+
+
+def _spans(text: str, symbols: list[Symbol], encoding: str,
+           lines: LineIndex | None = None) -> tuple[tuple[str, types.SymbolKind, Span], ...]:
+    lines = lines or LineIndex(text)
+    found = []
+    for symbol in symbols:
+        start = lines.position(symbol.selection_start, encoding)
+        end = lines.position(max(symbol.selection_end, symbol.selection_start), encoding)
+        found.append((symbol.name, symbol_kind(symbol.kind), (*start, *end)))
+    return tuple(found)
+
+
+def walk_designs(root: str, matches, limit: int = MAX_FILES) -> set[str]:
+    """Design files under `root` (one scandir per directory, no stat per file)."""
+    found: set[str] = set()
+    stack = [root]
+    while stack and len(found) < limit:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as entries:
+                for entry in entries:
+                    name = entry.name
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if name not in SKIP_DIRS and not name.startswith("."):
+                                stack.append(entry.path)
+                            continue
+                    except OSError:
+                        continue
+                    if name.endswith(".json") and matches(entry.path.replace("\\", "/")):
+                        found.add(entry.path)
+        except OSError:
+            continue
+    return found
+
+
+def distinct_roots(folder_uris: tuple[str, ...]) -> list[str]:
+    """Folder paths, each once; a folder inside another is covered by the other."""
+    paths = sorted({os.path.normpath(uri_to_path(uri) or uri) for uri in folder_uris})
+    roots: list[str] = []
+    for path in paths:
+        if not any(path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+                   for root in roots):
+            roots.append(path)
+    return [root for root in roots if os.path.isdir(root)]
 
 
 class WorkspaceDesigns:
-    """Symbols of the design files under the workspace folders, cached per file."""
+    """Symbols of the design files under the workspace folders, cached per folder and file."""
 
     def __init__(self) -> None:
-        self.cache: dict[str, _Entry] = {}
+        self.watched = False
+        """The client sends didChangeWatchedFiles for JSON files: no walking, no stat."""
+        self.folders: dict[str, tuple[float, set[str]]] = {}
+        """Folder path -> (when walked, its design files)."""
+        self.entries: dict[str, _Entry] = {}
+        self._key: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self._names: tuple[str, list[int], list[tuple[str, int]]] | None = None
+        """All names, one per line (lowercase), line starts, and (path, symbol index)."""
+        self._paths: list[str] = []
+        self._encoding: str | None = None
 
-    def files(self, folders: tuple[str, ...], globs: tuple[str, ...]) -> list[str]:
-        found: list[str] = []
-        for folder in folders:
-            root = uri_to_path(folder) or folder
-            if not os.path.isdir(root):
+    # --- which files ------------------------------------------------------------------
+
+    def files(self, folder_uris: tuple[str, ...], globs: tuple[str, ...]) -> set[str]:
+        key = (folder_uris, globs)
+        if key != self._key:
+            self._key = key
+            self.folders.clear()
+            self._names = None
+        matches = design_matcher(globs, folder_uris)
+        found: set[str] = set()
+        now = time.monotonic()
+        for root in distinct_roots(folder_uris):
+            walked = self.folders.get(root)
+            if walked is None or (not self.watched and now - walked[0] > WALK_TTL_S):
+                walked = (now, walk_designs(root, matches))
+                self.folders[root] = walked
+                self._names = None
+            found |= walked[1]
+        return found
+
+    def changed(self, path: str, kind: types.FileChangeType) -> None:
+        """One didChangeWatchedFiles change."""
+        self.entries.pop(path, None)
+        self._names = None
+        if self._key is None:
+            return
+        matches = design_matcher(self._key[1], self._key[0])
+        for root, (_, files) in self.folders.items():
+            if not path.startswith(root.rstrip(os.sep) + os.sep):
                 continue
-            for current, dirs, names in os.walk(root):
-                dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
-                for name in names:
-                    if not name.endswith(".json"):
-                        continue
-                    path = os.path.join(current, name)
-                    if is_design_uri(Path(path).as_uri(), globs, folders):
-                        found.append(path)
-                        if len(found) >= MAX_FILES:
-                            return found
-        return sorted(set(found))
+            if kind == types.FileChangeType.Deleted:
+                files.discard(path)
+            elif matches(path.replace("\\", "/")):
+                files.add(path)
 
-    def entry(self, path: str) -> _Entry | None:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return None
-        stamp = (stat.st_mtime_ns, stat.st_size)
-        cached = self.cache.get(path)
-        if cached is not None and cached.stamp == stamp:
+    # --- what is in them ---------------------------------------------------------------
+
+    def entry(self, path: str, encoding: str) -> _Entry | None:
+        cached = self.entries.get(path)
+        if cached is not None and self.watched and cached.encoding == encoding:
             return cached
-        if stat.st_size > MAX_FILE_BYTES:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        if cached is not None and cached.stamp == stamp and cached.encoding == encoding:
+            return cached
+        if not stat_mod.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
             return None
         try:
-            with open(path, encoding="utf-8-sig", errors="replace") as handle:
-                text = handle.read()
-        except OSError:
+            text = read_text_file(path)
+        except (OSError, ValueError):
             return None
         doc = parse(text)
-        entry = _Entry(stamp, design_name_for(doc.to_python(), path), text, document_symbols(doc))
-        self.cache[path] = entry
+        entry = _Entry(stamp, encoding, design_name_for(doc.to_python(), path),
+                       _spans(text, document_symbols(doc), encoding))
+        self.entries[path] = entry
+        self._names = None
         return entry
+
+    def _name_table(self, paths: list[str]) -> tuple[str, list[int], list[tuple[str, int]]]:
+        if self._names is None:
+            lines: list[str] = []
+            owners: list[tuple[str, int]] = []
+            for path in paths:
+                entry = self.entries.get(path)
+                if entry is None:
+                    continue
+                for index, (name, _, _) in enumerate(entry.symbols):
+                    lines.append(name.lower().replace("\n", " "))
+                    owners.append((path, index))
+            starts, at = [], 0
+            for line in lines:
+                starts.append(at)
+                at += len(line) + 1
+            self._names = ("\n".join(lines), starts, owners)
+        return self._names
+
+    def search(self, paths: list[str], query: str, limit: int
+               ) -> list[tuple[str, _Entry, int]]:
+        """(path, entry, symbol index) of the names matching `query`, in file order."""
+        blob, starts, owners = self._name_table(paths)
+        if not owners:
+            return []
+        if query:
+            # no `^`: the engine then jumps between occurrences of the first character
+            pattern = re.compile("[^\n]*?".join(map(re.escape, query.lower())))
+            hits = _lines_of(pattern.finditer(blob), starts)
+        else:
+            hits = iter(range(len(owners)))
+        found = []
+        for hit in hits:
+            path, index = owners[hit]
+            found.append((path, self.entries[path], index))
+            if len(found) >= limit:
+                break
+        return found
+
+    def query(self, folder_uris: tuple[str, ...], globs: tuple[str, ...], encoding: str,
+              query: str, limit: int) -> list[tuple[str, _Entry, int]]:
+        """The matching symbols of the design files (each read when new or changed; with
+        file events and nothing changed, no file is even stat'ed)."""
+        paths = self.files(folder_uris, globs)
+        if self._names is None or not self.watched or self._encoding != encoding:
+            self._encoding = encoding
+            self._paths = sorted(paths)
+            for path in self._paths:
+                self.entry(path, encoding)
+        return self.search(self._paths, query, limit)
+
+
+def _lines_of(matches, starts: list[int]):
+    """The line (name) index of each match, each line once."""
+    last = -1
+    for match in matches:
+        line = bisect.bisect_right(starts, match.start()) - 1
+        if line != last:
+            last = line
+            yield line
+
+
+def _symbol(uri: str, design: str | None, name: str, kind: types.SymbolKind,
+            span: Span) -> types.SymbolInformation:
+    return types.SymbolInformation(
+        name=name, kind=kind, container_name=design,
+        location=types.Location(uri=uri, range=types.Range(
+            start=types.Position(line=span[0], character=span[1]),
+            end=types.Position(line=span[2], character=span[3]))))
+
+
+def _watch_files(server: HwfServer, designs: WorkspaceDesigns) -> None:
+    """Ask the client to send didChangeWatchedFiles for JSON files (when it can): the
+    folder cache then stays current without walking."""
+    caps = server.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+
+    async def register() -> None:
+        try:
+            await server.client_register_capability_async(types.RegistrationParams(
+                registrations=[types.Registration(
+                    id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[types.FileSystemWatcher(glob_pattern=WATCH_GLOB)]))]))
+        except Exception as exc:  # noqa: BLE001 - then the folders are walked again
+            log.info("the client did not take the file watcher: %s", exc)
+            return
+        designs.watched = True
+
+    asyncio.ensure_future(register())
+
+
+def _when_initialized(server: HwfServer, designs: WorkspaceDesigns) -> None:
+    features = server.protocol.fm.features
+    previous = features.get(types.INITIALIZED)
+
+    async def initialized(params: types.InitializedParams) -> None:
+        try:
+            _watch_files(server, designs)
+        except Exception:
+            log.exception("registering the file watcher failed")
+        if previous is not None:
+            result = previous(params)
+            if asyncio.iscoroutine(result):
+                await result
+
+    features[types.INITIALIZED] = initialized
 
 
 def register(server: HwfServer) -> None:
     designs = WorkspaceDesigns()
+    server.workspace_designs = designs
 
     @server.feature(types.WORKSPACE_SYMBOL)
     @guarded(default=list)
@@ -97,32 +307,34 @@ def register(server: HwfServer) -> None:
         query = params.query or ""
         results: list[types.SymbolInformation] = []
         seen: set[str] = set()
-        sources: list[tuple[str, str, str | None, list[Symbol]]] = []
         for uri in list(server.workspace.text_documents):
             analysis = server.analysis(uri)
-            if analysis is not None:
-                path = uri_to_path(uri) or uri
-                seen.add(os.path.normpath(path))
-                sources.append((uri, analysis.text,
-                                design_name_for(analysis.doc.to_python(), path),
-                                document_symbols(analysis.doc)))
-        for path in designs.files(server.folder_uris(), server.settings.design_globs):
+            if analysis is None:
+                continue
+            path = uri_to_path(uri) or uri
+            seen.add(os.path.normpath(path))
+            design = design_name_for(analysis.doc.to_python(), path)
+            symbols = [s for s in document_symbols(analysis.doc) if matches_query(s.name, query)]
+            for name, kind, span in _spans(analysis.text, symbols, encoding, analysis.lines):
+                results.append(_symbol(uri, design, name, kind, span))
+        uris: dict[str, str] = {}
+        for path, entry, index in designs.query(server.folder_uris(), server.settings.design_globs,
+                                                encoding, query, MAX_RESULTS + len(seen) * 64):
+            if len(results) >= MAX_RESULTS:
+                break
             if os.path.normpath(path) in seen:
                 continue
-            entry = designs.entry(path)
-            if entry is not None:
-                uri = Path(path).as_uri()
-                sources.append((uri, entry.text, entry.design, entry.symbols))
-        for uri, text, name, symbols in sources:
-            lines = None
-            for symbol in symbols:
-                if not matches_query(symbol.name, query):
-                    continue
-                lines = lines or LineIndex(text)
-                results.append(types.SymbolInformation(
-                    name=symbol.name, kind=symbol_kind(symbol.kind), container_name=name,
-                    location=convert.location(uri, lines, symbol.selection_start,
-                                              symbol.selection_end, encoding)))
-                if len(results) >= MAX_RESULTS:
-                    return results
-        return results
+            uri = uris.get(path) or uris.setdefault(path, Path(path).as_uri())
+            name, kind, span = entry.symbols[index]
+            results.append(_symbol(uri, entry.design, name, kind, span))
+        return results[:MAX_RESULTS]
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @guarded()
+    def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes or ():
+            path = uri_to_path(change.uri)
+            if path:
+                designs.changed(os.path.normpath(path), change.type)
+
+    _when_initialized(server, designs)

@@ -1,83 +1,155 @@
-"""Polls $HERMES_HOME/workflow-runs so runs written by other processes show in the editor.
+"""Watches $HERMES_HOME/workflow-runs so runs written by other processes show in the editor.
 
-Chat, cron, the canvas and the `hwf` CLI write run files too; the editor must
-show them within a second.  Polling (every 200 ms) works everywhere, including
-network and container file systems where inotify does not.  The signature of
-the directory is its listing with each run file's inode, mtime and size: an
-atomic write (`os.replace`) always brings a new inode, and an in-place writer
-moves the mtime or size, so every write is seen, even two in one clock tick.
+Chat, cron, the canvas and the `hwf` CLI write run files too.  Watching must cost
+nothing while nothing changes, however long the history:
 
-Listing and stat-ing thousands of run files five times a second would cost a
-core's worth of percent, so a poll first compares the directory's own mtime:
-every atomic write renames into the directory and moves it.  The full listing
-runs when that mtime moved, when it was too fresh to trust (a second rename in
-the same clock tick would not move it again), and at least every 0.8 s (for
-writers that rewrite a file in place, which leave the directory's mtime alone).
+- **File events** (`watchdog`: inotify, FSEvents, ReadDirectoryChangesW) name each run
+  file written, renamed in, closed after an in-place write, or removed; only those
+  files are looked at again.  The thread sleeps in between (it wakes once a second
+  to follow a change of `hwf.hermesHome`).  Once writes have stopped for
+  `SETTLE_AFTER_S`, one `settle()` lets the index claim the directory again, so the
+  next `hwf runs` is a query (workflow/run_index.py).
+- **Fallback** where events are unavailable (no watchdog, inotify limits, a file
+  system without events): one stat of the directory per poll.  Every atomic write
+  renames a file into the directory and so moves its mtime; then the whole directory
+  is compared with the index (one readdir, no stat per file).  No periodic re-stat of
+  every run file.
+
+Either way a missed event cannot stay missed: a directory stamp that moved with no
+event behind it is a change of everything.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from hwf_lsp.workflow.run_cache import dir_stamp, stamp_settled
+from hwf_lsp.workflow.run_index import dir_stamp, is_run_file_name, stamp_settled
 
 log = logging.getLogger(__name__)
 
 POLL_INTERVAL_S = 0.2
-FULL_SCAN_EVERY_S = 0.8
+EVENT_WAKE_S = 1.0
+DEBOUNCE_S = 0.01
+"""Events of one atomic write (temp file created, renamed in) arrive together."""
+SETTLE_AFTER_S = 2.0
 
-Signature = tuple[tuple[str, int, int, int], ...] | None
+OnChange = Callable[[set[str] | None], None]
+"""Called with the changed run file names, or None for "look at everything"."""
 
 
-def runs_signature(root: Path) -> Signature:
-    """What changes whenever a run file is written, added or removed; None without the dir."""
+class _Events:
+    """watchdog observer of one directory, collecting run file names (thread-safe)."""
+
+    def __init__(self, root: Path, wake: threading.Event) -> None:
+        from watchdog.events import (
+            DirDeletedEvent,
+            DirMovedEvent,
+            FileClosedEvent,
+            FileDeletedEvent,
+            FileMovedEvent,
+            FileSystemEventHandler,
+        )
+        from watchdog.observers import Observer
+
+        self.root = root
+        self._wake = wake
+        self._lock = threading.Lock()
+        self._names: set[str] = set()
+        self.lost = False
+        """The directory itself went away: events from it are over."""
+        self.count = 0
+        self.last_at = 0.0
+        """When the last event came (time.monotonic())."""
+        events = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: Any) -> None:
+                events.saw(event)
+
+        self._observer = Observer()
+        # renamed in or away, closed after writing (in place, or a copy), removed: not
+        # IN_CREATE, which every temp file also sends (a quarter of the events, for nothing)
+        self._observer.schedule(Handler(), str(root), recursive=False, event_filter=[
+            FileMovedEvent, FileDeletedEvent, FileClosedEvent, DirDeletedEvent, DirMovedEvent])
+        self._observer.daemon = True
+        self._observer.start()
+
+    def saw(self, event: Any) -> None:
+        paths = [event.src_path, getattr(event, "dest_path", "") or ""]
+        if event.is_directory:
+            if any(p and Path(p) == self.root for p in paths):
+                self.lost = True
+                self._wake.set()
+            return
+        names = {Path(p).name for p in paths if p and Path(p).parent == self.root}
+        names = {n for n in names if is_run_file_name(n)}
+        if not names:
+            return
+        with self._lock:
+            self._names |= names
+            self.count += 1
+            self.last_at = time.monotonic()
+        self._wake.set()
+
+    def take(self) -> set[str]:
+        with self._lock:
+            names, self._names = self._names, set()
+        return names
+
+    @property
+    def alive(self) -> bool:
+        return not self.lost and self._observer.is_alive()
+
+    def stop(self) -> None:
+        try:
+            self._observer.stop()
+        except Exception:
+            log.debug("stopping the observer failed", exc_info=True)
+
+
+def start_events(root: Path, wake: threading.Event) -> _Events | None:
+    """File events for `root`, or None where they are unavailable (then: poll)."""
     try:
-        entries = []
-        with os.scandir(root) as listing:
-            for entry in listing:
-                name = entry.name
-                if not name.endswith(".json") or name.startswith("."):
-                    continue  # temp files (.tmp-*) and the .locks dir are not runs
-                try:
-                    stat = entry.stat()
-                except FileNotFoundError:
-                    continue
-                entries.append((name, stat.st_ino, stat.st_mtime_ns, stat.st_size))
-    except (FileNotFoundError, NotADirectoryError):
+        return _Events(root, wake)
+    except Exception as exc:  # noqa: BLE001 - ImportError, OSError (inotify limits), ...
+        log.info("no file events for %s (%s): polling its stamp every %.1f s", root, exc,
+                 POLL_INTERVAL_S)
         return None
-    except OSError:
-        log.debug("cannot list %s", root, exc_info=True)
-        return None
-    entries.sort()
-    return tuple(entries)
 
 
 class RunsWatcher:
-    """A daemon thread calling `on_change()` (from that thread) when the runs dir changes.
+    """A daemon thread calling `on_change(names | None)` (from that thread) when runs change.
 
-    `root()` is asked on every poll, so a change of `hwf.hermesHome` is followed
-    (and counts as a change).  `prime()`, if given, runs first on the thread (the
-    server reads the run history there, not on its event loop).  `signature(root)`
-    says what changed; the server passes the runs index's refresh, so one listing
-    both detects a change and reads it.
+    `root()` is asked on every wake, so a change of `hwf.hermesHome` is followed (and
+    is a change of everything).  `prime()`, if given, runs first on the thread (the
+    server reads what it needs of the history there, not on its event loop);
+    `settle()` after writes have stopped.  `events=False` forces the poll.
     """
 
-    def __init__(self, root: Callable[[], Path], on_change: Callable[[], None],
+    def __init__(self, root: Callable[[], Path], on_change: OnChange, *,
                  interval: float = POLL_INTERVAL_S,
                  prime: Callable[[], object] | None = None,
-                 signature: Callable[[Path], object] = runs_signature) -> None:
+                 settle: Callable[[], object] | None = None,
+                 events: bool = True) -> None:
         self._root = root
         self._on_change = on_change
         self._prime = prime
-        self._signature = signature
+        self._settle = settle
         self._interval = interval
+        self._use_events = events
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self._events: _Events | None = None
+
+    @property
+    def using_events(self) -> bool:
+        return self._events is not None and self._events.alive
 
     def start(self) -> None:
         if self._thread is not None:
@@ -87,29 +159,79 @@ class RunsWatcher:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
+        if self._events is not None:
+            self._events.stop()
+
+    def _watch(self, root: Path) -> None:
+        if self._events is not None:
+            self._events.stop()
+            self._events = None
+        if self._use_events and dir_stamp(root) is not None:
+            self._events = start_events(root, self._wake)
+
+    def _call(self, callback: Callable[..., object] | None, *args: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except Exception:
+            log.exception("runs watcher: %s failed", getattr(callback, "__name__", callback))
 
     def _loop(self) -> None:
-        if self._prime is not None:
-            try:
-                self._prime()
-            except Exception:  # the watcher must start anyway
-                log.exception("runs watcher: priming failed")
         root = self._root()
-        last = self._signature(root)
-        stamp, trusted, scanned_at = dir_stamp(root), False, time.monotonic()
-        while not self._stop.wait(self._interval):
-            try:
-                current_root = self._root()
-                current_stamp = dir_stamp(current_root)
-                if (current_root == root and current_stamp == stamp and trusted
-                        and time.monotonic() - scanned_at < FULL_SCAN_EVERY_S):
-                    continue  # the directory did not change: no rename into it
-                trusted = stamp_settled(current_stamp)
-                stamp, scanned_at = current_stamp, time.monotonic()
-                signature = self._signature(current_root)
-                if current_root == root and signature == last:
+        stamp = dir_stamp(root)  # before priming: a write during it still moves the stamp
+        self._call(self._prime)
+        self._watch(root)
+        last_write: float | None = None
+        counted = 0
+        fresh = False
+        while not self._stop.is_set():
+            self._wake.wait(EVENT_WAKE_S if self.using_events else self._interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            current = self._root()
+            if current != root:
+                root = current
+                self._watch(root)
+                stamp = dir_stamp(root)
+                last_write = None
+                self._call(self._on_change, None)
+                continue
+            events = self._events
+            if events is not None and not events.alive:
+                self._watch(root)  # the directory went away (or was replaced)
+                stamp, last_write = dir_stamp(root), None
+                self._call(self._on_change, None)
+                continue
+            if events is not None:
+                names = events.take()
+                if names:
+                    time.sleep(DEBOUNCE_S)
+                    names |= events.take()
+                    counted, last_write = events.count, time.monotonic()
+                    stamp = dir_stamp(root)
+                    self._call(self._on_change, names)
                     continue
-                root, last = current_root, signature
-                self._on_change()
-            except Exception:  # the watcher must outlive any one bad poll
-                log.exception("runs watcher poll failed")
+            now = dir_stamp(root)
+            if events is None:  # polling
+                if now != stamp:
+                    appeared = stamp is None
+                    stamp, fresh = now, not stamp_settled(now)
+                    self._call(self._on_change, None)
+                    if appeared and now is not None and self._use_events:
+                        self._watch(root)  # the directory appeared: events from now on
+                elif fresh and stamp_settled(now):
+                    fresh = False  # a second write in the same clock tick would not show
+                    self._call(self._on_change, None)
+                continue
+            if now != stamp and events.count == counted and \
+                    time.monotonic() - events.last_at > EVENT_WAKE_S:
+                stamp = now  # the directory moved with no event behind it: look at all
+                self._call(self._on_change, None)
+                continue
+            stamp, counted = now, events.count
+            if last_write is not None and time.monotonic() - last_write >= SETTLE_AFTER_S:
+                last_write = None
+                self._call(self._settle)

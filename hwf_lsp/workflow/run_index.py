@@ -1,0 +1,683 @@
+"""A derived index of one runs directory, so listing runs does not read every run file.
+
+The run files stay the truth (`$HERMES_HOME/workflow-runs/<run_id>.json`, the spec);
+this is a cache of what they say, in SQLite (WAL) beside the directory
+(`$HERMES_HOME/.hwf-index/workflow-runs.sqlite3`), that may be deleted, corrupted or
+left stale by another process at any time:
+
+- Each row is one run file's (inode, mtime_ns, size) and what was read from it (design,
+  status, the sort stamp: `updated_at`, else the mtime), or only the key and an upper
+  bound of its stamp while it is *unread* (after a cold start).  A row whose key no
+  longer matches its file is simply read again.
+- The index claims to be complete only as of a directory stamp (the directory's
+  mtime_ns and inode): every writer renames a file into the directory (atomic.py), so
+  the stamp moves on any write.  While the stamp is unchanged, a listing is a query;
+  when it moved, `reconcile` lists the directory once and compares each entry's inode
+  (free from readdir, no stat) with its row; only new or replaced files, and rows of
+  runs still in progress, are stat'ed, and only changed files are read.
+- A claim is written only by a reconcile during which nobody else committed (a
+  generation counter), with a stamp old enough to trust; any other commit keeps or
+  drops the claim, never makes one.  Commits are SQLite transactions, so a kill -9
+  leaves the last committed rows, each still checked against its file.
+
+Unread rows (a cold start: 100,000 files are stat'ed, not read) sort by their mtime plus
+`UNREAD_SLACK_S`: a runner stamps `updated_at` just before writing, so a file's
+`updated_at` is never much later than its mtime.  A listing reads only the unread rows
+that could belong on its page; `build` reads the rest in the background.
+
+Threads: one connection guarded by a lock; file reads happen outside it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import stat as stat_mod
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp.workflow.names import check_run_id
+
+log = logging.getLogger(__name__)
+
+INDEX_DIRNAME = ".hwf-index"
+SCHEMA_VERSION = 3
+UNREAD_SLACK_S = 600.0
+"""How much later than its file's mtime a run's `updated_at` may be and still sort right
+while the file is unread (the writer's clock against the file system's)."""
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+"""A run in one of these states is not written again by a runner: its inode alone tells
+whether its file was replaced.  Rows of other runs are stat'ed on every reconcile."""
+READ_NOW = 256
+"""A reconcile reads at most this many changed files at once; more stay unread."""
+MTIME_SETTLE_NS = 50_000_000
+"""A directory mtime younger than this may be followed by a rename in the same tick."""
+BUSY_TIMEOUT_S = 5.0
+CACHE_KB = 1024
+"""SQLite's page cache per connection: the server's memory must not grow with the history."""
+BIG_WRITE = 5000
+BIG_WRITE_CACHE_KB = 32768
+
+UNREAD, READ, UNREADABLE = 0, 1, 2
+
+FileKey = tuple[int, int, int]
+"""(inode, mtime_ns, size) of a run file."""
+Stamp = tuple[int, int]
+"""(mtime_ns, inode) of a runs directory."""
+
+
+def dir_stamp(root: Path) -> Stamp | None:
+    """(mtime_ns, inode) of a runs directory, None without it: every atomic write of a
+    run renames a file into it, so the stamp moves when any run changes."""
+    try:
+        stat = os.stat(root)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_ino
+
+
+def stamp_settled(stamp: Stamp | None) -> bool:
+    """Whether `stamp` can be trusted to move on the next write: a write in the same
+    clock tick as the one it saw would not move the mtime."""
+    return stamp is not None and time.time_ns() - stamp[0] > MTIME_SETTLE_NS
+
+
+def is_run_file_name(name: str) -> bool:
+    """`*.json`, not a dot file (temp files, the `.locks` dir)."""
+    return name.endswith(".json") and not name.startswith(".")
+
+
+def index_path(root: Path) -> Path:
+    """Where the index of runs dir `root` lives: beside it, never inside it (writing the
+    index must not move the runs directory's stamp)."""
+    return root.parent / INDEX_DIRNAME / f"{root.name}.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """What the index knows of one readable run file."""
+
+    run_id: str
+    name: str | None
+    status: str | None
+    stamp: float
+    key: FileKey
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What one sync saw change, as this process knows it."""
+
+    changed: tuple[str, ...] = ()
+    """Run ids whose file appeared or changed (read), newest first."""
+    removed: tuple[str, ...] = ()
+    reset: bool = False
+    """Too much changed to tell (a cold start, another process's commits, a new root):
+    whoever shows runs should list them again."""
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.removed or self.reset)
+
+
+NO_CHANGES = Changes()
+
+
+@dataclass(frozen=True, slots=True)
+class _Observed:
+    """A run file as lstat saw it, and (once read) what it says."""
+
+    file: str
+    key: FileKey
+    stamp: float
+    state: int
+    name: str | None = None
+    status: str | None = None
+    error: str | None = None
+
+    def values(self) -> tuple[Any, ...]:
+        return (self.file, *self.key, self.stamp, self.state, self.name, self.status,
+                self.error)
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS runs(
+    file TEXT PRIMARY KEY, ino INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL, stamp REAL NOT NULL, state INTEGER NOT NULL,
+    design TEXT, status TEXT, error TEXT) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS runs_newest ON runs(stamp DESC, file DESC);
+CREATE INDEX IF NOT EXISTS runs_design ON runs(design, stamp DESC, file DESC) WHERE state = 1;
+"""
+_UPSERT = ("INSERT OR REPLACE INTO runs(file, ino, mtime_ns, size, stamp, state, design, "
+           "status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_ROW_COLUMNS = "file, design, status, stamp, ino, mtime_ns, size"
+
+
+class IndexUnavailable(Exception):
+    """The on-disk index cannot be used (corrupt, unwritable): start over."""
+
+
+def _transient(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class RunIndex:
+    """The index of one runs directory (thread-safe).
+
+    `loader(run_id)` reads one run state (RunStore.load_listed: regex-checked id, one
+    BOM, strict JSON object); `path` is where the SQLite file goes (None: beside the
+    runs, `index_path`; ":memory:" keeps it in this process only).
+    """
+
+    def __init__(self, root: Path | str, loader: Any, *, path: Path | str | None = None,
+                 slack_s: float = UNREAD_SLACK_S) -> None:
+        self.root = Path(root)
+        self._dir = str(self.root)
+        self._load = loader
+        self.path = index_path(self.root) if path is None else path
+        self.slack_s = slack_s
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._seen_gen: int | None = None
+        """The index generation as of this process's last look (None: never looked)."""
+        self.generation = 0
+        """Moves whenever this process saw runs change: caches keyed by it stay right."""
+        self.reads = 0
+        """Run files read so far (tests and benchmarks see the index work)."""
+
+    # --- the connection ------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        target = str(self.path)
+        try:
+            if target != ":memory:":
+                Path(target).parent.mkdir(parents=True, exist_ok=True)
+            db = self._open(target)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("run index %s unusable (%s): keeping it in memory", target, exc)
+            self.path = ":memory:"
+            db = self._open(":memory:")
+        self._db = db
+        return db
+
+    @staticmethod
+    def _open(target: str) -> sqlite3.Connection:
+        db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                             check_same_thread=False)
+        try:
+            if target != ":memory:":
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                db.executescript("DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS meta;")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('gen', 0)")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _reset(self, exc: BaseException) -> None:
+        """The index file is broken: remove it and start over (it is only a cache)."""
+        log.warning("run index %s is unusable (%s): rebuilding it from the run files",
+                    self.path, exc)
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
+        if str(self.path) != ":memory:":
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(f"{self.path}{suffix}")
+                except OSError:
+                    pass
+        self._seen_gen = None
+
+    @contextmanager
+    def _session(self, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """One transaction (BEGIN IMMEDIATE for writes); a broken index is reset once."""
+        with self._lock:
+            for attempt in (1, 2):
+                db = self._connect()
+                try:
+                    db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                except sqlite3.Error as exc:
+                    if _transient(exc) or attempt == 2:
+                        raise IndexUnavailable(str(exc)) from exc
+                    self._reset(exc)
+                    continue
+                try:
+                    yield db
+                    db.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    self._rollback(db)
+                    if not _transient(exc):
+                        self._reset(exc)
+                    raise IndexUnavailable(str(exc)) from exc
+                except BaseException:
+                    self._rollback(db)
+                    raise
+                return
+
+    @staticmethod
+    def _rollback(db: sqlite3.Connection) -> None:
+        try:
+            db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # --- meta -------------------------------------------------------------------------
+
+    @staticmethod
+    def _meta(db: sqlite3.Connection) -> tuple[int, Stamp | None, int | None]:
+        values = dict(db.execute("SELECT key, value FROM meta"))
+        stamp = values.get("stamp")
+        claim = None
+        if isinstance(stamp, str) and ":" in stamp:
+            mtime, _, ino = stamp.partition(":")
+            claim = (int(mtime), int(ino))
+        gen = values.get("gen")
+        claim_gen = values.get("claim_gen")
+        return (gen if isinstance(gen, int) else 0, claim,
+                claim_gen if isinstance(claim_gen, int) else None)
+
+    def _others_committed(self, gen: int) -> bool:
+        """Whether someone other than this process committed since it last looked."""
+        return self._seen_gen is not None and gen != self._seen_gen
+
+    def _commit(self, upserts: Iterable[_Observed], deletes: Iterable[str], *,
+                claim: Stamp | None = None, base_gen: int | None = None,
+                keep_claim: bool = False) -> bool:
+        """Write rows; the claim: made (`claim`, if nobody committed since `base_gen`),
+        kept (`keep_claim`: these rows only fill in what the claim already covers), or
+        dropped.  False when the index could not be written (the rows stay as they were)."""
+        upserts, deletes = list(upserts), list(deletes)
+        try:
+            with self._session(write=True) as db:
+                gen, old_claim, claim_gen = self._meta(db)
+                others = self._others_committed(gen) or (
+                    base_gen is not None and gen != base_gen)
+                if upserts:
+                    big = len(upserts) > BIG_WRITE
+                    if big:  # a cold start: room for the B-trees while they are written
+                        db.execute(f"PRAGMA cache_size=-{BIG_WRITE_CACHE_KB}")
+                    upserts.sort(key=lambda o: o.file)  # primary-key order: local B-tree writes
+                    db.executemany(_UPSERT, (o.values() for o in upserts))
+                    if big:
+                        db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+                if deletes:
+                    db.executemany("DELETE FROM runs WHERE file = ?", ((f,) for f in deletes))
+                new_gen = gen + 1
+                if claim is not None and not others and stamp_settled(claim):
+                    stamp_text: str | None = f"{claim[0]}:{claim[1]}"
+                elif keep_claim and old_claim is not None and claim_gen == gen:
+                    stamp_text = f"{old_claim[0]}:{old_claim[1]}"
+                else:
+                    stamp_text = None
+                db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [
+                    ("gen", new_gen), ("stamp", stamp_text), ("claim_gen", new_gen)])
+                if not others:
+                    self._seen_gen = new_gen
+        except IndexUnavailable as exc:
+            log.debug("run index not updated: %s", exc)
+            return False
+        return True
+
+    # --- looking at the files ----------------------------------------------------------
+
+    def _listing(self) -> dict[str, int] | None:
+        """Run file name -> inode, from one readdir (no stat); None without the dir."""
+        try:
+            with os.scandir(self.root) as entries:
+                return {entry.name: entry.inode() for entry in entries
+                        if is_run_file_name(entry.name)}
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            log.debug("cannot list %s: %s", self.root, exc)
+            return None
+
+    def _observe(self, file: str) -> _Observed | None:
+        """lstat one file: an unread row, an unreadable one (not a regular file, not a run
+        id), or None when it is gone."""
+        try:
+            st = os.lstat(os.path.join(self._dir, file))
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return _Observed(file, (0, 0, 0), 0.0, UNREADABLE,
+                             error=f"is unreadable: {exc.strerror or exc}")
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if not stat_mod.S_ISREG(st.st_mode):
+            return _Observed(file, key, st.st_mtime, UNREADABLE, error="is not a regular file")
+        try:
+            check_run_id(file[: -len(".json")])
+        except ValueError as exc:
+            return _Observed(file, key, st.st_mtime, UNREADABLE, error=str(exc))
+        return _Observed(file, key, st.st_mtime + self.slack_s, UNREAD)
+
+    def _read(self, observed: _Observed) -> tuple[_Observed, dict[str, Any] | None] | None:
+        """Read an observed (unread) file: its read row and state; None when it is gone.
+        The key was taken before the read, so a later change always shows as a new key."""
+        if observed.state != UNREAD:
+            return observed, None
+        run_id = observed.file[: -len(".json")]
+        self.reads += 1
+        try:
+            state = self._load(run_id)
+        except FileNotFoundError:
+            return None
+        except (ValueError, OSError) as exc:
+            return _Observed(observed.file, observed.key, observed.stamp - self.slack_s,
+                             UNREADABLE, error=str(exc)), None
+        name, status = state.get("name"), state.get("status")
+        mtime = observed.key[1] / 1e9
+        return _Observed(observed.file, observed.key, sort_stamp(state, mtime), READ,
+                         name if isinstance(name, str) else None,
+                         status if isinstance(status, str) else None), state
+
+    def _read_all(self, observed: list[_Observed], limit: int | None = READ_NOW
+                  ) -> tuple[list[_Observed], list[str]]:
+        """Read what can be read now (the first `limit`, newest first); (rows, gone)."""
+        observed.sort(key=lambda o: (o.stamp, o.file), reverse=True)
+        rows: list[_Observed] = []
+        gone: list[str] = []
+        for position, item in enumerate(observed):
+            if limit is not None and position >= limit:
+                rows.append(item)
+                continue
+            done = self._read(item)
+            if done is None:
+                gone.append(item.file)
+            else:
+                rows.append(done[0])
+        return rows, gone
+
+    # --- keeping it right ------------------------------------------------------------
+
+    def sync(self, read_limit: int | None = READ_NOW) -> Changes:
+        """Bring the index up to date with the directory: a query when its stamp is the
+        one the index claims, else a `reconcile`."""
+        stamp = dir_stamp(self.root)
+        try:
+            with self._session() as db:
+                gen, claim, claim_gen = self._meta(db)
+                has_rows = db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
+                if (stamp is None and not has_rows) or (
+                        stamp is not None and claim == stamp and claim_gen == gen):
+                    return self._looked(gen, has_rows)
+        except IndexUnavailable:
+            pass
+        return self.reconcile(read_limit)
+
+    def _looked(self, gen: int, has_rows: bool) -> Changes:
+        """Nothing to do here; whether others changed the index since we last looked
+        (or, the first time, whether there is anything to show)."""
+        first = self._seen_gen is None
+        if gen == self._seen_gen:
+            return NO_CHANGES
+        self._seen_gen = gen
+        self.generation += 1
+        return Changes(reset=has_rows or not first)
+
+    def reconcile(self, read_limit: int | None = READ_NOW) -> Changes:
+        """Compare the whole directory with the index (one readdir) and fix what differs.
+
+        Changed files are read, up to `read_limit` of them (newest first; None: all, as a
+        watcher wants each change named); the rest stay unread and the change is a reset."""
+        stamp = dir_stamp(self.root)
+        listing = self._listing()
+        if listing is None:
+            listing = {}
+        check: list[tuple[str, FileKey]] = []
+        gone: list[str] = []
+        gone_ids: list[str] = []
+        try:
+            with self._session() as db:
+                gen, _, _ = self._meta(db)
+                others = self._others_committed(gen) or self._seen_gen is None
+                for file, ino, mtime, size, state, status in db.execute(
+                        "SELECT file, ino, mtime_ns, size, state, status FROM runs"):
+                    inode = listing.pop(file, None)
+                    if inode is None:
+                        gone.append(file)
+                        if state == READ:
+                            gone_ids.append(file[: -len(".json")])
+                    elif inode != ino or (state == READ and status not in TERMINAL):
+                        check.append((file, (ino, mtime, size)))
+        except IndexUnavailable:
+            gen, others = 0, True
+            check = []
+        new = list(listing)
+        observed: list[_Observed] = []
+        for file, key in check:
+            seen = self._observe(file)
+            if seen is None:
+                gone.append(file)
+            elif seen.key != key:
+                observed.append(seen)
+        for file in new:
+            seen = self._observe(file)
+            if seen is not None:
+                observed.append(seen)
+        many = read_limit is not None and len(observed) > read_limit
+        rows, vanished = self._read_all(observed, read_limit)
+        gone.extend(vanished)
+        self._commit(rows, gone, claim=stamp, base_gen=gen)
+        changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
+        if others or many or changed or gone_ids:
+            self.generation += 1
+        return Changes(changed=changed, removed=tuple(gone_ids), reset=others or many)
+
+    def update(self, files: Iterable[str]) -> Changes:
+        """Re-check these run files (named by file events): each is reported as changed
+        (or removed) whatever the index held, since another process may have updated
+        the index before this one looked."""
+        wanted = sorted({f for f in files if is_run_file_name(f)})
+        if not wanted:
+            return NO_CHANGES
+        observed: list[_Observed] = []
+        gone: list[str] = []
+        for file in wanted:
+            seen = self._observe(file)
+            if seen is None:
+                gone.append(file)
+            else:
+                observed.append(seen)
+        rows, vanished = self._read_all(observed, limit=None)  # named: each one is news
+        gone.extend(vanished)
+        self._commit(rows, gone)
+        self.generation += 1
+        changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
+        removed = tuple(f[: -len(".json")] for f in gone)
+        return Changes(changed=changed, removed=removed)
+
+    def build(self, batch: int = READ_NOW, pause_s: float = 0.0,
+              stop: threading.Event | None = None) -> int:
+        """Read every unread row, `batch` files per commit (the claim is kept: these rows
+        only say what files the claim already covers contain).  The number read."""
+        total = 0
+        after: tuple[float, str] = (float("inf"), "")
+        while stop is None or not stop.is_set():
+            try:  # newest first, resuming after the last batch (no rescan of read rows)
+                with self._session() as db:
+                    found = db.execute(
+                        "SELECT file, ino, mtime_ns, size, stamp FROM runs "
+                        "WHERE state = 0 AND (stamp, file) < (?, ?) "
+                        "ORDER BY stamp DESC, file DESC LIMIT ?", (*after, batch)).fetchall()
+            except IndexUnavailable:
+                return total
+            if not found:
+                break
+            after = (found[-1][4], found[-1][0])
+            files = [(f, (i, m, s)) for f, i, m, s, _ in found]
+            done = self._fill(files)
+            total += len(files)
+            if not done:
+                break
+            if pause_s:
+                time.sleep(pause_s)
+        if total:
+            self.generation += 1
+        return total
+
+    def _fill(self, files: list[tuple[str, FileKey]]) -> bool:
+        """Read these unread rows' files; rows whose file changed since are re-keyed."""
+        rows: list[_Observed] = []
+        gone: list[str] = []
+        keep = True
+        for file, key in files:
+            seen = self._observe(file)
+            if seen is None:
+                gone.append(file)
+                keep = False
+                continue
+            if seen.key != key:
+                keep = False
+            done = self._read(seen)
+            if done is None:
+                gone.append(file)
+                keep = False
+            else:
+                rows.append(done[0])
+        return self._commit(rows, gone, keep_claim=keep)
+
+    # --- asking -------------------------------------------------------------------------
+
+    def _query(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        try:
+            with self._session() as db:
+                return db.execute(sql, args).fetchall()
+        except IndexUnavailable:
+            return []
+
+    def _resolve_top(self, count: int, design: str | None, status: str | None,
+                     max_reads: int | None = None) -> bool:
+        """Read the unread rows that could be among the newest `count` matching rows, until
+        none could; False when `max_reads` ran out first."""
+        where, args = _filter(design, status, unread=True)
+        reads = 0
+        while True:
+            top = self._query(
+                f"SELECT file, state, ino, mtime_ns, size FROM runs WHERE {where} "
+                "ORDER BY stamp DESC, file DESC LIMIT ?", (*args, count))
+            unread = [(f, (i, m, s)) for f, state, i, m, s in top if state == UNREAD]
+            if not unread:
+                return True
+            if max_reads is not None and reads >= max_reads:
+                return False
+            if not self._fill(unread):
+                return False  # an index that cannot be written: take what it has
+            reads += len(unread)
+
+    def rows(self, *, design: str | None = None, status: str | None = None,
+             limit: int | None = None) -> Iterator[RunRow]:
+        """Readable runs, newest first (stamp, then run id), reading unread rows only as
+        far as the listing goes."""
+        window = 32 if limit is None else max(limit, 1)
+        given = 0
+        where, args = _filter(design, status, unread=False)
+        while True:
+            if limit is not None:
+                window = min(window, limit)
+            self._resolve_top(window, design, status)
+            found = self._query(
+                f"SELECT {_ROW_COLUMNS} FROM runs WHERE {where} "
+                "ORDER BY stamp DESC, file DESC LIMIT ? OFFSET ?",
+                (*args, window - given, given))
+            for values in found:
+                yield _row(values)
+            given += len(found)
+            if given < window or (limit is not None and given >= limit):
+                return
+            window *= 4
+
+    def newest(self, design: str, *, max_reads: int | None = None) -> RunRow | None:
+        """The newest readable run of `design`; with `max_reads`, the newest known after
+        reading at most about that many files."""
+        self._resolve_top(1, design, None, max_reads)
+        where, args = _filter(design, None, unread=False)
+        found = self._query(f"SELECT {_ROW_COLUMNS} FROM runs WHERE {where} "
+                            "ORDER BY stamp DESC, file DESC LIMIT 1", args)
+        return _row(found[0]) if found else None
+
+    def row(self, run_id: str) -> RunRow | None:
+        found = self._query(f"SELECT {_ROW_COLUMNS} FROM runs WHERE file = ? AND state = ?",
+                            (f"{run_id}.json", READ))
+        return _row(found[0]) if found else None
+
+    def has_runs(self) -> bool:
+        return bool(self._query("SELECT 1 FROM runs WHERE state != ? LIMIT 1", (UNREADABLE,)))
+
+    def unread(self) -> int:
+        found = self._query("SELECT count(*) FROM runs WHERE state = 0", ())
+        return found[0][0] if found else 0
+
+    def errors(self) -> list[tuple[Path, str]]:
+        """Files that are not readable runs, with why."""
+        return [(self.root / file, error) for file, error in self._query(
+            "SELECT file, error FROM runs WHERE state = ? ORDER BY file", (UNREADABLE,))]
+
+    def load(self, row: RunRow) -> dict[str, Any] | None:
+        """The run state of `row`, read now; None when its file is gone or no longer a run."""
+        self.reads += 1
+        try:
+            return self._load(row.run_id)
+        except (FileNotFoundError, ValueError, OSError):
+            return None
+
+
+def _filter(design: str | None, status: str | None, *, unread: bool) -> tuple[str, tuple]:
+    """SQL for the matching rows (and, with `unread`, the rows that might match)."""
+    parts, args = [], []
+    if design is not None:
+        parts.append("design = ?")
+        args.append(design)
+    if status is not None:
+        parts.append("status = ?")
+        args.append(status)
+    match = " AND ".join(["state = 1", *parts])
+    if unread:
+        return f"(({match}) OR state = 0)", tuple(args)
+    return match, tuple(args)
+
+
+def _row(values: tuple[Any, ...]) -> RunRow:
+    file, name, status, stamp, ino, mtime, size = values
+    return RunRow(file[: -len(".json")], name, status, stamp, (ino, mtime, size))
+
+
+def sort_stamp(state: dict[str, Any], mtime: float) -> float:
+    """A run's place in a listing: `updated_at` (ISO 8601), else its file's mtime."""
+    stamp = state.get("updated_at")
+    if isinstance(stamp, str):
+        try:
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    return mtime
+
+
+__all__ = ["Changes", "RunIndex", "RunRow", "dir_stamp", "index_path", "sort_stamp",
+           "stamp_settled"]

@@ -1,0 +1,255 @@
+"""The run index is only a cache: whatever happens to it, listings equal a full read of the files.
+
+- the index deleted, corrupted, or left stale by writers that never touch it (another
+  process: the Hermes host, an old hwf);
+- kill -9 of a process in the middle of updating it (a cold rebuild, a fill);
+- page by page, by design and by status, unreadable files reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hwf_lsp.workflow.run_index import RunIndex, index_path, sort_stamp
+from hwf_lsp.workflow.stores import RunStore
+
+DESIGNS = ("alpha", "beta", "gamma")
+STATUSES = ("completed", "failed", "awaiting_agent")
+
+
+def iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(stamp)) + f".{int(stamp * 1000) % 1000:03d}Z"
+
+
+def write_run(root: Path, run_id: str, name: str, stamp: float, status: str = "completed",
+              *, with_updated_at: bool = True, atomic: bool = True) -> None:
+    state = {"run_id": run_id, "name": name, "status": status, "cursor": 1, "outputs": {},
+             "skipped": [], "pending": None, "error": None}
+    if with_updated_at:
+        state["updated_at"] = iso(stamp)
+    path = root / f"{run_id}.json"
+    if atomic:
+        tmp = root / f".tmp-{run_id}.json"
+        tmp.write_text(json.dumps(state))
+        os.utime(tmp, (stamp + 0.5, stamp + 0.5))
+        os.replace(tmp, path)
+    else:
+        path.write_text(json.dumps(state))
+        os.utime(path, (stamp + 0.5, stamp + 0.5))
+
+
+def populate(root: Path, count: int, seed: int = 1, start: float = 1.7e9) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    for i in range(count):
+        write_run(root, f"{rng.getrandbits(40):010x}", rng.choice(DESIGNS), start + i * 60,
+                  rng.choice(STATUSES), with_updated_at=rng.random() > 0.1)
+
+
+def full_read(root: Path, design: str | None = None, status: str | None = None) -> list[str]:
+    """The definition: every readable run, newest first by updated_at (else mtime), then id."""
+    found = []
+    for path in root.glob("*.json"):
+        if not stat.S_ISREG(path.lstat().st_mode):
+            continue  # only regular files are runs (a FIFO would block this read)
+        try:
+            state = json.loads(path.read_text())
+        except ValueError:
+            continue
+        if not isinstance(state, dict) or state.get("run_id") != path.stem:
+            continue
+        if (design and state.get("name") != design) or (status and state.get("status") != status):
+            continue
+        found.append((sort_stamp(state, path.stat().st_mtime), state["run_id"]))
+    found.sort(reverse=True)
+    return [run_id for _, run_id in found]
+
+
+def listed(root: Path, limit: int | None = None, **filters: str) -> list[str]:
+    """What a fresh process (`hwf runs`) lists: a new store, the index on disk."""
+    return [s["run_id"] for s in RunStore(root).recent(limit, **filters)]
+
+
+def agrees(root: Path) -> None:
+    truth = full_read(root)
+    assert listed(root) == truth
+    assert listed(root, 7) == truth[:7]
+    for design in DESIGNS:
+        assert listed(root, 5, design=design) == full_read(root, design=design)[:5]
+    assert listed(root, status="failed") == full_read(root, status="failed")
+
+
+def settle(root: Path) -> None:
+    """Age the runs dir's mtime, so a claim on it can be trusted (as 50 ms later would)."""
+    then = time.time() - 5
+    os.utime(root, (then, then))
+
+
+def deleted(root: Path) -> None:
+    for path in index_path(root).parent.glob("*"):
+        path.unlink()
+
+
+def corrupted(root: Path) -> None:
+    index_path(root).write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
+
+
+def garbled_rows(root: Path) -> None:
+    """Rows that lie (as a bug or a hand edit might leave them): keys still tell."""
+    import sqlite3
+
+    db = sqlite3.connect(index_path(root))
+    db.execute("UPDATE runs SET status = 'failed', design = 'alpha', ino = ino + 1")
+    db.commit()
+    db.close()
+
+
+def written_behind_its_back(root: Path) -> None:
+    """Another process adds, rewrites and removes runs, never opening the index."""
+    script = f"""
+import json, os, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_run_index import write_run
+from pathlib import Path
+root = Path({str(root)!r})
+names = sorted(p.stem for p in root.glob('*.json'))
+for run_id in names[:5]:
+    (root / f'{{run_id}}.json').unlink()
+for run_id in names[5:10]:
+    write_run(root, run_id, 'gamma', 1.9e9, 'failed')
+for i in range(20):
+    write_run(root, f'ee{{i:08x}}', 'beta', 1.8e9 + i, 'completed')
+(root / 'bad000.json').write_text('{{"run_id": ')
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+
+
+def rewritten_in_place(root: Path) -> None:
+    """A non-atomic writer (outside the spec, whose writers all rename) answering parked
+    runs: new content, same inode.  Runs in progress are stat'ed on every reconcile, so
+    this is seen; a finished run rewritten in place is seen by the server's file events
+    (and by a listing only once its inode changes)."""
+    parked = [p.stem for p in root.glob("*.json")
+              if json.loads(p.read_text()).get("status") == "awaiting_agent"]
+    for run_id in parked[:3]:
+        write_run(root, run_id, "beta", 2.0e9, "completed", atomic=False)
+    os.utime(root)  # ...then some rename into the directory moves its stamp
+
+
+@pytest.mark.parametrize("damage", [deleted, corrupted, garbled_rows, written_behind_its_back,
+                                    rewritten_in_place])
+def test_listings_equal_a_full_read_whatever_happened_to_the_index(tmp_path, damage) -> None:
+    root = tmp_path / "workflow-runs"
+    populate(root, 300)
+    settle(root)
+    agrees(root)  # builds the index (a cold start) and uses it
+    damage(root)
+    if damage is garbled_rows:
+        os.utime(root)  # the rows lie about files that changed: the dir stamp moved too
+    agrees(root)
+    settle(root)
+    agrees(root)  # and once the claim is made again
+
+
+def test_a_warm_listing_reads_only_its_page(tmp_path) -> None:
+    root = tmp_path / "workflow-runs"
+    populate(root, 400)
+    settle(root)
+    store = RunStore(root)
+    store.recent(20)
+    store.index.build()
+    store = RunStore(root)  # a new process: nothing in memory
+    reads = []
+    original = store.load_listed
+    store.load_listed = lambda run_id: reads.append(run_id) or original(run_id)
+    assert [s["run_id"] for s in store.recent(20)] == full_read(root)[:20]
+    assert len(reads) == 20
+
+
+def test_a_cold_listing_reads_only_the_newest_files(tmp_path) -> None:
+    root = tmp_path / "workflow-runs"
+    populate(root, 2000)
+    settle(root)
+    store = RunStore(root)
+    assert [s["run_id"] for s in store.recent(20)] == full_read(root)[:20]
+    assert store.index.reads < 300  # the newest by mtime (and READ_NOW), not 2,000
+    assert store.index.unread() > 1000
+
+
+def test_unreadable_files_are_reported_not_listed(tmp_path) -> None:
+    root = tmp_path / "workflow-runs"
+    populate(root, 5)
+    (root / "bad001.json").write_text("{ nope")
+    (root / "not-a-run-id.json").write_text("{}")
+    os.mkfifo(root / "fifo01.json")  # never opened
+    os.symlink("/etc/hostname", root / "link01.json")
+    store = RunStore(root)
+    states, errors = store.recent_with_errors()
+    assert [s["run_id"] for s in states] == full_read(root)
+    assert sorted(e.path.name for e in errors) == ["bad001.json", "fifo01.json", "link01.json",
+                                                   "not-a-run-id.json"]
+
+
+KILL_SCRIPT = """
+import sys
+from hwf_lsp.workflow.stores import RunStore
+store = RunStore(sys.argv[1])
+store.index.sync()
+print("synced", flush=True)
+store.index.build(batch=int(sys.argv[2]))
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kill_9_during_an_index_update_loses_nothing_and_shows_nothing_wrong(tmp_path, seed):
+    """A rebuild (or its fill) killed at a random moment; then files change behind its
+    back; every listing still equals a full read, and the next build completes."""
+    root = tmp_path / "workflow-runs"
+    populate(root, 1500, seed=seed)
+    settle(root)
+    rng = random.Random(seed)
+    if seed % 2:
+        deleted(root)  # a cold rebuild, else a fill of rows left unread
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(root), "50"],
+                            stdout=subprocess.PIPE, text=True)
+    if seed >= 3:
+        proc.stdout.readline()  # past the sync, into the fill
+    time.sleep(rng.random() * 0.4)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    agrees(root)
+    for i in range(5):
+        write_run(root, f"dd{seed}{i:07x}", "alpha", 1.95e9 + i)
+    agrees(root)
+    RunStore(root).index.build()
+    store = RunStore(root)
+    assert store.index.unread() == 0
+    agrees(root)
+
+
+def test_a_reconcile_finds_what_the_claim_hid_after_another_process_committed(tmp_path):
+    """Two processes: while one reconciles, the other commits; no stale claim is made."""
+    root = tmp_path / "workflow-runs"
+    populate(root, 50)
+    settle(root)
+    one = RunIndex(root, RunStore(root).load_listed)
+    two = RunIndex(root, RunStore(root).load_listed)
+    one.sync()
+    write_run(root, "cc00000001", "alpha", 1.99e9)
+    settle(root)
+    two.sync()  # `two` brings the new run in and makes the claim
+    write_run(root, "cc00000002", "alpha", 1.991e9)
+    assert one.sync().reset  # `one` sees that someone else changed the index
+    assert [r.run_id for r in one.rows(limit=2)] == ["cc00000002", "cc00000001"]
