@@ -105,8 +105,6 @@ class RunsIndex:
         self.cache = cache if cache is not None else RunFilesCache(self.root)
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
-        self._seen_missing = False
-        """The last refresh found no runs directory."""
         self._infos: tuple[int, dict[str, RunInfo]] = (0, {})
         """(snapshot generation, RunInfo per design name built so far)."""
 
@@ -137,29 +135,7 @@ class RunsIndex:
         stamp = dir_stamp(self.root)
         snapshot = self.cache.refresh()
         self._stamp = stamp if stamp_settled(stamp) else None
-        self._seen_missing = stamp is None
         return snapshot
-
-    def token(self) -> tuple[Any, Any] | None:
-        """What the runs on disk look like now, cheaply (one stat, no reading): two equal
-        tokens (`same_runs`) mean no run changed between them.  None when that cannot be
-        told without reading (never refreshed, or a write too recent to trust the mtime).
-
-        Take it BEFORE reading runs: a later equal token then proves what was read is
-        still current (the editor's fast path reuses a run this way, see documents.py)."""
-        snapshot = self.cache.snapshot
-        if snapshot is None:
-            return None
-        stamp = dir_stamp(self.root)
-        if stamp is None:
-            return (snapshot, None) if self._seen_missing else None
-        return (snapshot, stamp) if stamp == self._stamp else None
-
-    @staticmethod
-    def same_runs(before: tuple[Any, Any] | None, now: tuple[Any, Any] | None) -> bool:
-        """Whether two `token()`s show the same runs (the snapshot by identity)."""
-        return before is not None and now is not None and before[0] is now[0] \
-            and before[1] == now[1]
 
     def _current(self, refresh: bool | None = None) -> RunsSnapshot:
         if refresh is None:
@@ -196,11 +172,6 @@ class _Refreshing:
 
     def newest(self, design_name: str | None) -> RunInfo | None:
         return self.index.newest(design_name, refresh=True)
-
-    @property
-    def fresh_index(self) -> RunsIndex:
-        """The index this view reads through, checking the disk first."""
-        return self.index
 
 
 def design_name(top: Any, path: str | None) -> str | None:

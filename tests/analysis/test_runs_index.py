@@ -109,30 +109,3 @@ def test_design_name():
     assert design_name({}, "/x/y.hwf.json") == "y"
     assert design_name(None, "/d/workflow-designs/z.json") == "z"
     assert design_name([], None) is None
-
-
-def _age(path, seconds=5):
-    """Set a directory's mtime into the past: a stamp old enough to trust."""
-    then = time.time() - seconds
-    os.utime(path, (then, then))
-
-
-def test_token_moves_exactly_when_runs_change(tmp_path):
-    index = RunsIndex(tmp_path, auto_refresh=False)
-    assert index.token() is None  # never read: nothing is known
-    index.refresh()  # no runs directory yet
-    missing = index.token()
-    assert RunsIndex.same_runs(missing, index.token())
-    write(tmp_path, "aaaaaa01", "x", "2026-01-01T00:00:00Z")
-    runs = tmp_path / "workflow-runs"
-    _age(runs)
-    assert index.token() is None  # the directory appeared since the last read
-    index.refresh()
-    before = index.token()
-    assert before is not None and RunsIndex.same_runs(before, index.token())
-    write(tmp_path, "aaaaaa02", "x", "2026-01-02T00:00:00Z")
-    _age(runs, 2)
-    assert index.token() is None  # changed on disk, not read yet
-    index.refresh()
-    assert not RunsIndex.same_runs(before, index.token())  # read again: a new snapshot
-    assert not RunsIndex.same_runs(None, index.token())
