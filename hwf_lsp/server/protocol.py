@@ -104,11 +104,15 @@ class TextEdit:
 def edit_between(before: str, after: str) -> tuple[int, int]:
     """[start, end) of `before` such that before[:start] and before[end:] are also the
     start and the end of `after`, as small as can be (the replaced part of a whole-text
-    change).  Compares slices in C, in growing then halving steps: no loop per character."""
+    change).  Compares slices in C, chunk by chunk, then halving the chunk that differs:
+    no loop per character, and no slice big enough to cost a fresh mapping of memory."""
     limit = min(len(before), len(after))
     start = _common_length(before, after, limit, forward=True)
     tail = _common_length(before, after, limit - start, forward=False)
     return start, len(before) - tail
+
+
+_CHUNK = 16_384
 
 
 def _common_length(a: str, b: str, limit: int, *, forward: bool) -> int:
@@ -119,12 +123,12 @@ def _common_length(a: str, b: str, limit: int, *, forward: bool) -> int:
             return a[lo:hi] == b[lo:hi]
         return a[len(a) - hi:len(a) - lo] == b[len(b) - hi:len(b) - lo]
 
-    lo, step = 0, 256
-    while lo < limit:  # grow until a chunk differs
-        hi = min(limit, lo + step)
+    lo = 0
+    while lo < limit:  # chunk by chunk until one differs
+        hi = min(limit, lo + _CHUNK)
         if not same(lo, hi):
             break
-        lo, step = hi, step * 2
+        lo = hi
     else:
         return limit
     while hi - lo > 1:  # the first difference is in [lo, hi)
