@@ -2,12 +2,12 @@
 
 No debounce: a validation starts as soon as a change arrives and its result is
 published as soon as it is computed.  Per document there is at most one
-validation in flight.  A design up to ON_LOOP_CHARS is checked on the event loop
-(a few milliseconds at most: no thread hop, which costs more than the check on a
-busy machine); a bigger one in a worker thread, so the loop keeps reading edits
-meanwhile.  When a check finishes, its result is published only if no newer
-version arrived meanwhile; otherwise the newest text is checked next and the
-stale result is dropped.  `published` remembers the last version sent per
+validation in flight.  A keystroke on a design up to ON_LOOP_CHARS is checked on
+the event loop (no thread hop, which costs more than the check on a busy machine);
+opening, saving, runs changing and bigger designs are checked in a worker thread,
+so the loop keeps reading edits meanwhile.  When a check finishes, its result is
+published only if no newer version arrived meanwhile; otherwise the newest text is
+checked next and the stale result is dropped.  `published` remembers the last version sent per
 document, so a version is never published after a newer one.
 
 A keystroke inside a string value (a prompt, an id, an `after` entry...) keeps every
@@ -34,8 +34,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ON_LOOP_CHARS = 2_000_000
-"""Designs up to this size are checked on the event loop (about 3 ms at 1 MB)."""
+ON_LOOP_CHARS = 8_000_000
+"""A keystroke's full check runs on the event loop up to this size (about 10 ms for a
+broken 5 MB design): a hop to the worker thread and back costs milliseconds on a busy
+machine, more than most checks."""
 
 
 class Validator:
