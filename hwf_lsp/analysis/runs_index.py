@@ -33,7 +33,7 @@ from hwf_lsp.workflow.run_facts import (
     failed_step,
     step_status,
 )
-from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow, dir_stamp, stamp_settled
+from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow
 from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
 
 if TYPE_CHECKING:
@@ -120,9 +120,6 @@ class RunsIndex:
         self._store = store
         self._lock = threading.Lock()
         self._primed = False
-        self._stamp: tuple[int, int] | None = None
-        """The runs dir's stamp taken just before the last sync (None: none trusted)."""
-        self._seen_missing = False
         self._infos: dict[str, tuple[int, RunInfo | None]] = {}
         """Design name -> (index generation, its newest run) as last asked."""
 
@@ -182,14 +179,11 @@ class RunsIndex:
         """Sync the index with the disk (I/O: call it off the event loop when fed): the
         named run files only, or (None) the whole directory when its stamp moved.  A fed
         index answers questions from its first refresh on (the watcher's prime)."""
-        stamp = dir_stamp(self.root)
         index = self.index
         if files is not None:
             changes = index.update(files)
         else:  # primed: every change is news, to be named (a cold start reads a page)
             changes = index.sync(None) if self._primed and not self.auto_refresh else index.sync()
-        self._stamp = stamp if stamp_settled(stamp) else None
-        self._seen_missing = stamp is None
         self._primed = True
         return changes
 
@@ -202,27 +196,6 @@ class RunsIndex:
         if not self.primed:
             return iter(())
         return self.index.rows(design=design, limit=limit)
-
-    def token(self) -> tuple[Any, ...] | None:
-        """What the runs on disk look like now, cheaply (one stat, no reading): two equal
-        tokens (`same_runs`) mean no run changed between them.  None when that cannot be
-        told without reading (never primed, or a write too recent to trust the mtime).
-
-        Take it BEFORE reading runs: a later equal token then proves what was read is
-        still current (the editor's fast path reuses a run this way, see documents.py)."""
-        if not self.primed or self._store is None:
-            return None
-        index = self.index
-        stamp = dir_stamp(self.root)
-        if stamp is None:
-            return (index, index.generation, None) if self._seen_missing else None
-        return (index, index.generation, stamp) if stamp == self._stamp else None
-
-    @staticmethod
-    def same_runs(before: tuple[Any, ...] | None, now: tuple[Any, ...] | None) -> bool:
-        """Whether two `token()`s show the same runs (the index by identity)."""
-        return before is not None and now is not None and before[0] is now[0] \
-            and before[1:] == now[1:]
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,15 +93,12 @@ def _wire_position(lines: LineIndex, offset: int, encoding: str) -> dict[str, in
     return {"line": line, "character": character}
 
 
-def diagnostic_dict(finding: Any, lines: LineIndex, encoding: str) -> dict[str, Any]:
-    """`diagnostic(finding, ...)` in its JSON wire form (what cattrs would produce)."""
+def diagnostic_dict(finding: Any, positions: dict[int, dict[str, int]]) -> dict[str, Any]:
+    """`diagnostic(finding, ...)` in its JSON wire form (what cattrs would produce), with
+    the positions of its offsets from `positions`."""
     start, end = finding.start, finding.end
-    if end < start:
-        end = start
-    start_pos = _wire_position(lines, start, encoding)
-    end_pos = start_pos if end == start else _wire_position(lines, end, encoding)
     out: dict[str, Any] = {
-        "range": {"start": start_pos, "end": end_pos},
+        "range": {"start": positions[start], "end": positions[max(start, end)]},
         "message": finding.msg,
         "severity": _SEVERITY_NUMBER.get(
             str(getattr(finding.severity, "value", finding.severity)).lower(), 1),
@@ -136,8 +133,14 @@ class WirePublish:
 
 
 def diagnostic_dicts(findings: list[Any], lines: LineIndex, encoding: str) -> list[dict[str, Any]]:
-    """Every finding in the wire form of `Diagnostic` (see diagnostic_dict)."""
-    return [diagnostic_dict(f, lines, encoding) for f in findings]
+    """Every finding in the wire form of `Diagnostic` (see diagnostic_dict).
+
+    Positions are looked up in text order, whatever the findings' order (syntax, then
+    rulebook, then warnings): LineIndex then counts line breaks forward, in one pass over
+    the text at most, instead of back and forth."""
+    offsets = sorted({offset for f in findings for offset in (f.start, max(f.start, f.end))})
+    positions = {offset: _wire_position(lines, offset, encoding) for offset in offsets}
+    return [diagnostic_dict(f, positions) for f in findings]
 
 
 # --- completion ----------------------------------------------------------------

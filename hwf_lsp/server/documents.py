@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from hwf_lsp.analysis.carry_over import Carried, carry_over, string_value_at
 from hwf_lsp.analysis.check import check_document
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex, line_index
@@ -117,7 +118,8 @@ class Analysis:
 
     Findings are computed on first use: completion and hover need the tree and
     the run, not the verdict, so a request that races ahead of validation only
-    pays for the parse.
+    pays for the parse.  Findings carried over from the previous version
+    (`after_string_edit`) need no parse at all until a request asks for the tree.
     """
 
     uri: str
@@ -128,9 +130,9 @@ class Analysis:
     """runs_index.RunInfo of the newest run of this design, or None."""
     stale: bool = False
     """Set when outside data (runs on disk) may have changed: recompute even this version."""
-    runs_token: Any = None
-    """RunsIndex.token() taken just before `run` was read from disk, else None: while the
-    index still gives an equal token, `run` is current without reading anything."""
+    carried: Carried | None = None
+    """Set when the findings were carried over (analysis/carry_over.py): the parsed text
+    this one differs from in one string value, which the next edit in it reuses."""
     _findings: list[Any] | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
 
@@ -164,19 +166,42 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     """
     doc = parse(text)
     run = None
-    token = None
     if runs is not None:
         try:
-            index = getattr(runs, "fresh_index", None)  # only a disk-checking view counts
-            token = index.token() if index is not None else None
             top = doc.to_python()
             run = runs.newest(design_name_for(top, uri_to_path(uri)))
             if run is not None:
                 run = run.with_design(top)  # a foreign run's failed step, by this design
         except Exception:  # run data is a bonus, never a failure
             log.exception("reading runs failed")
-            token = None
-    result = Analysis(uri=uri, version=version, text=text, _doc=doc, run=run, runs_token=token)
+    result = Analysis(uri=uri, version=version, text=text, _doc=doc, run=run)
     if check:
         result.findings  # noqa: B018 - computed here, in the caller's thread
     return result
+
+
+def after_string_edit(prev: Analysis, version: int | None, text: str, start: int,
+                      end: int, replacement: str) -> Analysis | None:
+    """The analysis of `text` = prev.text[:start] + replacement + prev.text[end:] checked
+    without a parse, when the edit is strictly inside one string value and keeps it one
+    (analysis/carry_over.py); None when the full check is needed.
+
+    `prev` must be checked and current (not stale).  The base is the parse the last
+    carry-over used when the edit is in its string again, else prev's own parse (if it
+    has one: else the full check parses the new text instead).
+    """
+    if prev._findings is None or prev.stale:
+        return None
+    state = prev.carried
+    if state is None or not state.now[0] < start <= end < state.now[1]:
+        if prev._doc is None:
+            return None
+        state = string_value_at(prev._doc, start, end)
+        if state is None:
+            return None
+    outputs = prev.run.outputs if prev.run is not None else None
+    carried = carry_over(state, prev.text, start, end, replacement, outputs)
+    if carried is None:
+        return None
+    return Analysis(uri=prev.uri, version=version, text=text, run=prev.run, carried=carried,
+                    _findings=carried.findings)

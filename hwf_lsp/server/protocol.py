@@ -22,6 +22,7 @@ import asyncio
 import inspect
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
@@ -67,33 +68,119 @@ def _describe_structuring_error(exc: BaseException) -> str:
 
 def apply_change(text: str, change: Any, encoding: str) -> str:
     """`text` after one TextDocumentContentChangeEvent (full or ranged), clamped."""
+    return _apply(text, change, encoding)[0]
+
+
+def _apply(text: str, change: Any, encoding: str) -> tuple[str, tuple[int, int] | None]:
+    """apply_change, and the replaced [start, end) of `text` when the change had a range."""
     new_text = getattr(change, "text", None)
     if not isinstance(new_text, str):
-        return text
+        return text, None
     rng = getattr(change, "range", None)
     if rng is None:
-        return new_text
+        return new_text, None
     lines = line_index(text)
     start = lines.offset(rng.start.line, rng.start.character, encoding)
     end = lines.offset(rng.end.line, rng.end.character, encoding)
     if end < start:
         start, end = end, start
-    return text[:start] + new_text + text[end:]
+    return text[:start] + new_text + text[end:], (start, end)
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """What one didChange did to a document: before[start:end] became `replacement`, which
+    made `after`, version `version`.  Diagnostics ask whether it can change a finding
+    (analysis/carry_over.py)."""
+
+    before: str
+    after: str
+    version: int | None
+    start: int
+    end: int
+    replacement: str
+
+
+def edit_between(before: str, after: str) -> tuple[int, int]:
+    """[start, end) of `before` such that before[:start] and before[end:] are also the
+    start and the end of `after`, as small as can be (the replaced part of a whole-text
+    change).  Compares slices in C, chunk by chunk, then halving the chunk that differs:
+    no loop per character, and no slice big enough to cost a fresh mapping of memory."""
+    limit = min(len(before), len(after))
+    start = _common_length(before, after, limit, forward=True)
+    tail = _common_length(before, after, limit - start, forward=False)
+    return start, len(before) - tail
+
+
+_CHUNK = 16_384
+
+
+def _common_length(a: str, b: str, limit: int, *, forward: bool) -> int:
+    """How many characters (at most `limit`) `a` and `b` share at the start (`forward`) or
+    at the end."""
+    def same(lo: int, hi: int) -> bool:  # the chunk [lo, hi) from the start or the end
+        if forward:
+            return a[lo:hi] == b[lo:hi]
+        return a[len(a) - hi:len(a) - lo] == b[len(b) - hi:len(b) - lo]
+
+    lo = 0
+    while lo < limit:  # chunk by chunk until one differs
+        hi = min(limit, lo + _CHUNK)
+        if not same(lo, hi):
+            break
+        lo = hi
+    else:
+        return limit
+    while hi - lo > 1:  # the first difference is in [lo, hi)
+        mid = (lo + hi) // 2
+        if same(lo, mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 class HwfProtocol(LanguageServerProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._edits: dict[str, tuple[str, str, int | None, tuple[int, int] | None]] = {}
+        """Per document (unquoted URI), the last didChange when it was one change: (text
+        before, text after, version, the replaced span or None for a whole text)."""
+
+    def last_edit(self, uri: str) -> TextEdit | None:
+        """The one change of the document's last didChange, as an edit of the text before
+        it (a whole-text change: the part that differs, found now); None after several
+        changes in one notification, or when nothing was recorded."""
+        key = unquote(uri)
+        record = self._edits.get(key)
+        if record is None:
+            return None
+        before, after, version, span = record
+        if span is None:
+            span = edit_between(before, after)
+            self._edits[key] = (before, after, version, span)
+        start, end = span
+        return TextEdit(before, after, version, start, end,
+                        after[start:len(after) - (len(before) - end)])
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        key = unquote(params.text_document.uri)
+        self._edits.pop(key, None)
         try:
-            document = self.workspace.text_documents.get(unquote(params.text_document.uri))
+            document = self.workspace.text_documents.get(key)
             if document is not None:
                 encoding = encoding_name(self.workspace.position_encoding)
-                text = document.source
-                for change in params.content_changes or ():
-                    text = apply_change(text, change, encoding)
+                before = text = document.source
+                changes = params.content_changes or ()
+                span = None
+                for change in changes:
+                    text, span = _apply(text, change, encoding)
                 document._source = text  # pygls keeps no public setter
                 document.version = params.text_document.version
-        except Exception:
+                if len(changes) == 1:
+                    self._edits[key] = (before, text, document.version, span)
+        except Exception:  # a junk edit must not take the server down
             log.exception("could not apply a change")
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
@@ -114,6 +201,11 @@ class HwfProtocol(LanguageServerProtocol):
                 future.cancel()
         self._shutdown = True
         return None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        self._edits.pop(unquote(params.text_document.uri), None)
+        yield from super().lsp_text_document__did_close(params)
 
     # --- every request gets an answer ------------------------------------------------
 

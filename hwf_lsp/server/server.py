@@ -44,6 +44,8 @@ SERVER_VERSION = __version__
 class HwfServer(LanguageServer):
     """pygls server plus what every feature needs: settings, designs, analyses, runs."""
 
+    protocol: HwfProtocol
+
     def __init__(self) -> None:
         super().__init__(
             SERVER_NAME,

@@ -178,7 +178,7 @@ FREE_TEXT_FIELDS: frozenset[str] = frozenset(
 """Fields whose value the rulebook checks only for being a string (prompt and question:
 a non-blank one) and that no message quotes or other rule reads.  An edit inside such a
 value that keeps it a non-blank string cannot change any defect or warning, which lets
-the editor skip the re-check on most keystrokes (analysis/incremental.py)."""
+the editor skip the check on most keystrokes (analysis/carry_over.py)."""
 
 # --- rules: the spec's rule table, named ----------------------------------
 # Every defect and diagnostic carries one of these as its `code`.

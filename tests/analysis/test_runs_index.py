@@ -87,7 +87,7 @@ def test_fed_index_answers_from_the_index_only(tmp_path):
     write(tmp_path, "aaaaaa01", "x", "2026-01-01T00:00:00Z")
     write(tmp_path, "aaaaaa02", "y", "2026-01-01T00:00:00Z")
     index = RunsIndex(tmp_path, auto_refresh=False)
-    assert index.newest("x") is None and index.token() is None  # no waiting for the disk
+    assert index.newest("x") is None  # no waiting for the disk
     index.refresh()
     assert index.newest("x").run_id == "aaaaaa01"
     reads = index.index.reads
@@ -104,30 +104,3 @@ def test_fed_index_answers_from_the_index_only(tmp_path):
 def test_junk_state_fields_are_tolerated():
     run = RunInfo.from_state({"run_id": 5, "outputs": [], "skipped": "x", "pending": 3}, "/x")
     assert (run.outputs, run.skipped, run.pending, run.node_status("a")) == ({}, (), None, None)
-
-
-def _age(path, seconds=5):
-    """Set a directory's mtime into the past: a stamp old enough to trust."""
-    then = time.time() - seconds
-    os.utime(path, (then, then))
-
-
-def test_token_moves_exactly_when_runs_change(tmp_path):
-    index = RunsIndex(tmp_path, auto_refresh=False)
-    assert index.token() is None  # never read: nothing is known
-    index.refresh()  # no runs directory yet
-    missing = index.token()
-    assert RunsIndex.same_runs(missing, index.token())
-    write(tmp_path, "aaaaaa01", "x", "2026-01-01T00:00:00Z")
-    runs = tmp_path / "workflow-runs"
-    _age(runs)
-    assert index.token() is None  # the directory appeared since the last read
-    index.refresh()
-    before = index.token()
-    assert before is not None and RunsIndex.same_runs(before, index.token())
-    write(tmp_path, "aaaaaa02", "x", "2026-01-02T00:00:00Z")
-    _age(runs, 2)
-    assert index.token() is None  # changed on disk, not read yet
-    index.refresh()
-    assert not RunsIndex.same_runs(before, index.token())  # read again: a new snapshot
-    assert not RunsIndex.same_runs(None, index.token())

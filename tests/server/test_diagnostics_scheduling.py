@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
 
 from hwf_lsp.server.documents import analyse as real_analyse
 from hwf_lsp.server.features import diagnostics
+from hwf_lsp.server.protocol import TextEdit
+
+
+class StubProtocol:
+    edit: TextEdit | None = None
+
+    def last_edit(self, uri):
+        return self.edit
 
 
 class StubServer:
     """Just what the Validator uses: open texts, design check, cache, publishing."""
 
     def __init__(self) -> None:
+        self.protocol = StubProtocol()
         self.texts: dict[str, tuple[int, str]] = {}
         self.designs: set[str] = set()
         self.analyses: dict = {}
@@ -107,3 +117,26 @@ async def test_an_older_version_is_never_published_after_a_newer_one(slow_analys
     validator.schedule(uri)
     await settle(validator)
     assert [v for _, v, _ in server.published] == [5]
+
+
+async def test_a_free_text_keystroke_is_carried_over_and_an_id_keystroke_checked(slow_analyse):
+    server = StubServer()
+    validator = diagnostics.Validator(server)
+    uri = "file:///g.hwf.json"
+    server.designs.add(uri)
+    text = json.dumps({"name": "g", "nodes": [
+        {"id": "t", "type": "trigger"},
+        {"id": "a", "type": "agent", "after": ["t", "ghost"], "prompt": "Write it"}]})
+    server.texts[uri] = (1, text)
+    validator.schedule(uri)
+    await settle(validator)
+    for version, needle, char in ((2, "Write", "x"), (3, '"t"', "b")):  # then t's id
+        at = text.index(needle) + 1
+        new = text[:at] + char + text[at:]
+        server.texts[uri] = (version, new)
+        server.protocol.edit = TextEdit(text, new, version, at, at, char)
+        validator.schedule(uri)
+        await settle(validator)
+        text = new
+    assert slow_analyse == [1, 3]  # the prompt keystroke took no check
+    assert [(v, n) for _, v, n in server.published] == [(1, 1), (2, 1), (3, 2)]

@@ -1,8 +1,8 @@
-"""Typing inside values through the server (ranged edits re-checked without a parse, see
-analysis/incremental.py) publishes what a fresh open of the same text publishes: in
-prompts, ids, `after` entries, conditions and numbers, and in the whitespace between
-tokens, with emoji before them, with requests in between (which parse the text: a new
-base)."""
+"""Typing through the server publishes what a fresh open of the same text publishes: in
+prompts (whose findings are carried over, analysis/carry_over.py), ids, `after` entries,
+conditions and numbers, and in the whitespace between tokens, with emoji before them,
+with requests in between (which parse the text), sent as range edits and as whole texts
+(the protocol then finds the part that changed)."""
 
 from __future__ import annotations
 
@@ -29,16 +29,22 @@ DESIGN = {
 }
 
 
-def edit(client, uri: str, text: str, start: int, end: int, replacement: str) -> tuple[str, int]:
-    """Send one ranged edit; the new text and its version."""
+def edit(client, uri: str, text: str, start: int, end: int, replacement: str,
+         whole: bool) -> tuple[str, int]:
+    """Send one edit, ranged or (`whole`) as the whole new text; the new text, its version."""
     version = client.versions[uri] + 1
     client.versions[uri] = version
-    rng = types.Range(start=position(text, start, client.encoding),
-                      end=position(text, end, client.encoding))
+    new_text = text[:start] + replacement + text[end:]
+    if whole:
+        change: object = types.TextDocumentContentChangeWholeDocument(text=new_text)
+    else:
+        rng = types.Range(start=position(text, start, client.encoding),
+                          end=position(text, end, client.encoding))
+        change = types.TextDocumentContentChangePartial(range=rng, text=replacement)
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[types.TextDocumentContentChangePartial(range=rng, text=replacement)]))
-    return text[:start] + replacement + text[end:], version
+        content_changes=[change]))
+    return new_text, version
 
 
 def shown(diagnostics: list[types.Diagnostic]) -> list[tuple]:
@@ -46,19 +52,20 @@ def shown(diagnostics: list[types.Diagnostic]) -> list[tuple]:
              d.severity, d.code, d.message) for d in diagnostics]
 
 
-async def test_typing_in_a_prompt_publishes_what_a_fresh_open_does(client):
+@pytest.mark.parametrize("whole", [False, True], ids=["ranged", "whole-text"])
+async def test_typing_publishes_what_a_fresh_open_does(client, whole):
     write_run("incremental-typing", "abcdef01", {"draft": {"text": "done"}})
     text = json.dumps(DESIGN, indent=2, ensure_ascii=False)
-    uri = design_uri(f"incremental-typing-{client.client_name}")
+    uri = design_uri(f"incremental-typing-{client.client_name}-{whole}")
     first = await open_and_wait(client, uri, text)
     assert first  # retries, deadline, edges, unknown field, path-absent
     # type a word into the first prompt, one keystroke at a time, waiting for each publish
     at = text.index("😀 it") + 1
     for char in "abc é😀\\\"":
-        text, version = edit(client, uri, text, at, at, char)
+        text, version = edit(client, uri, text, at, at, char, whole)
         at += 1
         published = await wait_published(client, uri, version)
-        fresh_uri = design_uri(f"incremental-typing-{client.client_name}-v{version}")
+        fresh_uri = design_uri(f"incremental-typing-{client.client_name}-{whole}-v{version}")
         assert shown(published) == shown(await open_and_wait(client, fresh_uri, text))
     # delete in the question and the title, blank then refill a prompt, rename ids, edit
     # references and a condition, ask for a hover in between, end on a syntax error
@@ -92,9 +99,9 @@ async def test_typing_in_a_prompt_publishes_what_a_fresh_open_does(client):
             await client.text_document_hover_async(types.HoverParams(
                 text_document=types.TextDocumentIdentifier(uri=uri),
                 position=position(text, start, client.encoding)))
-        text, version = edit(client, uri, text, start, end, replacement)
+        text, version = edit(client, uri, text, start, end, replacement, whole)
         published = await wait_published(client, uri, version)
-        fresh_uri = design_uri(f"incremental-typing-{client.client_name}-s{version}")
+        fresh_uri = design_uri(f"incremental-typing-{client.client_name}-{whole}-s{version}")
         assert shown(published) == shown(await open_and_wait(client, fresh_uri, text)), \
             (start, end, replacement)
 

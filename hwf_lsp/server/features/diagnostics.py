@@ -2,11 +2,17 @@
 
 No debounce: a validation starts as soon as a change arrives and its result is
 published as soon as it is computed.  Per document there is at most one
-validation in flight (in a worker thread, so the event loop keeps reading
-edits).  When it finishes, the result is published only if no newer version
-arrived meanwhile; otherwise the newest text is validated next and the stale
-result is dropped.  `published` remembers the last version sent per document,
-so a version is never published after a newer one.
+validation in flight.  A keystroke on a design up to ON_LOOP_CHARS is checked on
+the event loop (no thread hop, which costs more than the check on a busy machine);
+opening, saving, runs changing and bigger designs are checked in a worker thread,
+so the loop keeps reading edits meanwhile.  When a check finishes, its result is
+published only if no newer version arrived meanwhile; otherwise the newest text is
+checked next and the stale result is dropped.  `published` remembers the last version sent per
+document, so a version is never published after a newer one.
+
+A keystroke inside a string value (a prompt, an id, an `after` entry...) keeps every
+other token: it is checked with no parse, in the tree of the last parsed text
+(analysis/carry_over.py).
 """
 
 from __future__ import annotations
@@ -20,13 +26,18 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from hwf_lsp.server import convert
-from hwf_lsp.server.documents import Analysis, analyse
+from hwf_lsp.server.documents import Analysis, after_string_edit, analyse
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
 log = logging.getLogger(__name__)
+
+ON_LOOP_CHARS = 8_000_000
+"""A keystroke's full check runs on the event loop up to this size (about 10 ms for a
+broken 5 MB design): a hop to the worker thread and back costs milliseconds on a busy
+machine, more than most checks."""
 
 
 class Validator:
@@ -97,10 +108,16 @@ class Validator:
             if cached is not None and cached.version == version and cached.text == text \
                     and not cached.stale:
                 result: Analysis = cached
+            elif (carried := self._carried(key, cached, version, text)) is not None:
+                result = carried
+            elif cached is not None and not cached.stale and len(text) <= ON_LOOP_CHARS:
+                # a keystroke: on the loop, with the runs as last read (the watcher's
+                # thread reads the disk, and marks every analysis stale when runs change)
+                result = analyse(key, version, text, server.runs)
             else:
                 runs = server.runs
-                if runs is not None:
-                    runs = runs.refreshing()  # a worker thread may check the disk
+                if runs is not None:  # opened, saved, runs changed, or big: the worker
+                    runs = runs.refreshing()  # may check the disk
                 try:
                     result = await loop.run_in_executor(
                         self.pool, analyse, key, version, text, runs)
@@ -114,6 +131,23 @@ class Validator:
                 continue  # a newer version or new settings arrived: start over
             self._deliver(key, version, result)
             return
+
+    def _carried(self, key: str, cached: Analysis | None, version: int | None,
+                 text: str) -> Analysis | None:
+        """`text`'s analysis checked without a parse, when the last didChange made `text`
+        from `cached.text` inside one string value; else None."""
+        if cached is None:
+            return None
+        edit = self.server.protocol.last_edit(key)
+        if edit is None or edit.after is not text or edit.before is not cached.text \
+                or edit.version != version:
+            return None
+        try:
+            return after_string_edit(cached, version, text, edit.start, edit.end,
+                                        edit.replacement)
+        except Exception:
+            log.exception("carrying the findings of %s over failed", key)
+            return None
 
     def _publish(self, key: str, version: int | None, items: list[dict]) -> None:
         """Publish `items` (convert.diagnostic_dicts: already in wire form, see there)."""
