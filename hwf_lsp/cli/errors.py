@@ -50,6 +50,12 @@ def out(message: str = "") -> None:
 
 
 def json_text(value: Any) -> str:
-    """Indented JSON for stdout; escaped to ASCII when the terminal can't take UTF-8."""
+    """Indented strict JSON for stdout; escaped to ASCII when the terminal can't take UTF-8.
+    A value holding NaN or Infinity (a run file another tool wrote) -> CliError."""
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
-    return json.dumps(value, ensure_ascii=encoding not in ("utf8", "utf8sig"), indent=2)
+    try:
+        return json.dumps(value, ensure_ascii=encoding not in ("utf8", "utf8sig"), indent=2,
+                          allow_nan=False)
+    except ValueError:
+        raise CliError("it holds NaN or Infinity, which are not JSON numbers: not printed "
+                       "as JSON") from None

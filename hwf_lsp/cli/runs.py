@@ -9,7 +9,6 @@ because the state is on disk after every step.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 from pathlib import Path
@@ -30,6 +29,7 @@ from hwf_lsp.cli.errors import (
 )
 from hwf_lsp.cli.signals import StopOnSignals
 from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.json_values import NotStrictJson, strict_loads
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
@@ -265,7 +265,9 @@ def cmd_respond(args: argparse.Namespace) -> int:
     designs, runs = stores_of(args)
     if args.structured is not None:
         try:
-            given = {"structured": json.loads(args.structured)}
+            given = {"structured": strict_loads(args.structured)}
+        except NotStrictJson as exc:
+            raise CliError(f"--structured is not strict JSON: {exc}") from None
         except (ValueError, RecursionError) as exc:
             raise CliError(f"--structured is not valid JSON: {exc}") from None
     else:

@@ -149,6 +149,8 @@ def _read_json_object(path: Path, what: str, limit: int) -> dict[str, Any]:
         ) from None
     except RecursionError:
         raise ValueError(f"{what} is corrupt: nested too deeply") from None
+    except ValueError as exc:  # e.g. a number of more than 4300 digits
+        raise ValueError(f"{what} is corrupt: {exc}") from None
     if not isinstance(value, dict):
         raise ValueError(f"{what} is corrupt: expected a JSON object, got {type(value).__name__}")
     return value
