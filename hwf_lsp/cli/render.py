@@ -132,20 +132,27 @@ def next_steps(state: dict[str, Any], extra: list[str]) -> list[str]:
 
 
 def summary(state: dict[str, Any], path: str) -> dict[str, Any]:
-    """The run summary of docs/commands.md (the editor's `hwf.listRuns` shows the same)."""
+    """The run summary of docs/commands.md (the editor's `hwf.listRuns` shows the same).
+
+    From any JSON object: a run whose shape is wrong (`run_facts.state_problem`) is
+    summarised as far as it can be, with `corrupt` saying why."""
+    problem = run_facts.state_problem(state)
+    pending = state.get("pending")
     out: dict[str, Any] = {
         "run_id": state.get("run_id"),
         "name": state.get("name"),
         "status": state.get("status"),
         "cursor": state.get("cursor"),
         "steps": len(plan_of(state)) or None,
-        "pending": state.get("pending"),
+        "pending": pending if isinstance(pending, dict) else None,
         "error": state.get("error"),
         "updated_at": state.get("updated_at"),
     }
     for key in ("base_run", "from_node"):
         if key in state:
             out[key] = state[key]
+    if problem is not None:
+        out["corrupt"] = problem
     out["path"] = path
     return out
 
@@ -159,8 +166,11 @@ def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
         waiting = ""
         if pending:
             waiting = f"{pending.get('kind')} {pending.get('node')}"
+        if s.get("corrupt"):
+            waiting = f"corrupt: {s['corrupt']}"
+        status = "corrupt" if s.get("corrupt") else str(s.get("status"))
         step = f"{s.get('cursor')}/{s.get('steps')}" if s.get("steps") else str(s.get("cursor"))
         lines.append(f"{str(s.get('run_id')):<14}{str(s.get('name')):<20}"
-                     f"{str(s.get('status')):<19}{step:<7}{str(s.get('updated_at')):<26}"
+                     f"{status:<19}{step:<7}{str(s.get('updated_at')):<26}"
                      f"{waiting}".rstrip())
     return lines

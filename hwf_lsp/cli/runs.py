@@ -33,6 +33,7 @@ from hwf_lsp.workflow.json_values import NotStrictJson, strict_loads
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
+from hwf_lsp.workflow.run_facts import state_problem
 from hwf_lsp.workflow.runner import (
     CancelPending,
     Interrupt,
@@ -299,6 +300,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
                  for s in states]
     for error in errors:
         err(f"hwf runs: skipping unreadable run file {error.path}: {error.message}")
+    for entry in summaries:
+        if entry.get("corrupt"):
+            err(f"hwf runs: run {entry['run_id']} is corrupt: {entry['corrupt']}")
     if args.json:
         out(json_text(summaries))
     elif summaries:
@@ -315,6 +319,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         out(json_text(state))
         return EXIT_OK
+    problem = state_problem(state)
+    if problem is not None:  # shown as far as it is safe: what it is, why, where
+        out(f"run {args.run_id} of {state.get('name')}: corrupt")
+        out(f"state: {runs.path(args.run_id)}")
+        raise CliError(f"run {args.run_id} is corrupt: {problem}")
     state = with_design(state, designs)
     out(f"run {state['run_id']} of {state.get('name')}: {state.get('status')}")
     for key, label in (("from_node", "from node"), ("base_run", "base run"),

@@ -29,6 +29,7 @@ from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
+from hwf_lsp.workflow.run_facts import state_problem
 from hwf_lsp.workflow.seams import (
     OUTPUT_BYTES_KEY,
     AgentCancelled,
@@ -41,7 +42,6 @@ from hwf_lsp.workflow.validator import validate_designer_graph
 from hwf_lsp.workflow.vocabulary import (
     DEFAULT_APPROVAL_OPTIONS,
     FINISHED_STATUSES,
-    RUN_STATUSES,
 )
 
 log = logging.getLogger(__name__)
@@ -181,28 +181,14 @@ def agent_output(result: Any) -> Any:
 
 
 def _check_state(state: dict[str, Any], run_id: str) -> None:
-    """Refuse a state the runner cannot advance, naming the run and the bad key."""
-    def bad(why: str) -> ValueError:
-        return ValueError(f"run {run_id} is corrupt: {why}")
-
-    cursor = state.get("cursor")
-    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-        raise bad("cursor must be a non-negative integer")
-    if state.get("status") not in RUN_STATUSES:
-        raise bad(f"unknown status {state.get('status')!r}")
-    for key, kind in (("outputs", dict), ("skipped", list)):
-        if not isinstance(state.get(key), kind):
-            raise bad(f"{key} must be a JSON {'object' if kind is dict else 'array'}")
+    """Refuse a state the runner cannot advance (`run_facts.state_problem`), naming the run."""
+    problem = state_problem(state)
+    if problem is not None:
+        raise ValueError(f"run {run_id} is corrupt: {problem}")
     for key, kind in (("answers", dict), ("deliveries", list), ("attempts", dict),
                       ("log", list)):
-        value = state.setdefault(key, kind())
-        if not isinstance(value, kind):
-            raise bad(f"{key} must be a JSON {'object' if kind is dict else 'array'}")
-    pending = state.setdefault("pending", None)
-    if pending is not None and not isinstance(pending, dict):
-        raise bad("pending must be an object or null")
-    if state.get("status") in ("awaiting_agent", "awaiting_approval") and pending is None:
-        raise bad(f"status {state['status']} without pending")
+        state.setdefault(key, kind())
+    state.setdefault("pending", None)
 
 
 class _StopCheck:
