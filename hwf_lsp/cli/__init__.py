@@ -11,7 +11,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from hwf_lsp.cli.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, CliError, err
+from hwf_lsp.cli import errors
+from hwf_lsp.cli.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_READER_LEFT, CliError, err
 
 EPILOG = f"""\
 examples:
@@ -149,6 +150,11 @@ def _tolerate_any_terminal() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    code = _main(argv)
+    return EXIT_READER_LEFT if errors.reader_left else code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     _tolerate_any_terminal()
     args = build_parser().parse_args(argv)
     try:
@@ -165,8 +171,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err(f"hwf {args.command}: interrupted")
         return 130
-    except BrokenPipeError:  # `hwf runs | head`: the reader left; nothing more to say
-        return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - a bug: still one line, unless asked for more
         if os.environ.get("HWF_DEBUG"):
             raise

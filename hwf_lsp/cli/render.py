@@ -104,6 +104,14 @@ def command_line(words: list[str]) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
+def answer_command(run_id: str, choice: str, extra: list[str]) -> list[str]:
+    """`hwf answer RUN_ID CHOICE [options]`; a choice that starts with `-` comes after
+    `--`, or argparse would take it for an option (and `-rf`-like choices do exist)."""
+    if choice.startswith("-"):
+        return ["hwf", "answer", run_id, *extra, "--", choice]
+    return ["hwf", "answer", run_id, choice, *extra]
+
+
 def next_steps(state: dict[str, Any], extra: list[str]) -> list[str]:
     """What a parked run waits for, and the exact commands that move it on."""
     pending = state.get("pending") or {}
@@ -117,7 +125,7 @@ def next_steps(state: dict[str, Any], extra: list[str]) -> list[str]:
             lines.append(f"  waiting since {pending.get('waiting_since')}; after "
                          f"{pending['timeout_minutes']} min: {pending.get('on_timeout')}")
         for choice in options:
-            lines.append(f"  next: {command_line(['hwf', 'answer', run_id, choice, *extra])}")
+            lines.append(f"  next: {command_line(answer_command(run_id, choice, extra))}")
         return lines
     if state.get("status") == "awaiting_agent":
         return [

@@ -24,8 +24,8 @@ from hwf_lsp.cli.errors import (
     EXIT_USAGE,
     CliError,
     err,
-    json_text,
     out,
+    out_json,
 )
 from hwf_lsp.cli.signals import StopOnSignals
 from hwf_lsp.workflow.delivery import Delivery
@@ -42,7 +42,13 @@ from hwf_lsp.workflow.runner import (
     was_interrupted,
 )
 from hwf_lsp.workflow.seams import agent_seam_from_env
-from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
+from hwf_lsp.workflow.stores import (
+    DESIGNS_DIRNAME,
+    RUNS_DIRNAME,
+    DesignStore,
+    RunStore,
+    describe_os_error,
+)
 
 DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
 STATUS_EXIT = {
@@ -304,7 +310,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         if entry.get("corrupt"):
             err(f"hwf runs: run {entry['run_id']} is corrupt: {entry['corrupt']}")
     if args.json:
-        out(json_text(summaries))
+        out_json(summaries)
     elif summaries:
         for line in render.runs_table(summaries):
             out(line)
@@ -317,7 +323,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     designs, runs = stores_of(args)
     state = engine_call(runs.load, args.run_id)
     if args.json:
-        out(json_text(state))
+        out_json(state)
         return EXIT_OK
     problem = state_problem(state)
     if problem is not None:  # shown as far as it is safe: what it is, why, where
@@ -364,7 +370,7 @@ def dispatch(args: argparse.Namespace) -> int:
     except RunBusyError as exc:
         raise CliError(str(exc), EXIT_BUSY) from None
     except OSError as exc:
-        raise CliError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
+        raise CliError(describe_os_error(exc)) from None
 
 
 __all__ = ["dispatch", "EXIT_USAGE"]

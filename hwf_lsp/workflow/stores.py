@@ -77,6 +77,13 @@ def _too_large(size: int, limit: int) -> ValueError:
                       "bytes for this kind of file")
 
 
+def describe_os_error(exc: OSError) -> str:
+    """One line for a failed file operation, as people read it: `No space left on device:
+    /…/workflow-runs/.tmp-…` (the CLI's errors and the server's answers alike)."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    return f"{what}: {exc.filename}" if exc.filename else what
+
+
 def read_file_bytes(path: Path | str, *, limit: int = MAX_DESIGN_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most `limit` bytes.
 
