@@ -11,7 +11,14 @@ import os
 import sys
 from collections.abc import Sequence
 
-from hwf_lsp.cli.errors import EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, CliError, err
+from hwf_lsp.cli import errors
+from hwf_lsp.cli.errors import (
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    EXIT_READER_LEFT,
+    CliError,
+    err,
+)
 from hwf_lsp.workflow.vocabulary import RUN_STATUSES
 
 DEFAULT_RUNS_PAGE = 20
@@ -176,6 +183,11 @@ def _tolerate_any_terminal() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    code = _main(argv)
+    return EXIT_READER_LEFT if errors.reader_left else code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     _tolerate_any_terminal()
     args = build_parser().parse_args(argv)
     try:
@@ -196,8 +208,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err(f"hwf {args.command}: interrupted")
         return 130
-    except BrokenPipeError:  # `hwf runs | head`: the reader left; nothing more to say
-        return EXIT_USAGE
     except Exception as exc:  # a bug: still one line, unless asked for more
         if os.environ.get("HWF_DEBUG"):
             raise

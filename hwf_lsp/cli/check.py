@@ -23,8 +23,8 @@ from hwf_lsp.cli.errors import (
     EXIT_USAGE,
     CliError,
     err,
-    json_text,
     out,
+    out_json,
 )
 
 ERROR, WARNING = "error", "warning"
@@ -82,7 +82,7 @@ def run_check(paths: list[str], fmt: str) -> int:
             for line in text_lines(path, entries):
                 out(line)
     if fmt == "json":
-        out(json_text(report))
+        out_json(report)
     else:
         checked = len(paths) - sum(1 for r in report if "error" in r)
         err(f"checked {checked} file{'s' if checked != 1 else ''}: "

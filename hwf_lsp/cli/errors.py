@@ -7,6 +7,8 @@ them, for example "3 means the run waits for someone", so they never change mean
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from typing import Any
 
@@ -28,7 +30,9 @@ exit codes:
   1  defects found (check, or the design given to run) / the run failed or was cancelled
   2  usage error or bad input (unreadable or non-JSON file, unknown run id, wrong choice)
   3  the run is parked: it waits for an approval (hwf answer) or an agent (hwf respond)
-  4  the run is busy: another runner is advancing it; try again"""
+  4  the run is busy: another runner is advancing it; try again
+  128+N  a run being advanced was interrupted by signal N (130: Ctrl-C); it is resumable
+  141  stdout's reader left early (`hwf runs | head -1`); nothing else went wrong"""
 
 
 class CliError(Exception):
@@ -40,16 +44,79 @@ class CliError(Exception):
         self.code = code
 
 
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f"
+                     "\u202a-\u202e\u2066-\u2069]")
+"""What a terminal acts on instead of showing: C0 controls but tab (ESC starts sequences
+such as an OSC 52 clipboard write; a newline could fake a `next:` line), DEL, C1 (CSI),
+Unicode line separators and bidirectional overrides (text that reads differently)."""
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e"
+                          "\u2066-\u2069]")
+"""The same, minus the C0 controls json.dumps escapes already."""
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100
+                                else f"\\u{ord(char):04x}")
+
+
+def printable(text: str) -> str:
+    """`text` with everything a terminal would act on written as an escape (`\\x1b`,
+    `\\n`), so a design's question, an option, an output or an error message shows as
+    text and can never drive the terminal or fake a line."""
+    return _UNSAFE.sub(_escape, text)
+
+
+EXIT_READER_LEFT = 141
+"""`hwf runs | head -1`: the reader closed stdout early.  128 + SIGPIPE, what the shell
+reports for `cat`, `grep` or any program SIGPIPE ended: a script (with `set -o pipefail`)
+sees what it sees for them, and 0 would claim all the output was written.  Nothing is
+printed about it, and a run being advanced goes on to its end."""
+reader_left = False
+"""Set once stdout's reader has gone; later output is dropped."""
+
+
+def _write(text: str, stream: Any) -> None:
+    global reader_left
+    if stream is sys.stdout and reader_left:
+        return
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        if stream is not sys.stdout:
+            return  # no one reads stderr: nothing to tell anyone
+        reader_left = True
+        # no more writes, and none at exit: the interpreter's final flush would complain
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def err(message: str) -> None:
     """One line on stderr (notifications and errors go there, results to stdout)."""
-    print(message, file=sys.stderr, flush=True)
+    _write(printable(message), sys.stderr)
 
 
 def out(message: str = "") -> None:
-    print(message, flush=True)
+    """One line on stdout, control characters escaped (`printable`)."""
+    _write(printable(message), sys.stdout)
+
+
+def out_json(value: Any) -> None:
+    """JSON on stdout (`json_text`); still one JSON value, with no raw C1 control or
+    bidirectional override in it (escaped as `\\u....` inside its strings)."""
+    _write(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text(value)),
+           sys.stdout)
 
 
 def json_text(value: Any) -> str:
-    """Indented JSON for stdout; escaped to ASCII when the terminal can't take UTF-8."""
+    """Indented strict JSON for stdout; escaped to ASCII when the terminal can't take UTF-8.
+    A value holding NaN or Infinity (a run file another tool wrote) -> CliError."""
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
-    return json.dumps(value, ensure_ascii=encoding not in ("utf8", "utf8sig"), indent=2)
+    try:
+        return json.dumps(value, ensure_ascii=encoding not in ("utf8", "utf8sig"), indent=2,
+                          allow_nan=False)
+    except ValueError:
+        raise CliError("it holds NaN or Infinity, which are not JSON numbers: not printed "
+                       "as JSON") from None

@@ -104,6 +104,14 @@ def command_line(words: list[str]) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
+def answer_command(run_id: str, choice: str, extra: list[str]) -> list[str]:
+    """`hwf answer RUN_ID CHOICE [options]`; a choice that starts with `-` comes after
+    `--`, or argparse would take it for an option (and `-rf`-like choices do exist)."""
+    if choice.startswith("-"):
+        return ["hwf", "answer", run_id, *extra, "--", choice]
+    return ["hwf", "answer", run_id, choice, *extra]
+
+
 def next_steps(state: dict[str, Any], extra: list[str]) -> list[str]:
     """What a parked run waits for, and the exact commands that move it on."""
     pending = state.get("pending") or {}
@@ -117,7 +125,7 @@ def next_steps(state: dict[str, Any], extra: list[str]) -> list[str]:
             lines.append(f"  waiting since {pending.get('waiting_since')}; after "
                          f"{pending['timeout_minutes']} min: {pending.get('on_timeout')}")
         for choice in options:
-            lines.append(f"  next: {command_line(['hwf', 'answer', run_id, choice, *extra])}")
+            lines.append(f"  next: {command_line(answer_command(run_id, choice, extra))}")
         return lines
     if state.get("status") == "awaiting_agent":
         return [
@@ -132,20 +140,27 @@ def next_steps(state: dict[str, Any], extra: list[str]) -> list[str]:
 
 
 def summary(state: dict[str, Any], path: str) -> dict[str, Any]:
-    """The run summary of docs/commands.md (the editor's `hwf.listRuns` shows the same)."""
+    """The run summary of docs/commands.md (the editor's `hwf.listRuns` shows the same).
+
+    From any JSON object: a run whose shape is wrong (`run_facts.state_problem`) is
+    summarised as far as it can be, with `corrupt` saying why."""
+    problem = run_facts.state_problem(state)
+    pending = state.get("pending")
     out: dict[str, Any] = {
         "run_id": state.get("run_id"),
         "name": state.get("name"),
         "status": state.get("status"),
         "cursor": state.get("cursor"),
         "steps": len(plan_of(state)) or None,
-        "pending": state.get("pending"),
+        "pending": pending if isinstance(pending, dict) else None,
         "error": state.get("error"),
         "updated_at": state.get("updated_at"),
     }
     for key in ("base_run", "from_node"):
         if key in state:
             out[key] = state[key]
+    if problem is not None:
+        out["corrupt"] = problem
     out["path"] = path
     return out
 
@@ -159,8 +174,11 @@ def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
         waiting = ""
         if pending:
             waiting = f"{pending.get('kind')} {pending.get('node')}"
+        if s.get("corrupt"):
+            waiting = f"corrupt: {s['corrupt']}"
+        status = "corrupt" if s.get("corrupt") else str(s.get("status"))
         step = f"{s.get('cursor')}/{s.get('steps')}" if s.get("steps") else str(s.get("cursor"))
         lines.append(f"{str(s.get('run_id')):<14}{str(s.get('name')):<20}"
-                     f"{str(s.get('status')):<19}{step:<7}{str(s.get('updated_at')):<26}"
+                     f"{status:<19}{step:<7}{str(s.get('updated_at')):<26}"
                      f"{waiting}".rstrip())
     return lines

@@ -9,7 +9,6 @@ because the state is on disk after every step.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 from pathlib import Path
@@ -25,14 +24,16 @@ from hwf_lsp.cli.errors import (
     EXIT_USAGE,
     CliError,
     err,
-    json_text,
     out,
+    out_json,
 )
 from hwf_lsp.cli.signals import StopOnSignals
 from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.json_values import NotStrictJson, strict_loads
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
+from hwf_lsp.workflow.run_facts import state_problem
 from hwf_lsp.workflow.runner import (
     CancelPending,
     Interrupt,
@@ -41,7 +42,13 @@ from hwf_lsp.workflow.runner import (
     was_interrupted,
 )
 from hwf_lsp.workflow.seams import agent_seam_from_env
-from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
+from hwf_lsp.workflow.stores import (
+    DESIGNS_DIRNAME,
+    RUNS_DIRNAME,
+    DesignStore,
+    RunStore,
+    describe_os_error,
+)
 from hwf_lsp.workflow.trust import ModelGate, read_model_gate
 
 DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
@@ -278,7 +285,9 @@ def cmd_respond(args: argparse.Namespace) -> int:
     designs, runs = stores_of(args)
     if args.structured is not None:
         try:
-            given = {"structured": json.loads(args.structured)}
+            given = {"structured": strict_loads(args.structured)}
+        except NotStrictJson as exc:
+            raise CliError(f"--structured is not strict JSON: {exc}") from None
         except (ValueError, RecursionError) as exc:
             raise CliError(f"--structured is not valid JSON: {exc}") from None
     else:
@@ -314,8 +323,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
                  for s in states[:limit]]
     for error in errors:
         err(f"hwf runs: skipping unreadable run file {error.path}: {error.message}")
+    for entry in summaries:
+        if entry.get("corrupt"):
+            err(f"hwf runs: run {entry['run_id']} is corrupt: {entry['corrupt']}")
     if args.json:
-        out(json_text(summaries))
+        out_json(summaries)
     elif summaries:
         for line in render.runs_table(summaries):
             out(line)
@@ -332,8 +344,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     designs, runs = stores_of(args)
     state = engine_call(runs.load, args.run_id)
     if args.json:
-        out(json_text(state))
+        out_json(state)
         return EXIT_OK
+    problem = state_problem(state)
+    if problem is not None:  # shown as far as it is safe: what it is, why, where
+        out(f"run {args.run_id} of {state.get('name')}: corrupt")
+        out(f"state: {runs.path(args.run_id)}")
+        raise CliError(f"run {args.run_id} is corrupt: {problem}")
     state = with_design(state, designs)
     out(f"run {state['run_id']} of {state.get('name')}: {state.get('status')}")
     for key, label in (("from_node", "from node"), ("base_run", "base run"),
@@ -374,7 +391,7 @@ def dispatch(args: argparse.Namespace) -> int:
     except RunBusyError as exc:
         raise CliError(str(exc), EXIT_BUSY) from None
     except OSError as exc:
-        raise CliError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
+        raise CliError(describe_os_error(exc)) from None
 
 
 __all__ = ["dispatch", "EXIT_USAGE"]

@@ -246,6 +246,11 @@ class HwfProtocol(LanguageServerProtocol):
             self._reply_error(msg_id, INVALID_REQUEST,
                               f"{method}: the server is shutting down (shutdown was requested)")
             return
+        if is_request and method == types.INITIALIZE and self._workspace is not None:
+            self._reply_error(msg_id, INVALID_REQUEST,
+                              "initialize: the server is already initialized (LSP allows one "
+                              "initialize per session)")  # a second would forget open documents
+            return
         if has_method and self._workspace is None and method not in (
             types.INITIALIZE, types.EXIT
         ):

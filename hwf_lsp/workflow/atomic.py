@@ -63,12 +63,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
 
 def dump_json(value: Any) -> bytes:
     """The on-disk JSON form shared by designs and runs: UTF-8, indented, key order kept."""
-    return (json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n").encode(
-        "utf-8"
-    )
+    text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, allow_nan=False)
+    return (text + "\n").encode("utf-8")
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
 
 def dump_state_json(value: Any) -> bytes:
@@ -103,8 +102,17 @@ def atomic_write_json(path: Path, value: Any, *, fsync: bool = True,
                       state: bool = False) -> None:
     """Serialise first (so a non-JSON value never touches the disk), then write atomically.
 
-    `state`: a run state, written by `dump_state_json` (designs keep `dump_json`)."""
-    data = dump_state_json(value) if state else dump_json(value)
+    `state`: a run state, written by `dump_state_json` (designs keep `dump_json`).
+    Strict JSON in valid UTF-8 or nothing: NaN/Infinity or a lone surrogate -> ValueError
+    (the runner keeps both out; this is the last line)."""
+    try:
+        data = dump_state_json(value) if state else dump_json(value)
+    except UnicodeEncodeError:
+        raise ValueError(f"{Path(path).name} not written: it would hold a lone surrogate, "
+                         "which is not valid UTF-8") from None
+    except ValueError as exc:
+        raise ValueError(f"{Path(path).name} not written: {exc} (NaN and Infinity are not "
+                         "JSON numbers)") from None
     atomic_write_bytes(path, data, fsync=fsync)
 
 

@@ -10,11 +10,11 @@ it never fails the run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from hwf_lsp.workflow.json_values import strict_dumps
 from hwf_lsp.workflow.processes import CommandTimedOut, run_command
 
 DEFAULT_CHANNEL_TIMEOUT_S = 30.0
@@ -39,7 +39,7 @@ def render_text(collected: Any) -> str:
         (only,) = collected.values()
         if isinstance(only, str):
             return only
-    return json.dumps(collected, ensure_ascii=False, indent=2)
+    return strict_dumps(collected, ensure_ascii=False, indent=2)
 
 
 def _now_iso(clock: Callable[[], float]) -> str:
@@ -108,7 +108,7 @@ class Delivery:
             try:  # ends when the command exits; its process group is killed then
                 done = run_command(
                     self.channel_argv,
-                    json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                    strict_dumps(payload, ensure_ascii=False).encode("utf-8"),
                     timeout_s=self.timeout_s, stdout_limit=0,
                 )
             except CommandTimedOut:

@@ -9,8 +9,47 @@ from __future__ import annotations
 from typing import Any
 
 from hwf_lsp.workflow.plan import build_run_plan
+from hwf_lsp.workflow.vocabulary import RUN_STATUSES
 
 STEP_DONE, STEP_SKIPPED, STEP_WAITING, STEP_FAILED = "done", "skipped", "waiting", "failed"
+
+
+_SHAPES: tuple[tuple[str, type, bool], ...] = (
+    ("outputs", dict, True), ("skipped", list, True), ("answers", dict, False),
+    ("deliveries", list, False), ("attempts", dict, False), ("log", list, False),
+)
+"""(key, JSON type, required) of a run state's containers."""
+
+
+def state_problem(state: Any) -> str | None:
+    """Why `state` is not a run state the runner and every display can use, else None.
+
+    One rule for the runner (which refuses to advance such a run) and the displays
+    (`hwf runs`/`show`, the editor's run summaries show it as corrupt), so one malformed
+    file never hides the others."""
+    if not isinstance(state, dict):
+        return f"expected a JSON object, got {type(state).__name__}"
+    if not isinstance(state.get("run_id"), str):
+        return "run_id must be a string"
+    cursor = state.get("cursor")
+    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
+        return "cursor must be a non-negative integer"
+    status = state.get("status")
+    if not isinstance(status, str) or status not in RUN_STATUSES:
+        return f"unknown status {status!r}"[:120]
+    for key, kind, required in _SHAPES:
+        value = state.get(key)
+        if (required or value is not None) and not isinstance(value, kind):
+            return f"{key} must be a JSON {'object' if kind is dict else 'array'}"
+    pending = state.get("pending")
+    if pending is not None and not isinstance(pending, dict):
+        return "pending must be an object or null"
+    if status in ("awaiting_agent", "awaiting_approval") and pending is None:
+        return f"status {status} without pending"
+    if pending is not None and not (isinstance(pending.get("options"), list)
+                                    or pending.get("options") is None):
+        return "pending.options must be a JSON array"
+    return None
 
 
 def plan_of(state: dict[str, Any], design: Any = None) -> list[dict[str, Any]]:

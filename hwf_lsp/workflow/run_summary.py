@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.run_facts import failed_step, plan_of, step_status
+from hwf_lsp.workflow.run_facts import failed_step, plan_of, state_problem, step_status
 
 __all__ = ["run_summary"]
 
@@ -21,7 +21,8 @@ def _str_or_none(value: Any) -> str | None:
 
 def run_summary(state: dict[str, Any], runs_root: Path | str) -> dict[str, Any]:
     """`{run_id, name, status, cursor, steps, step_states, pending, error, created_at,
-    updated_at, base_run?, from_node?, stale?, path}` — see docs/commands.md.
+    updated_at, base_run?, from_node?, stale?, corrupt?, path}` — see docs/commands.md;
+    `corrupt` says why a run's shape is wrong (`run_facts.state_problem`).
 
     `steps` is the number of steps (as `hwf runs --json` has it); `step_states` says
     where each one stands."""
@@ -49,5 +50,8 @@ def run_summary(state: dict[str, Any], runs_root: Path | str) -> dict[str, Any]:
     for key in ("base_run", "from_node", "stale"):
         if key in state:
             summary[key] = state[key]
+    problem = state_problem(state)
+    if problem is not None:  # shown, not hidden: the other runs are listed as usual
+        summary["corrupt"] = problem
     summary["path"] = str(Path(runs_root) / f"{run_id}.json") if run_id else None
     return summary

@@ -10,7 +10,6 @@ its persist only ever repeats the last step.  See docs/run-state.md.
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import os
 import threading
@@ -25,18 +24,25 @@ from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_conditio
 from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key, render_text
 from hwf_lsp.workflow.graph import parents_of
 from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted  # noqa: F401 - re-exported
+from hwf_lsp.workflow.json_values import NotStrictJson, admit, output_limit, strict_dumps
 from hwf_lsp.workflow.locks import LOCKS_DIRNAME, RunBusyError, RunLock
 from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
-from hwf_lsp.workflow.seams import AgentCancelled, AgentFailure, AgentRequest, AgentSeam
+from hwf_lsp.workflow.run_facts import state_problem
+from hwf_lsp.workflow.seams import (
+    OUTPUT_BYTES_KEY,
+    AgentCancelled,
+    AgentFailure,
+    AgentRequest,
+    AgentSeam,
+)
 from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
 from hwf_lsp.workflow.validator import validate_designer_graph
 from hwf_lsp.workflow.vocabulary import (
     DEFAULT_APPROVAL_OPTIONS,
     FINISHED_STATUSES,
-    RUN_STATUSES,
 )
 
 log = logging.getLogger(__name__)
@@ -119,6 +125,10 @@ def check_startable(design: Any, what: str = "design") -> list[dict]:
 def new_run_state(run_id: str, name: str, design: dict, now: float) -> dict[str, Any]:
     """A fresh state: the spec keys in the spec's order, then our documented extras."""
     stamp = iso_utc(now)
+    try:
+        snapshot = admit(design)  # a strict JSON copy, lone surrogates replaced
+    except NotStrictJson as exc:
+        raise NotStrictJson(f"design {name!r} {exc}; a run file must be strict JSON") from None
     return {
         "run_id": check_run_id(run_id),
         "name": name,
@@ -131,10 +141,11 @@ def new_run_state(run_id: str, name: str, design: dict, now: float) -> dict[str,
         "answers": {},
         "deliveries": [],
         "attempts": {},
-        "design": json.loads(json.dumps(design)),  # a snapshot, and proof it is JSON
+        "design": snapshot.value,
         "created_at": stamp,
         "updated_at": stamp,
-        "log": [],
+        "log": [{"at": stamp, "node": None, "event": event, "detail": detail}
+                for event, detail in snapshot.notes("the design")],
     }
 
 
@@ -149,28 +160,14 @@ def agent_output(result: Any) -> Any:
 
 
 def _check_state(state: dict[str, Any], run_id: str) -> None:
-    """Refuse a state the runner cannot advance, naming the run and the bad key."""
-    def bad(why: str) -> ValueError:
-        return ValueError(f"run {run_id} is corrupt: {why}")
-
-    cursor = state.get("cursor")
-    if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
-        raise bad("cursor must be a non-negative integer")
-    if state.get("status") not in RUN_STATUSES:
-        raise bad(f"unknown status {state.get('status')!r}")
-    for key, kind in (("outputs", dict), ("skipped", list)):
-        if not isinstance(state.get(key), kind):
-            raise bad(f"{key} must be a JSON {'object' if kind is dict else 'array'}")
+    """Refuse a state the runner cannot advance (`run_facts.state_problem`), naming the run."""
+    problem = state_problem(state)
+    if problem is not None:
+        raise ValueError(f"run {run_id} is corrupt: {problem}")
     for key, kind in (("answers", dict), ("deliveries", list), ("attempts", dict),
                       ("log", list)):
-        value = state.setdefault(key, kind())
-        if not isinstance(value, kind):
-            raise bad(f"{key} must be a JSON {'object' if kind is dict else 'array'}")
-    pending = state.setdefault("pending", None)
-    if pending is not None and not isinstance(pending, dict):
-        raise bad("pending must be an object or null")
-    if state.get("status") in ("awaiting_agent", "awaiting_approval") and pending is None:
-        raise bad(f"status {state['status']} without pending")
+        state.setdefault(key, kind())
+    state.setdefault("pending", None)
 
 
 class _StopCheck:
@@ -203,6 +200,7 @@ class Runner:
         checkpoint: Callable[[str], None] | None = None,
         designs: DesignStore | None = None,
         interrupt: Interrupt | None = None,
+        max_output_bytes: int | None = None,
     ) -> None:
         self.runs = runs
         self.agent = agent
@@ -216,6 +214,8 @@ class Runner:
         self.designs = designs
         """Where to find the design of a run that has no `design` snapshot (e.g. a canvas run)."""
         self.interrupt = interrupt
+        self.max_output_bytes = output_limit() if max_output_bytes is None else max_output_bytes
+        """A stored agent output or response is cut past this many bytes of JSON."""
 
     # --- public -----------------------------------------------------------
 
@@ -256,6 +256,12 @@ class Runner:
         """Give the parked agent step its result (structured wins, as from a seam), then advance."""
         if output is _MISSING and structured is _MISSING:
             raise ValueError("respond needs an output or a structured result")
+        value = structured if structured is not _MISSING else output
+        try:
+            admitted = admit(value, self.max_output_bytes)
+        except NotStrictJson as exc:
+            raise NotStrictJson(f"the response to run {run_id} {exc}; nothing was "
+                                "recorded") from None
         with self._locked(run_id) as state:
             self._refuse_if_cancel_pending(state, "response")
             pending = self._pending(state, "awaiting_agent", "an agent")
@@ -263,8 +269,8 @@ class Runner:
             self._expect_cursor_at(state, node_id)
             state["pending"] = None
             state["status"] = "running"
-            value = structured if structured is not _MISSING else output
-            self._finish_step(state, node_id, "agent", value, "done", "responded")
+            self._note(state, node_id, admitted, "the response")
+            self._finish_step(state, node_id, "agent", admitted.value, "done", "responded")
             self._emit_answered(state, node_id, "agent", value)
             return self._drive(state)
 
@@ -410,22 +416,38 @@ class Runner:
             if self._cancel_requested(state):  # e.g. it timed out while a cancel was pending
                 self._cancel(state)
                 return "cancelled"
-            failures = (whole_number(state["attempts"].get(node_id)) or 0) + 1
-            state["attempts"][node_id] = failures
-            retries = whole_number(node.get("retries")) or 0
             reason = str(exc) if isinstance(exc, AgentFailure) else f"{type(exc).__name__}: {exc}"
-            if failures > retries:
-                return self._fail(
-                    state, node_id,
-                    f"agent step {node_id!r} failed after {failures} attempt"
-                    f"{'s' if failures != 1 else ''}: {reason}",
-                )
-            self._log(state, node_id, "attempt-failed",
-                      f"attempt {failures} of {retries + 1} failed: {reason}")
-            self._persist(state)
-            return "retry"
+            return self._attempt_failed(state, node, reason)
         state.pop(IN_FLIGHT_KEY, None)
-        return self._finish_step(state, node_id, "agent", agent_output(result), "done", "completed")
+        known = result.get(OUTPUT_BYTES_KEY) if isinstance(result, dict) else None
+        try:
+            admitted = admit(agent_output(result), self.max_output_bytes,
+                             known_size=known if isinstance(known, int) else None)
+        except NotStrictJson as exc:
+            return self._attempt_failed(state, node, f"the agent's answer {exc}")
+        self._note(state, node_id, admitted, "the agent's answer")
+        return self._finish_step(state, node_id, "agent", admitted.value, "done", "completed")
+
+    def _attempt_failed(self, state: dict[str, Any], node: dict[str, Any], reason: str) -> str:
+        """Count a failed attempt: retry, or fail the run past the step's `retries`."""
+        node_id = node["id"]
+        failures = (whole_number(state["attempts"].get(node_id)) or 0) + 1
+        state["attempts"][node_id] = failures
+        retries = whole_number(node.get("retries")) or 0
+        if failures > retries:
+            return self._fail(
+                state, node_id,
+                f"agent step {node_id!r} failed after {failures} attempt"
+                f"{'s' if failures != 1 else ''}: {reason}",
+            )
+        self._log(state, node_id, "attempt-failed",
+                  f"attempt {failures} of {retries + 1} failed: {reason}")
+        self._persist(state)
+        return "retry"
+
+    def _note(self, state: dict[str, Any], node_id: str, admitted: Any, what: str) -> None:
+        for event, detail in admitted.notes(what):
+            self._log(state, node_id, event, detail)
 
     def _condition_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
         node_id = node["id"]
@@ -652,8 +674,8 @@ class Runner:
     def _context(self, state: dict[str, Any], node: dict[str, Any]) -> str:
         """The parents' outputs as a JSON object (parents without an output are left out)."""
         outputs = state["outputs"]
-        return json.dumps({p: outputs[p] for p in parents_of(node) if p in outputs},
-                          ensure_ascii=False)
+        return strict_dumps({p: outputs[p] for p in parents_of(node) if p in outputs},
+                            ensure_ascii=False)
 
     def _cancel_marker(self, run_id: str) -> Path:
         return self.runs.root / LOCKS_DIRNAME / f"{check_run_id(run_id)}.cancel"

@@ -7,7 +7,6 @@ from a design file, and runs without a shell.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import threading
@@ -15,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from hwf_lsp.workflow.json_values import NotStrictJson, output_limit, strict_dumps, strict_loads
 from hwf_lsp.workflow.processes import CommandStopped, CommandTimedOut, run_command
 
 AgentResult = dict[str, Any]
@@ -23,8 +23,9 @@ AgentResult = dict[str, Any]
 DEFAULT_AGENT_TIMEOUT_S = 600.0
 STDERR_TAIL_CHARS = 500
 MAX_STDOUT_BYTES = 16 * 1024 * 1024
-"""An agent's stdout is read up to this; the rest is counted and dropped.  16× the default
-cap of a stored output (runner: 1 MiB), room for a JSON envelope and its escapes."""
+"""An agent's stdout is read up to this (or 4× $HWF_MAX_OUTPUT_BYTES if more); the rest is
+counted and dropped.  16× the default cap of a stored output (json_values: 1 MiB), room
+for a JSON envelope and its escapes."""
 OUTPUT_BYTES_KEY = "output_bytes"
 """In a result whose `output` was cut on reading: how many bytes the agent wrote."""
 
@@ -73,11 +74,14 @@ class AgentSeam(Protocol):
 
 
 def result_from_text(text: str) -> AgentResult:
-    """A JSON object holding `structured` or `output` is the result; other text is `output`."""
+    """A JSON object holding `structured` or `output` is the result; other text is `output`.
+    An object with NaN or Infinity in it is a failed attempt (AgentFailure)."""
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            value = json.loads(stripped)
+            value = strict_loads(stripped)
+        except NotStrictJson as exc:  # JSON, but not strict: say so, do not store it
+            raise AgentFailure(f"the agent's answer is not strict JSON: {exc}") from None
         except (ValueError, RecursionError):
             value = None
         if isinstance(value, dict) and ("structured" in value or "output" in value):
@@ -97,12 +101,13 @@ class CommandAgentSeam:
     then killed, and it dies with its runner); stdout is read up to `max_stdout_bytes`."""
 
     def __init__(self, argv: list[str], default_timeout_s: float = DEFAULT_AGENT_TIMEOUT_S,
-                 max_stdout_bytes: int = MAX_STDOUT_BYTES) -> None:
+                 max_stdout_bytes: int | None = None) -> None:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ValueError("agent command must be a non-empty list of strings")
         self.argv = list(argv)
         self.default_timeout_s = default_timeout_s
-        self.max_stdout_bytes = max_stdout_bytes
+        self.max_stdout_bytes = max(MAX_STDOUT_BYTES, 4 * output_limit()) \
+            if max_stdout_bytes is None else max_stdout_bytes
 
     def timeout_for(self, request: AgentRequest) -> float:
         if request.timeout_minutes:
@@ -112,7 +117,7 @@ class CommandAgentSeam:
     def perform(
         self, request: AgentRequest, *, cancel_event: threading.Event | None = None
     ) -> AgentResult:
-        payload = json.dumps(request.to_json(), ensure_ascii=False).encode("utf-8")
+        payload = strict_dumps(request.to_json(), ensure_ascii=False).encode("utf-8")
         timeout = self.timeout_for(request)
         try:
             done = run_command(self.argv, payload, timeout_s=timeout,

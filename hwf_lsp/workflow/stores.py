@@ -79,6 +79,13 @@ def _too_large(size: int, limit: int) -> ValueError:
                       "bytes for this kind of file")
 
 
+def describe_os_error(exc: OSError) -> str:
+    """One line for a failed file operation, as people read it: `No space left on device:
+    /…/workflow-runs/.tmp-…` (the CLI's errors and the server's answers alike)."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    return f"{what}: {exc.filename}" if exc.filename else what
+
+
 def read_file_bytes(path: Path | str, *, limit: int = MAX_DESIGN_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most `limit` bytes.
 
@@ -151,6 +158,8 @@ def _read_json_object(path: Path, what: str, limit: int) -> dict[str, Any]:
         ) from None
     except RecursionError:
         raise ValueError(f"{what} is corrupt: nested too deeply") from None
+    except ValueError as exc:  # e.g. a number of more than 4300 digits
+        raise ValueError(f"{what} is corrupt: {exc}") from None
     if not isinstance(value, dict):
         raise ValueError(f"{what} is corrupt: expected a JSON object, got {type(value).__name__}")
     return value

@@ -299,6 +299,11 @@ def _message_of(exc: BaseException) -> tuple[str, int]:
         return str(exc.args[0] if exc.args else exc), REQUEST_FAILED
     if isinstance(exc, (ValueError, RunBusyError, PlanError)):
         return str(exc), REQUEST_FAILED
+    if isinstance(exc, OSError):  # disk full, a read-only runs dir: say what, as hwf does
+        from hwf_lsp.workflow.stores import describe_os_error
+
+        log.warning("command failed: %s", exc)
+        return describe_os_error(exc), REQUEST_FAILED
     log.exception("command failed", exc_info=exc)
     return f"internal error: {type(exc).__name__}: {exc}", REQUEST_FAILED
 
@@ -344,6 +349,24 @@ async def _shut_down_runs(server: HwfServer) -> None:
     server.runs_watcher.stop()
 
 
+def _refuse_unknown_commands(server: HwfServer) -> None:
+    """An unknown command name is a refusal (-32602, no traceback in the log): pygls's own
+    workspace/executeCommand raised an error that it logged with a full traceback."""
+    builtin = server.protocol.fm.builtin_features
+    original = builtin.get(types.WORKSPACE_EXECUTE_COMMAND)
+    if original is None:
+        return
+
+    def execute_command(params: types.ExecuteCommandParams):
+        if params.command not in server.protocol.fm.commands:
+            raise RequestRefused(code=INVALID_PARAMS, message=(
+                f"unknown command {params.command!r}: this server has "
+                f"{', '.join(sorted(server.protocol.fm.commands))}"))
+        return (yield from original(params))
+
+    builtin[types.WORKSPACE_EXECUTE_COMMAND] = execute_command
+
+
 def register(server: HwfServer) -> None:
     commands = RunCommands(server)
     handlers = {
@@ -357,6 +380,7 @@ def register(server: HwfServer) -> None:
     }
     for name, handler in handlers.items():
         server.command(name)(_answering(server, name, handler))
+    _refuse_unknown_commands(server)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(*_params: Any) -> None:

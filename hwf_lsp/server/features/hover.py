@@ -1,7 +1,13 @@
-"""textDocument/hover: kinds, fields and node references (with the newest run)."""
+"""textDocument/hover: kinds, fields and node references (with the newest run).
+
+The analysis writes markdown; a client that takes only plain text gets it without the
+markup we add (`**bold**`, `` `code` ``, code fences, `> ` quotes).  A JSON preview
+inside a fence is kept exactly."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -16,6 +22,24 @@ if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
 
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def plain_text(markdown: str) -> str:
+    """The hover's markdown as plain text (see the module docstring)."""
+    lines, fenced = [], False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced:
+            line = _CODE.sub(r"\1", _BOLD.sub(r"\1", line))
+            line = line[2:] if line.startswith("> ") else line
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded()
@@ -26,4 +50,6 @@ def register(server: HwfServer) -> None:
         if result is None:
             return None
         markdown = supports_markdown(server, "text_document.hover.content_format")
+        if not markdown:
+            result = dataclasses.replace(result, markdown=plain_text(result.markdown))
         return convert.hover(result, at.lines, at.encoding, markdown)
