@@ -1,0 +1,63 @@
+"""docs/design-format.md: generated from the vocabulary, committed fresh, and complete."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hwf_lsp.workflow import format_doc
+from hwf_lsp.workflow import vocabulary as vocab
+from hwf_lsp.workflow.validator import validate_designer_graph
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / format_doc.DOC_PATH
+TEXT = format_doc.render()
+
+
+def test_committed_doc_is_the_generated_output() -> None:
+    assert DOC.read_text(encoding="utf-8") == TEXT, (
+        "docs/design-format.md is stale: run "
+        "`python -m hwf_lsp.workflow.format_doc > docs/design-format.md`")
+
+
+def test_module_entry_point_prints_the_doc() -> None:
+    result = subprocess.run([sys.executable, "-m", "hwf_lsp.workflow.format_doc"], cwd=REPO,
+                            capture_output=True, text=True, encoding="utf-8", timeout=60,
+                            check=True)
+    assert result.stdout == TEXT
+
+
+def test_the_minimal_design_is_valid_and_in_the_readme() -> None:
+    assert validate_designer_graph(format_doc.MINIMAL_DESIGN) == []
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert format_doc.design_json(format_doc.MINIMAL_DESIGN) in readme
+
+
+ROWS = [(kind, field) for kind in vocab.KINDS for field in vocab.KIND_FIELDS[kind]]
+
+
+@pytest.mark.parametrize(("kind", "field"), ROWS, ids=[f"{k}.{f.name}" for k, f in ROWS])
+def test_every_field_has_a_row_under_its_kind(kind: str, field: vocab.Field) -> None:
+    section = TEXT.split(f"### `{kind}`", 1)[1].split("\n### ", 1)[0]
+    row = next(line for line in section.splitlines() if line.startswith(f"| `{field.name}` |"))
+    cells = [c.strip() for c in row.strip("|").split(" | ")]
+    assert cells[2] == ("yes" if field.required else "no")
+    if field.default is not None:
+        assert cells[3] != "—"
+    if field.maximum is not None:
+        assert f"{field.minimum}–{field.maximum}" in cells[4]
+
+
+@pytest.mark.parametrize("code", [*vocab.RULES, *vocab.EDITOR_RULES])
+def test_every_rule_code_is_listed(code: str) -> None:
+    assert f"| `{code}` |" in TEXT
+
+
+def test_hwf_help_points_at_the_doc() -> None:
+    from hwf_lsp.cli import EPILOG
+
+    assert format_doc.DOC_PATH in EPILOG
+    assert "python -m hwf_lsp.workflow.format_doc" in EPILOG
