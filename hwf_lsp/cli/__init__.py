@@ -35,6 +35,9 @@ examples:
   hwf runs
   hwf show 3f2a9c01d4e5 --json
 
+the design format (every kind, its fields, required or not, defaults, limits):
+  docs/design-format.md, or print it: python -m hwf_lsp.workflow.format_doc
+
 {EXIT_CODES_HELP}
 
 environment:

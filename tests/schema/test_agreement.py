@@ -48,7 +48,7 @@ from hwf_lsp.workflow.defects import Defect
 from hwf_lsp.workflow.validator import collect_defects, validate_designer_graph
 
 SCHEMA = json.loads((REPO / schema_gen.SCHEMA_PATH).read_text(encoding="utf-8"))
-"""The committed file, as users get it (test_schema_file checks it is the generated one)."""
+"""The committed file, as users get it (tests/test_generated_files.py checks it is the generated one)."""
 VALIDATOR = Draft202012Validator(SCHEMA)
 DRAFT7 = Draft7Validator(SCHEMA)
 CONDITION_RE = re.compile(schema_gen.condition_pattern())
