@@ -30,11 +30,11 @@ from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
+from hwf_lsp.workflow.run_facts import approval_options
 from hwf_lsp.workflow.seams import AgentCancelled, AgentFailure, AgentRequest, AgentSeam
 from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
 from hwf_lsp.workflow.validator import validate_designer_graph
 from hwf_lsp.workflow.vocabulary import (
-    DEFAULT_APPROVAL_OPTIONS,
     FINISHED_STATUSES,
     RUN_STATUSES,
 )
@@ -241,7 +241,7 @@ class Runner:
         with self._locked(run_id) as state:
             self._refuse_if_cancel_pending(state, "answer")
             pending = self._pending(state, "awaiting_approval", "an approval")
-            options = pending.get("options") or list(DEFAULT_APPROVAL_OPTIONS)
+            options = approval_options(pending.get("options"))
             if choice not in options:
                 raise ValueError(
                     f"{choice!r} is not an option of approval {pending.get('node')!r}: "
@@ -442,9 +442,7 @@ class Runner:
 
     def _approval_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
         node_id = node["id"]
-        options = node.get("options")
-        if not (isinstance(options, list) and options and all(isinstance(o, str) for o in options)):
-            options = list(DEFAULT_APPROVAL_OPTIONS)
+        options = approval_options(node.get("options"))
         on_timeout = node.get("on_timeout") if node.get("on_timeout") in ("reject", "escalate") \
             else "reject"
         state["status"] = "awaiting_approval"
