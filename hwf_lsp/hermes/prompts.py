@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hwf_lsp.workflow.run_facts import approval_options
+
 PREVIEW_CHARS = 4000
 
 
@@ -36,7 +38,7 @@ def instructions_for(state: dict[str, Any]) -> str | None:
             "to do it."
         )
     if status == "awaiting_approval":
-        options = [str(o) for o in pending.get("options") or ("approve", "reject")]
+        options = approval_options(pending.get("options"))
         return (
             f"Run {run_id} waits for approval at {pending.get('node')!r}: "
             f"{pending.get('question', '')!r}. Ask the user to choose one of "

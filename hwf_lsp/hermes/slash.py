@@ -17,6 +17,7 @@ from typing import Any
 from hwf_lsp.hermes import tools
 from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.prompts import cron_prompt
+from hwf_lsp.workflow.run_facts import approval_options
 from hwf_lsp.workflow.seams import AgentSeam
 
 USAGE = """\
@@ -90,7 +91,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"  next: /workflow respond {run_id} TEXT, or /workflow resume {run_id} "
                      "--llm, or ask the assistant to perform it")
     elif summary.get("status") == "awaiting_approval":
-        options = pending.get("options") or ["approve", "reject"]
+        options = approval_options(pending.get("options"))
         lines.append(f"  waits for approval at {pending.get('node')!r}: "
                      f"{pending.get('question', '')}")
         lines.append("  next: " + " | ".join(f"/workflow answer {run_id} {shlex.quote(str(o))}"

@@ -21,6 +21,7 @@ from hwf_lsp.hermes.engine import MAX_RUNS_LISTED, Workflows
 from hwf_lsp.hermes.prompts import instructions_for
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_design_name, check_run_id
+from hwf_lsp.workflow.run_facts import approval_options
 from hwf_lsp.workflow.seams import AgentSeam
 from hwf_lsp.workflow.vocabulary import KIND_FIELDS, KINDS, RUN_STATUSES
 
@@ -198,7 +199,7 @@ def answer(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     if state.get("status") != "awaiting_approval":
         raise ArgumentError("run_id", f"run {run_id} is not waiting for an approval "
                             f"(status: {state.get('status')})")
-    options = pending.get("options") or ["approve", "reject"]
+    options = approval_options(pending.get("options"))
     if choice not in options:
         raise ArgumentError("choice", f"{choice!r} is not an option of approval "
                             f"{pending.get('node')!r}: choose one of {', '.join(map(str, options))}")

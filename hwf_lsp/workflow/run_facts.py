@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hwf_lsp.workflow.graph import descendants
 from hwf_lsp.workflow.plan import build_run_plan
-from hwf_lsp.workflow.vocabulary import RUN_STATUSES
+from hwf_lsp.workflow.vocabulary import DEFAULT_APPROVAL_OPTIONS, RUN_STATUSES
 
 STEP_DONE, STEP_SKIPPED, STEP_WAITING, STEP_FAILED = "done", "skipped", "waiting", "failed"
 
@@ -108,3 +109,22 @@ def step_status(state: dict[str, Any], step_id: str, failed: str | None = None) 
     if failed is not None and failed == step_id:
         return STEP_FAILED
     return None
+
+
+def approval_options(options: Any) -> list[str]:
+    """The options an approval may be answered with: its own when they are a non-empty
+    list of strings, else DEFAULT_APPROVAL_OPTIONS (what the runner parks it with)."""
+    if isinstance(options, list) and options and all(isinstance(o, str) for o in options):
+        return list(options)
+    return list(DEFAULT_APPROVAL_OPTIONS)
+
+
+def rerun_steps(state: dict[str, Any]) -> set[str] | None:
+    """The steps a "run from here" run executes again: `from_node` and its descendants in
+    the run's design snapshot (prepare_rerun's rule).  None for a run that reuses nothing
+    (no `from_node`, or no `base_run` to reuse from), or without a snapshot."""
+    from_node, design = state.get("from_node"), state.get("design")
+    if not (isinstance(from_node, str) and isinstance(state.get("base_run"), str)
+            and isinstance(design, dict) and isinstance(design.get("nodes"), list)):
+        return None
+    return {from_node} | descendants(design["nodes"], from_node)

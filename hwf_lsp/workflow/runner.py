@@ -30,7 +30,7 @@ from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
-from hwf_lsp.workflow.run_facts import state_problem
+from hwf_lsp.workflow.run_facts import approval_options, state_problem
 from hwf_lsp.workflow.seams import (
     OUTPUT_BYTES_KEY,
     AgentCancelled,
@@ -41,7 +41,6 @@ from hwf_lsp.workflow.seams import (
 from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
 from hwf_lsp.workflow.validator import validate_designer_graph
 from hwf_lsp.workflow.vocabulary import (
-    DEFAULT_APPROVAL_OPTIONS,
     FINISHED_STATUSES,
 )
 
@@ -241,7 +240,7 @@ class Runner:
         with self._locked(run_id) as state:
             self._refuse_if_cancel_pending(state, "answer")
             pending = self._pending(state, "awaiting_approval", "an approval")
-            options = pending.get("options") or list(DEFAULT_APPROVAL_OPTIONS)
+            options = approval_options(pending.get("options"))
             if choice not in options:
                 raise ValueError(
                     f"{choice!r} is not an option of approval {pending.get('node')!r}: "
@@ -464,9 +463,7 @@ class Runner:
 
     def _approval_step(self, state: dict[str, Any], node: dict[str, Any]) -> str:
         node_id = node["id"]
-        options = node.get("options")
-        if not (isinstance(options, list) and options and all(isinstance(o, str) for o in options)):
-            options = list(DEFAULT_APPROVAL_OPTIONS)
+        options = approval_options(node.get("options"))
         on_timeout = node.get("on_timeout") if node.get("on_timeout") in ("reject", "escalate") \
             else "reject"
         state["status"] = "awaiting_approval"

@@ -104,6 +104,9 @@ async def test_run_from_here_reuses_upstream_and_warns_when_stale(client: Langua
     assert steps_called(ENV.calls()) == ["s3", "s4", "s5"]
     assert rerun["base_run"] == base["run_id"] and rerun["from_node"] == "s3"
     assert rerun["stale"] == []
+    assert [(s["id"], s["status"], s["rerun"]) for s in rerun["step_states"]] == [
+        ("s1", "reused", False), ("s2", "reused", False),
+        ("s3", "done", True), ("s4", "done", True), ("s5", "done", True)]
     before, after = ENV.load_run(base["run_id"]), ENV.load_run(rerun["run_id"])
     assert {k: after["outputs"][k] for k in ("s1", "s2")} == {
         k: before["outputs"][k] for k in ("s1", "s2")}
@@ -159,6 +162,10 @@ async def test_parked_approval_shows_its_lens_and_the_answer_completes_it(client
     assert [a.title for a in client.asked[-1].actions] == ["ship", "hold"]
     assert done["status"] == "completed", done
     assert ENV.load_run(done["run_id"])["answers"] == {"gate": "ship"}
+    assert [(s["id"], s["status"], s.get("answer")) for s in done["step_states"]] == [
+        ("draft", "done", None), ("gate", "answered", "ship"), ("done", "done", None)]
+    listed = (await execute(client, "hwf.listRuns", {"design": "approval-demo"}))["runs"]
+    assert listed[0] == done  # one builder: the list says what the command answered
     found = await lenses(client, uri)
     assert not [lens for lens in found if lens[1] == "Answer…"]
 

@@ -15,7 +15,7 @@ from hwf_lsp.workflow.run_facts import failed_step
 
 DESIGN = {"name": "d", "nodes": [
     {"id": "t", "type": "trigger"},
-    {"id": "a", "type": "agent", "prompt": "p", "after": ["t"]},
+    {"id": "a", "type": "agent", "title": "Ask", "prompt": "p", "after": ["t"]},
     {"id": "c", "type": "condition", "expression": "out.a.x == 1", "after": ["a"]},
     {"id": "g", "type": "approval", "question": "q?", "after": ["c"]},
     {"id": "n", "type": "note", "text": "hi"},
@@ -39,19 +39,98 @@ def test_failed_step(run, expected) -> None:
     assert failed_step(run) == expected
 
 
-@pytest.mark.parametrize("run, steps, step_states", [
+def step_facts(summary):
+    """Each step as `id:status`, with `+rerun`/`-rerun` and `=answer` when the summary says."""
+    facts = []
+    for step in summary["step_states"]:
+        fact = f"{step['id']}:{step['status']}"
+        if "rerun" in step:
+            fact += "+rerun" if step["rerun"] else "-rerun"
+        if "answer" in step:
+            fact += f"={step['answer']}"
+        facts.append(fact)
+    return facts
+
+
+FROM_C = {"from_node": "c", "base_run": "base12"}
+APPROVE, REJECT = {"answers": {"g": "approve"}}, {"answers": {"g": "reject"}}
+PARKED_AT_G = {"status": "awaiting_approval", "cursor": 2, "outputs": {"a": 1, "c": True}}
+
+
+@pytest.mark.parametrize("run, steps, facts", [
     (state(status="awaiting_approval", cursor=2, outputs={"a": 1}, skipped=["c"],
-           pending={"node": "g"}), 3, ["done", "skipped", "waiting"]),
+           pending={"node": "g"}), 3, ["a:done", "c:skipped", "g:waiting"]),
+    (state(), 3, ["a:None", "c:None", "g:None"]),  # not run: null
+    (state(status="completed", outputs={"a": 1, "c": True, "g": {"choice": "approve"}},
+           **APPROVE), 3, ["a:done", "c:done", "g:answered=approve"]),
+    # a rejected approval is answered too (the runner also lists it as skipped)
+    (state(status="completed", outputs={"a": 1, "c": True, "g": {"choice": "reject"}},
+           skipped=["g"], **REJECT), 3, ["a:done", "c:done", "g:answered=reject"]),
+    (state(status="failed", outputs={"a": 1}, log=[{"event": "failed", "node": "c"}]), 3,
+     ["a:done", "c:failed", "g:None"]),
+    # run from here: outside {c and its descendants} the base run's results are reused
+    (state(status="completed", outputs={"a": 1, "c": True, "g": {"choice": "approve"}},
+           **APPROVE, **FROM_C), 3, ["a:reused-rerun", "c:done+rerun", "g:answered+rerun=approve"]),
+    (state(status="running", cursor=1, outputs={"a": 1}, **FROM_C), 3,
+     ["a:reused-rerun", "c:None+rerun", "g:None+rerun"]),
+    (state(status="running", outputs={}, skipped=["a"], **FROM_C), 3,
+     ["a:reused-rerun", "c:None+rerun", "g:None+rerun"]),
+    # from_node without a base run reuses nothing: no rerun flags
+    (state(status="completed", outputs={"a": 1, "c": True}, from_node="c", base_run=None), 3,
+     ["a:done", "c:done", "g:None"]),
     (state(design=None), None, []),
+    (state(design=None, **FROM_C), None, []),
     ({"run_id": 7, "cursor": True, "outputs": "x"}, None, []),
 ])
-def test_run_summary(run, steps, step_states, tmp_path) -> None:
+def test_run_summary(run, steps, facts, tmp_path) -> None:
     summary = run_summary(run, tmp_path)
     assert summary["steps"] == steps
-    assert [s["status"] for s in summary["step_states"]] == step_states
+    assert step_facts(summary) == facts
     json.dumps(summary)  # always serialisable
     assert set(summary) >= {"run_id", "name", "status", "cursor", "pending", "error",
-                            "updated_at", "path"}
+                            "updated_at", "path", "design_path"}
+
+
+def test_run_summary_steps_carry_type_and_title(tmp_path) -> None:
+    steps = run_summary(state(), tmp_path)["step_states"]
+    assert [(s["id"], s["type"], s["title"]) for s in steps] == [
+        ("a", "agent", "Ask"), ("c", "condition", None), ("g", "approval", None)]
+
+
+@pytest.mark.parametrize("pending, options", [
+    ({"kind": "approval", "node": "g"}, ["approve", "reject"]),  # absent: the defaults
+    ({"kind": "approval", "node": "g", "options": ["ship", "hold"]}, ["ship", "hold"]),
+    ({"kind": "approval", "node": "g", "options": []}, ["approve", "reject"]),
+    ({"kind": "approval", "node": "g", "options": [1, 2]}, ["approve", "reject"]),
+    ({"kind": "approval", "node": "g", "options": "ship"}, ["approve", "reject"]),
+    ({"node": "g"}, ["approve", "reject"]),  # no kind: the status says approval
+])
+def test_run_summary_resolves_approval_options(pending, options, tmp_path) -> None:
+    given = json.loads(json.dumps(pending))
+    summary = run_summary(state(**PARKED_AT_G, pending=pending), tmp_path)
+    assert summary["pending"] == {**given, "options": options}
+    assert pending == given  # the state read from the run file is not changed
+
+
+@pytest.mark.parametrize("pending", [None, "junk", {"kind": "agent", "node": "a", "prompt": "p"}])
+def test_run_summary_leaves_other_pending_alone(pending, tmp_path) -> None:
+    run = state(status="awaiting_agent", pending=pending)
+    assert run_summary(run, tmp_path)["pending"] == (pending if isinstance(pending, dict) else None)
+
+
+@pytest.mark.parametrize("name, stored, expected", [
+    ("d", True, "workflow-designs/d.json"),
+    ("d", False, None),
+    ("../d", False, None),  # not a design name: never a path outside the store
+    (None, False, None),
+])
+def test_run_summary_design_path(name, stored, expected, tmp_path) -> None:
+    designs = tmp_path / "workflow-designs"
+    designs.mkdir()
+    if stored:
+        (designs / f"{name}.json").write_text(json.dumps(DESIGN))
+    summary = run_summary(state(name=name), tmp_path / "workflow-runs")
+    assert summary["design_path"] == (str(tmp_path / expected) if expected else None)
 
 
 def run_info(**overrides):

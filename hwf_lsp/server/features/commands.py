@@ -25,7 +25,7 @@ from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_run_id
 from hwf_lsp.workflow.plan import PlanError
-from hwf_lsp.workflow.vocabulary import DEFAULT_APPROVAL_OPTIONS
+from hwf_lsp.workflow.run_facts import approval_options
 
 if TYPE_CHECKING:
     from hwf_lsp.server.runs.manager import RunManager
@@ -201,10 +201,7 @@ class RunCommands:
         if state.get("status") != "awaiting_approval" or pending is None:
             raise CommandError(
                 f"run {run_id} is not waiting for an approval (status: {state.get('status')})")
-        options = pending.get("options")
-        if not (isinstance(options, list) and options):
-            options = list(DEFAULT_APPROVAL_OPTIONS)
-        options = [str(option) for option in options]
+        options = approval_options(pending.get("options"))
         if choice is None:
             choice = await self.ask_choice(run_id, pending, options)
             if choice is None:

@@ -1,45 +1,28 @@
 /**
  * The client-side commands. The language client registers the server's own ids
  * (`hwf.startRun`, ...) for code lenses; these wrappers have their own ids
- * (`hwf.ui.*`), find what the server needs (document, node, run, choice) by asking
- * the user the least possible, then send the server command.
+ * (`hwf.ui.*`), find what the server needs (document, node, run, choice) with the
+ * pickers (pickers.ts), then send the server command. Long agent responses are
+ * written in response documents (responseDocument.ts).
  */
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import * as vscode from 'vscode';
-import { ContextKey, ServerCommand, UiCommand } from './constants';
-import { designName, designNodeSpots, nodeIdAt } from './design';
-import { errorText, getLog } from './log';
-import {
-  ACTIVE,
-  approvalOptions,
-  asRunSummary,
-  noticesOf,
-  RunSummary,
-  statusIcon,
-  statusLabel,
-  ageOf,
-} from './runModel';
+import { ServerCommand, UiCommand } from './constants';
+import { getLog } from './log';
+import { ACTIVE, asRunSummary, noticesOf, RunSummary, statusIcon, statusLabel } from './runModel';
+import { Pickers } from './pickers';
+import { ResponseDocuments } from './responseDocument';
 import { RunsModel } from './runs';
-import { RunItem, StepItem } from './runsView';
+import { StepItem } from './runsView';
 import { ServerManager } from './server';
-import { isDesignDocument } from './settings';
 import { ensureTrusted } from './trust';
 
-const STEP_KINDS = new Set(['agent', 'condition', 'approval', 'output']);
-
-/** Untitled documents opened for a long agent response, by URI: which run they answer. */
-interface ResponseDocument {
-  runId: string;
-  structured: boolean;
-}
-
 export class Commands implements vscode.Disposable {
-  private readonly responseDocuments = new Map<string, ResponseDocument>();
-  private readonly disposables: vscode.Disposable[] = [];
+  private readonly responses = new ResponseDocuments();
+  private readonly pick: Pickers;
+  private readonly disposables: vscode.Disposable[] = [this.responses];
 
   constructor(private readonly server: ServerManager, private readonly model: RunsModel) {
+    this.pick = new Pickers(server, model);
     const register = (id: string, handler: (...args: any[]) => unknown) =>
       this.disposables.push(vscode.commands.registerCommand(id, handler));
     register(UiCommand.startRun, (uri?: vscode.Uri) => this.startRun(uri));
@@ -54,10 +37,6 @@ export class Commands implements vscode.Disposable {
     register(UiCommand.refreshRuns, () => this.model.refresh());
     register(UiCommand.showLog, () => getLog().show());
     register(UiCommand.restartServer, () => this.server.restart());
-    this.disposables.push(
-      vscode.window.onDidChangeActiveTextEditor((editor) => this.updateResponseContext(editor)),
-      vscode.workspace.onDidCloseTextDocument((doc) => this.responseDocuments.delete(doc.uri.toString())),
-    );
   }
 
   dispose(): void {
@@ -157,7 +136,7 @@ export class Commands implements vscode.Disposable {
     if (!ensureTrusted()) {
       return;
     }
-    const document = await this.designDocument(uri);
+    const document = await this.pick.design(uri);
     if (!document) {
       return;
     }
@@ -171,16 +150,16 @@ export class Commands implements vscode.Disposable {
     let document: vscode.TextDocument | undefined;
     let node = nodeId;
     if (target instanceof StepItem) {
-      document = await this.openDesignOf(target.run);
+      document = await this.pick.designOf(target.run);
       node = target.step.id;
     } else {
-      document = await this.designDocument(target instanceof vscode.Uri ? target : undefined);
+      document = await this.pick.design(target instanceof vscode.Uri ? target : undefined);
     }
     if (!document) {
       return;
     }
     if (!node) {
-      node = await this.pickNode(document);
+      node = await this.pick.node(document);
     }
     if (!node) {
       return;
@@ -189,11 +168,11 @@ export class Commands implements vscode.Disposable {
   }
 
   async runAgain(target?: unknown): Promise<void> {
-    const run = await this.runFrom(target, 'Run which run again?', () => true);
+    const run = await this.pick.run(target, 'Run which run again?', () => true);
     if (!run || !ensureTrusted()) {
       return;
     }
-    const document = await this.openDesignOf(run);
+    const document = await this.pick.designOf(run);
     if (!document) {
       return;
     }
@@ -210,49 +189,31 @@ export class Commands implements vscode.Disposable {
     if (!ensureTrusted()) {
       return;
     }
-    const run = await this.runFrom(target, 'Answer which approval?', (r) => r.status === 'awaiting_approval', true);
+    const run = await this.pick.run(target, 'Answer which approval?', (r) => r.status === 'awaiting_approval', true);
     if (!run) {
       return;
     }
-    const answer = choice ?? (await this.pickAnswer(run));
+    const answer = choice ?? (await this.pick.answer(run));
     if (answer === undefined) {
       return;
     }
     await this.send(ServerCommand.answerApproval, [run.run_id, answer]);
   }
 
-  private async pickAnswer(run: RunSummary): Promise<string | undefined> {
-    const question = run.pending?.question ?? 'Choose an answer';
-    const items = approvalOptions(run.pending).map((option) => ({ label: option }));
-    const picked = await vscode.window.showQuickPick(items, {
-      title: `Approval "${run.pending?.node ?? ''}" · ${run.name} · run ${run.run_id}`,
-      placeHolder: question,
-      ignoreFocusOut: true,
-    });
-    return picked?.label;
-  }
-
   async respondAgent(target?: unknown): Promise<void> {
     if (!ensureTrusted()) {
       return;
     }
-    const run = await this.runFrom(target, 'Respond to which agent step?', (r) => r.status === 'awaiting_agent', true);
+    const run = await this.pick.run(target, 'Respond to which agent step?', (r) => r.status === 'awaiting_agent', true);
     if (!run) {
       return;
     }
     const step = run.pending?.node ?? '?';
-    const how = await vscode.window.showQuickPick(
-      [
-        { label: '$(edit) Type a short response', id: 'input' },
-        { label: '$(markdown) Open a document for long text', id: 'text', detail: 'Write the response, then run "Hermes Workflow: Send Response".' },
-        { label: '$(json) Open a JSON document (structured response)', id: 'json', detail: 'The JSON value is sent as the step\'s structured output.' },
-      ],
-      { title: `Respond to agent step "${step}" · ${run.name} · run ${run.run_id}`, placeHolder: run.pending?.prompt, ignoreFocusOut: true },
-    );
-    if (!how) {
+    const how = await this.pick.responseKind(run);
+    if (how === undefined) {
       return;
     }
-    if (how.id === 'input') {
+    if (how === 'input') {
       const text = await vscode.window.showInputBox({
         title: `Response for agent step "${step}"`,
         prompt: run.pending?.prompt,
@@ -264,11 +225,7 @@ export class Commands implements vscode.Disposable {
       }
       return;
     }
-    const structured = how.id === 'json';
-    const document = await vscode.workspace.openTextDocument({ language: structured ? 'json' : 'markdown', content: '' });
-    this.responseDocuments.set(document.uri.toString(), { runId: run.run_id, structured });
-    await vscode.window.showTextDocument(document);
-    this.updateResponseContext(vscode.window.activeTextEditor);
+    const document = await this.responses.open(run.run_id, how === 'json');
     const sent = await vscode.window.showInformationMessage(
       `Write the response for step "${step}" of run ${run.run_id}, then click Send (or run "Hermes Workflow: Send Response").`,
       'Send',
@@ -279,40 +236,14 @@ export class Commands implements vscode.Disposable {
   }
 
   async sendResponse(document: vscode.TextDocument | undefined = vscode.window.activeTextEditor?.document): Promise<void> {
-    const target = document && this.responseDocuments.get(document.uri.toString());
-    if (!document || !target) {
-      void vscode.window.showWarningMessage('Hermes Workflow: this editor is not a response document. Use "Respond to Agent Step" first.');
-      return;
-    }
-    const text = document.getText();
-    let response: { output: string } | { structured: unknown } = { output: text };
-    if (target.structured) {
-      try {
-        response = { structured: JSON.parse(text) };
-      } catch (error) {
-        void vscode.window.showErrorMessage(`Hermes Workflow: the response is not valid JSON: ${errorText(error)}`);
-        return;
-      }
-    }
-    const result = await this.send(ServerCommand.respondAgent, [target.runId, response]);
-    if (result !== undefined) {
-      this.responseDocuments.delete(document.uri.toString());
-      if (vscode.window.activeTextEditor?.document === document) {
-        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-      }
-    }
-  }
-
-  private updateResponseContext(editor: vscode.TextEditor | undefined): void {
-    const active = editor ? this.responseDocuments.has(editor.document.uri.toString()) : false;
-    void vscode.commands.executeCommand('setContext', ContextKey.isResponseDocument, active);
+    await this.responses.send(document, (runId, response) => this.send(ServerCommand.respondAgent, [runId, response]));
   }
 
   async resumeRun(target?: unknown): Promise<void> {
     if (!ensureTrusted()) {
       return;
     }
-    const run = await this.runFrom(target, 'Resume which run?', (r) => ACTIVE.has(r.status));
+    const run = await this.pick.run(target, 'Resume which run?', (r) => ACTIVE.has(r.status));
     if (run) {
       await this.send(ServerCommand.resumeRun, [run.run_id]);
     }
@@ -322,7 +253,7 @@ export class Commands implements vscode.Disposable {
     if (!ensureTrusted()) {
       return;
     }
-    const run = await this.runFrom(target, 'Cancel which run?', (r) => ACTIVE.has(r.status));
+    const run = await this.pick.run(target, 'Cancel which run?', (r) => ACTIVE.has(r.status));
     if (!run) {
       return;
     }
@@ -337,7 +268,7 @@ export class Commands implements vscode.Disposable {
   }
 
   async openRun(target?: unknown, stepId?: string): Promise<void> {
-    const run = await this.runFrom(target, 'Open which run?', () => true);
+    const run = await this.pick.run(target, 'Open which run?', () => true);
     if (!run) {
       return;
     }
@@ -358,128 +289,5 @@ export class Commands implements vscode.Disposable {
         editor.revealRange(new vscode.Range(start, end), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
       }
     }
-  }
-
-  // --- finding things ---------------------------------------------------
-
-  /** The run a command acts on: from its argument, else the user's pick among `filter`. */
-  private async runFrom(
-    target: unknown,
-    title: string,
-    filter: (run: RunSummary) => boolean,
-    autoPickSingle = false,
-  ): Promise<RunSummary | undefined> {
-    if (target instanceof RunItem || target instanceof StepItem) {
-      return this.model.find(target.run.run_id) ?? target.run;
-    }
-    const given = asRunSummary(target);
-    if (given) {
-      return this.model.find(given.run_id) ?? given;
-    }
-    if (typeof target === 'string') {
-      await this.model.refresh();
-      return this.model.find(target) ?? { run_id: target, name: target, status: 'unknown' };
-    }
-    await this.model.refresh();
-    const candidates = this.model.runs.filter(filter);
-    if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(`Hermes Workflow: no run to choose from (${title.replace(/\?$/, '').toLowerCase()}).`);
-      return undefined;
-    }
-    if (candidates.length === 1 && autoPickSingle) {
-      return candidates[0];
-    }
-    const picked = await vscode.window.showQuickPick(
-      candidates.map((run) => ({
-        label: `$(${statusIcon(run.status).replace('~spin', '')}) ${run.name}`,
-        description: `${statusLabel(run.status)} · ${run.run_id}`,
-        detail: run.pending?.question ?? run.error ?? (run.updated_at ? `updated ${ageOf(run.updated_at)}` : undefined),
-        run,
-      })),
-      { title, placeHolder: 'Runs, newest first', matchOnDescription: true, ignoreFocusOut: true },
-    );
-    return picked?.run;
-  }
-
-  /** The design to run: the given one, the active editor's, else the user's pick. */
-  private async designDocument(uri?: vscode.Uri): Promise<vscode.TextDocument | undefined> {
-    const globs = this.server.settings.designGlobs;
-    if (uri) {
-      return vscode.workspace.openTextDocument(uri);
-    }
-    const active = vscode.window.activeTextEditor?.document;
-    if (isDesignDocument(active, globs)) {
-      return active;
-    }
-    const files = await this.designFiles();
-    if (files.length === 0) {
-      void vscode.window.showInformationMessage(
-        `Hermes Workflow: no design in this workspace. Designs are JSON files matching ${globs.join(', ')} (setting hwf.designs.globs).`,
-      );
-      return undefined;
-    }
-    const picked = await vscode.window.showQuickPick(
-      files.map((file) => ({ label: path.basename(file.fsPath), description: vscode.workspace.asRelativePath(file), file })),
-      { title: 'Run which design?', ignoreFocusOut: true },
-    );
-    return picked ? vscode.workspace.openTextDocument(picked.file) : undefined;
-  }
-
-  private async designFiles(): Promise<vscode.Uri[]> {
-    const found = new Map<string, vscode.Uri>();
-    for (const glob of this.server.settings.designGlobs) {
-      for (const uri of await vscode.workspace.findFiles(glob, '**/node_modules/**', 500)) {
-        found.set(uri.toString(), uri);
-      }
-    }
-    return [...found.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-  }
-
-  /** The design a run came from: an open document, a workspace file, else the store's copy. */
-  private async openDesignOf(run: RunSummary): Promise<vscode.TextDocument | undefined> {
-    const globs = this.server.settings.designGlobs;
-    const open = vscode.workspace.textDocuments.find((d) => isDesignDocument(d, globs) && designName(d.getText()) === run.name);
-    if (open) {
-      return open;
-    }
-    for (const file of await this.designFiles()) {
-      try {
-        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
-        if (designName(text) === run.name) {
-          return vscode.workspace.openTextDocument(file);
-        }
-      } catch (error) {
-        getLog().warn(`Reading ${file.fsPath}: ${errorText(error)}`);
-      }
-    }
-    const home = this.server.settings.hermesHome || process.env.HERMES_HOME || path.join(os.homedir(), '.hermes');
-    const stored = path.join(home, 'workflow-designs', `${run.name}.json`);
-    if (fs.existsSync(stored)) {
-      return vscode.workspace.openTextDocument(vscode.Uri.file(stored));
-    }
-    void vscode.window.showWarningMessage(`Hermes Workflow: cannot find the design "${run.name}" in this workspace or in ${home}/workflow-designs.`);
-    return undefined;
-  }
-
-  /** The node under the cursor, else the user's pick among the design's steps. */
-  private async pickNode(document: vscode.TextDocument): Promise<string | undefined> {
-    const editor = vscode.window.activeTextEditor;
-    const text = document.getText();
-    if (editor?.document === document) {
-      const here = nodeIdAt(text, document.offsetAt(editor.selection.active));
-      if (here) {
-        return here;
-      }
-    }
-    const spots = designNodeSpots(text).filter((spot) => spot.type && STEP_KINDS.has(spot.type));
-    if (spots.length === 0) {
-      void vscode.window.showInformationMessage('Hermes Workflow: this design has no step to run from.');
-      return undefined;
-    }
-    const picked = await vscode.window.showQuickPick(
-      spots.map((spot) => ({ label: spot.id, description: [spot.type, spot.title].filter(Boolean).join(' · '), id: spot.id })),
-      { title: 'Run from which step?', placeHolder: 'The step and everything downstream of it run again', ignoreFocusOut: true },
-    );
-    return picked?.id;
   }
 }

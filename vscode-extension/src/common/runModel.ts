@@ -1,7 +1,8 @@
 /**
- * What a run looks like to the user, computed from the run summary and the run file
- * (`$HERMES_HOME/workflow-runs/<run_id>.json`). Pure: no VS Code API, so it is unit
- * tested with node's test runner and reused by the Runs view and the status bar.
+ * What a run looks like to the user, rendered from the run summary the server sends
+ * (docs/commands.md: plan order, step states, approval options are its facts) and, for
+ * previews only, the run file. Pure: no VS Code API, so it is unit tested with node's
+ * test runner and reused by the Runs view and the status bar.
  */
 
 export type RunStatus =
@@ -17,7 +18,8 @@ export interface PendingInfo {
   node?: string;
   prompt?: string;
   question?: string;
-  options?: unknown;
+  /** An approval's options, resolved by the server (its own, else the defaults). */
+  options?: string[];
   context?: unknown;
   waiting_since?: string;
   correlation_id?: string;
@@ -36,12 +38,13 @@ export interface RunSummary {
   base_run?: string | null;
   from_node?: string | null;
   path?: string;
+  /** The stored design of the run's name, when that file exists (the server checks). */
+  design_path?: string | null;
   notices?: unknown;
-  /** `[{id, type, status}]` in plan order (the server's summary), when it sends it. */
+  /** `[{id, type, title, status, rerun?, answer?}]` in plan order (see StepSummary). */
   step_states?: unknown;
 }
 
-export const PARKED: ReadonlySet<string> = new Set(['awaiting_agent', 'awaiting_approval']);
 export const ACTIVE: ReadonlySet<string> = new Set(['running', 'awaiting_agent', 'awaiting_approval']);
 
 const STATUS_LABELS: Record<string, string> = {
@@ -92,16 +95,20 @@ export function statusColor(status: string): string | undefined {
   }
 }
 
-/** The options an approval may be answered with (the server's default when absent). */
-export function approvalOptions(pending: PendingInfo | null | undefined): string[] {
-  const options = pending?.options;
-  if (Array.isArray(options) && options.length > 0 && options.every((o) => typeof o === 'string')) {
-    return options as string[];
-  }
-  return ['approve', 'reject'];
-}
-
 export type StepState = 'done' | 'reused' | 'answered' | 'skipped' | 'waiting' | 'failed' | 'not-run';
+
+/** One entry of the summary's `step_states` (docs/commands.md): the server's facts. */
+export interface StepSummary {
+  id: string;
+  type?: string | null;
+  title?: string | null;
+  /** done, reused, answered, skipped, waiting, failed; null when the step has not run. */
+  status?: string | null;
+  /** Only on a run from here: whether this step runs again (else its result is reused). */
+  rerun?: boolean;
+  /** Only on an `answered` approval: the choice. */
+  answer?: unknown;
+}
 
 export interface StepInfo {
   id: string;
@@ -114,97 +121,16 @@ export interface StepInfo {
   detail: string;
 }
 
-interface DesignNode {
-  id: string;
-  type: string;
-  title?: string;
-  after: string[];
-}
-
-const STEP_KINDS: ReadonlySet<string> = new Set(['agent', 'condition', 'approval', 'output']);
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function designNodes(design: unknown): DesignNode[] {
-  if (!isObject(design) || !Array.isArray(design.nodes)) {
-    return [];
-  }
-  const nodes: DesignNode[] = [];
-  for (const raw of design.nodes) {
-    if (!isObject(raw) || typeof raw.id !== 'string' || typeof raw.type !== 'string') {
-      continue;
-    }
-    const after = Array.isArray(raw.after) ? raw.after.filter((p): p is string => typeof p === 'string') : [];
-    nodes.push({
-      id: raw.id,
-      type: raw.type,
-      title: typeof raw.title === 'string' ? raw.title : undefined,
-      after,
-    });
-  }
-  return nodes;
-}
+const STEP_STATES: ReadonlySet<string> = new Set(['done', 'reused', 'answered', 'skipped', 'waiting', 'failed']);
 
-/**
- * The steps of a design in run order: the server's plan (Kahn's algorithm; among
- * the ready steps the one earlier in `nodes` first). Triggers and notes are dropped.
- * A cycle leaves its steps at the end in file order rather than losing them.
- */
-export function planOrder(design: unknown): DesignNode[] {
-  const steps = designNodes(design).filter((n) => STEP_KINDS.has(n.type));
-  const position = new Map<string, number>();
-  steps.forEach((s, i) => {
-    if (!position.has(s.id)) {
-      position.set(s.id, i);
-    }
-  });
-  const waiting = steps.map(() => 0);
-  const children: number[][] = steps.map(() => []);
-  steps.forEach((step, i) => {
-    for (const parent of new Set(step.after)) {
-      const p = position.get(parent);
-      if (p !== undefined && p !== i) {
-        waiting[i] += 1;
-        children[p].push(i);
-      }
-    }
-  });
-  const ready: number[] = [];
-  waiting.forEach((count, i) => count === 0 && ready.push(i));
-  const order: number[] = [];
-  while (ready.length > 0) {
-    ready.sort((a, b) => a - b);
-    const current = ready.shift() as number;
-    order.push(current);
-    for (const child of children[current]) {
-      waiting[child] -= 1;
-      if (waiting[child] === 0) {
-        ready.push(child);
-      }
-    }
-  }
-  const placed = new Set(order);
-  steps.forEach((_, i) => placed.has(i) || order.push(i));
-  return order.map((i) => steps[i]);
-}
-
-/** `node` and every node that runs after it, directly or not. */
-export function descendants(design: unknown, node: string): Set<string> {
-  const nodes = designNodes(design);
-  const result = new Set<string>([node]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const n of nodes) {
-      if (!result.has(n.id) && n.after.some((p) => result.has(p))) {
-        result.add(n.id);
-        grew = true;
-      }
-    }
-  }
-  return result;
+/** The summary's `step_states` that name a step (plan order, as the server sent them). */
+export function stepStatesOf(summary: RunSummary): StepSummary[] {
+  const states = Array.isArray(summary.step_states) ? summary.step_states : [];
+  return states.filter(isObject).filter((s): s is StepSummary & Record<string, unknown> => typeof s.id === 'string');
 }
 
 const PREVIEW_LENGTH = 80;
@@ -245,65 +171,47 @@ function lastLogDetail(log: unknown, node: string, event: string): string | unde
   return undefined;
 }
 
-/** The steps of a run, in plan order, each with what happened to it. */
+/**
+ * The steps of a run, in plan order, each with what happened to it: the states are the
+ * server's (`summary.step_states`); the run file only adds previews of outputs and the
+ * runner's reasons (skipped, failed). Without a run file the previews are the states.
+ */
 export function stepsOfRun(runFile: unknown, summary: RunSummary): StepInfo[] {
-  const state = isObject(runFile) ? runFile : {};
-  const outputs = isObject(state.outputs) ? state.outputs : {};
-  const skipped = new Set(Array.isArray(state.skipped) ? state.skipped.filter((s) => typeof s === 'string') : []);
-  const answers = isObject(state.answers) ? state.answers : {};
-  const status = typeof state.status === 'string' ? state.status : summary.status;
-  const pending = (isObject(state.pending) ? state.pending : summary.pending ?? null) as PendingInfo | null;
-  const fromNode = typeof state.from_node === 'string' ? state.from_node : summary.from_node ?? undefined;
-  const baseRun = typeof state.base_run === 'string' ? state.base_run : summary.base_run ?? undefined;
-  const rerun = fromNode && baseRun ? descendants(state.design, fromNode) : undefined;
-
-  if (!isObject(state.design)) {
-    return stepsFromSummary(summary);
-  }
-  return planOrder(state.design).map((node): StepInfo => {
-    const base = { id: node.id, kind: node.type, title: node.title };
-    if (pending && pending.node === node.id && PARKED.has(status)) {
-      const waitingFor = node.type === 'approval'
-        ? `waiting for an answer: ${pending.question ?? ''}`.trim()
-        : 'waiting for an agent response';
-      return { ...base, state: 'waiting', preview: waitingFor, detail: detailOf(pending.question ?? pending.prompt ?? '') };
-    }
-    if (skipped.has(node.id)) {
-      const why = lastLogDetail(state.log, node.id, 'skipped')
-        ?? (Object.prototype.hasOwnProperty.call(answers, node.id) ? `answered ${previewOf(answers[node.id])}` : 'skipped');
-      return { ...base, state: 'skipped', preview: why, detail: why };
-    }
-    if (Object.prototype.hasOwnProperty.call(outputs, node.id)) {
-      const output = outputs[node.id];
-      if (rerun && !rerun.has(node.id)) {
-        return { ...base, state: 'reused', preview: `reused from ${baseRun}: ${previewOf(output)}`, detail: detailOf(output) };
+  const file = isObject(runFile) ? runFile : {};
+  const outputs = isObject(file.outputs) ? file.outputs : {};
+  const pending = summary.pending ?? undefined;
+  const has = (id: string) => Object.prototype.hasOwnProperty.call(outputs, id);
+  const outputOf = (id: string, fallback: string) =>
+    has(id) ? { preview: previewOf(outputs[id]), detail: detailOf(outputs[id]) } : { preview: fallback, detail: '' };
+  return stepStatesOf(summary).map((step): StepInfo => {
+    const state = (STEP_STATES.has(String(step.status)) ? step.status : 'not-run') as StepState;
+    const base = { id: step.id, kind: typeof step.type === 'string' ? step.type : '', title: typeof step.title === 'string' ? step.title : undefined, state };
+    switch (state) {
+      case 'waiting': {
+        const preview = step.type === 'approval'
+          ? `waiting for an answer: ${pending?.question ?? ''}`.trim()
+          : 'waiting for an agent response';
+        return { ...base, preview, detail: detailOf(pending?.question ?? pending?.prompt ?? '') };
       }
-      if (Object.prototype.hasOwnProperty.call(answers, node.id)) {
-        return { ...base, state: 'answered', preview: `answered ${previewOf(answers[node.id])}`, detail: detailOf(output) };
+      case 'skipped': {
+        const why = lastLogDetail(file.log, step.id, 'skipped') ?? 'skipped';
+        return { ...base, preview: why, detail: why };
       }
-      return { ...base, state: 'done', preview: previewOf(output), detail: detailOf(output) };
+      case 'reused': {
+        const output = outputOf(step.id, 'skipped');
+        return { ...base, preview: `reused from ${summary.base_run ?? 'the base run'}: ${output.preview}`, detail: output.detail };
+      }
+      case 'answered':
+        return { ...base, preview: `answered ${previewOf(step.answer)}`, detail: outputOf(step.id, '').detail };
+      case 'done':
+        return { ...base, ...outputOf(step.id, 'done') };
+      case 'failed': {
+        const why = lastLogDetail(file.log, step.id, 'failed') ?? summary.error ?? 'failed';
+        return { ...base, preview: why, detail: why };
+      }
+      default:
+        return { ...base, preview: summary.status === 'cancelled' ? 'not run (cancelled)' : 'not run yet', detail: '' };
     }
-    const failure = status === 'failed' ? lastLogDetail(state.log, node.id, 'failed') : undefined;
-    if (failure !== undefined) {
-      return { ...base, state: 'failed', preview: failure, detail: failure };
-    }
-    return { ...base, state: 'not-run', preview: status === 'cancelled' ? 'not run (cancelled)' : 'not run yet', detail: '' };
-  });
-}
-
-/** Steps from the summary's `step_states` alone (no run file, or no design snapshot in it). */
-function stepsFromSummary(summary: RunSummary): StepInfo[] {
-  const states = Array.isArray(summary.step_states) ? summary.step_states : [];
-  const byStatus: Record<string, StepState> = { done: 'done', skipped: 'skipped', waiting: 'waiting', failed: 'failed' };
-  return states.filter(isObject).filter((s) => typeof s.id === 'string').map((s) => {
-    const state = byStatus[String(s.status)] ?? 'not-run';
-    return {
-      id: s.id as string,
-      kind: typeof s.type === 'string' ? s.type : '',
-      state,
-      preview: state === 'not-run' ? 'not run yet' : state,
-      detail: '',
-    };
   });
 }
 

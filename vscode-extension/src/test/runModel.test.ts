@@ -3,84 +3,80 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   ageOf,
-  approvalOptions,
   newestRunOf,
-  planOrder,
   previewOf,
   RunSummary,
   runsOf,
   stepsOfRun,
 } from '../common/runModel';
 
-const node = (id: string, type: string, after: string[] = [], extra: object = {}) => ({ id, type, after, ...extra });
-
-test('planOrder matches the server plan: stable Kahn order, trigger and notes dropped', () => {
-  const cases: [string, object, string[]][] = [
-    ['ordered design keeps its order', { nodes: [node('t', 'trigger'), node('a', 'agent', ['t']), node('b', 'output', ['a'])] }, ['a', 'b']],
-    ['child listed first waits for its parent', { nodes: [node('b', 'output', ['a']), node('a', 'agent')] }, ['a', 'b']],
-    ['ties go to the earlier node', { nodes: [node('x', 'agent'), node('y', 'agent'), node('z', 'output', ['y', 'x'])] }, ['x', 'y', 'z']],
-    ['notes and triggers never appear', { nodes: [node('n', 'note'), node('t', 'trigger'), node('c', 'condition', ['t'])] }, ['c']],
-    ['a cycle keeps its steps, at the end', { nodes: [node('a', 'agent', ['b']), node('b', 'agent', ['a']), node('c', 'agent')] }, ['c', 'a', 'b']],
-    ['not a design', { nodes: 'nope' }, []],
-  ];
-  for (const [name, design, expected] of cases) {
-    assert.deepEqual(planOrder(design).map((s) => s.id), expected, name);
-  }
-});
-
-const design = {
+type Status = string | null;
+/** A summary whose step_states are the server's: [id, type, status, extra]. */
+const summaryWith = (status: string, steps: [string, string, Status, object?][], extra: object = {}): RunSummary => ({
+  run_id: 'abc123',
   name: 'flow',
-  nodes: [
-    node('start', 'trigger'),
-    node('draft', 'agent', ['start'], { title: 'Draft' }),
-    node('gate', 'condition', ['draft']),
-    node('ok', 'approval', ['gate']),
-    node('post', 'output', ['ok']),
-  ],
-};
-const summary: RunSummary = { run_id: 'abc123', name: 'flow', status: 'running' };
+  status,
+  step_states: steps.map(([id, type, s, more]) => ({ id, type, status: s, ...more })),
+  ...extra,
+});
+const FLOW: [string, string][] = [['draft', 'agent'], ['gate', 'condition'], ['ok', 'approval'], ['post', 'output']];
+const flow = (...statuses: Status[]): [string, string, Status][] => FLOW.map(([id, type], i) => [id, type, statuses[i]]);
 
-test('stepsOfRun tells each step what happened, in plan order', () => {
-  const cases: [string, unknown, [string, string, string][]][] = [
+test('stepsOfRun renders the server\'s step states, previews from the run file', () => {
+  const cases: [string, RunSummary, unknown, [string, string, string][]][] = [
     [
-      'completed run shows outputs',
-      { status: 'completed', design, outputs: { draft: 'hello', gate: true, ok: { choice: 'approve' }, post: { draft: 'hello' } }, answers: { ok: 'approve' } },
+      'completed run shows outputs; an answered approval its answer',
+      summaryWith('completed', [['draft', 'agent', 'done'], ['gate', 'condition', 'done'], ['ok', 'approval', 'answered', { answer: 'approve' }], ['post', 'output', 'done']]),
+      { outputs: { draft: 'hello', gate: true, ok: { choice: 'approve' }, post: { draft: 'hello' } } },
       [['draft', 'done', 'hello'], ['gate', 'done', 'true'], ['ok', 'answered', 'answered approve'], ['post', 'done', '{"draft":"hello"}']],
     ],
     [
       'parked approval waits, later steps not run',
-      { status: 'awaiting_approval', design, outputs: { draft: 'x', gate: true }, pending: { kind: 'approval', node: 'ok', question: 'Ship?' } },
+      summaryWith('awaiting_approval', flow('done', 'done', 'waiting', null), { pending: { kind: 'approval', node: 'ok', question: 'Ship?', options: ['approve', 'reject'] } }),
+      { outputs: { draft: 'x', gate: true } },
       [['draft', 'done', 'x'], ['gate', 'done', 'true'], ['ok', 'waiting', 'waiting for an answer: Ship?'], ['post', 'not-run', 'not run yet']],
     ],
     [
       'skipped steps carry the reason from the log',
-      { status: 'completed', design, outputs: { draft: 'x' }, skipped: ['gate', 'ok', 'post'], log: [{ node: 'gate', event: 'skipped', detail: 'out.draft.score >= 7 is false' }] },
+      summaryWith('completed', flow('done', 'skipped', 'skipped', 'skipped')),
+      { outputs: { draft: 'x' }, log: [{ node: 'gate', event: 'skipped', detail: 'out.draft.score >= 7 is false' }] },
       [['draft', 'done', 'x'], ['gate', 'skipped', 'out.draft.score >= 7 is false'], ['ok', 'skipped', 'skipped'], ['post', 'skipped', 'skipped']],
     ],
     [
-      'failed step shows the error',
-      { status: 'failed', design, outputs: {}, log: [{ node: 'draft', event: 'failed', detail: 'agent step draft failed' }] },
+      'failed step shows the error from the log, else the summary\'s',
+      summaryWith('failed', flow('failed', null, null, null), { error: 'summary error' }),
+      { outputs: {}, log: [{ node: 'draft', event: 'failed', detail: 'agent step draft failed' }] },
       [['draft', 'failed', 'agent step draft failed'], ['gate', 'not-run', 'not run yet'], ['ok', 'not-run', 'not run yet'], ['post', 'not-run', 'not run yet']],
     ],
     [
-      'run from here marks upstream outputs as reused',
-      { status: 'completed', design, base_run: 'fff000', from_node: 'gate', outputs: { draft: 'old', gate: true, ok: 1, post: 2 } },
-      [['draft', 'reused', 'reused from fff000: old'], ['gate', 'done', 'true'], ['ok', 'done', '1'], ['post', 'done', '2']],
+      'run from here: reused steps name the base run',
+      summaryWith('completed', [['draft', 'agent', 'reused', { rerun: false }], ['gate', 'condition', 'done', { rerun: true }]], { base_run: 'fff000', from_node: 'gate' }),
+      { outputs: { draft: 'old', gate: true } },
+      [['draft', 'reused', 'reused from fff000: old'], ['gate', 'done', 'true']],
     ],
-    ['unreadable run file and no step_states give no steps', 'garbage', []],
+    [
+      'cancelled run: the rest did not run',
+      summaryWith('cancelled', flow('done', null, null, null)),
+      { outputs: { draft: 'x' } },
+      [['draft', 'done', 'x'], ['gate', 'not-run', 'not run (cancelled)'], ['ok', 'not-run', 'not run (cancelled)'], ['post', 'not-run', 'not run (cancelled)']],
+    ],
+    [
+      'no run file: the previews are the states; junk entries and unknown statuses',
+      summaryWith('running', [['a', 'agent', 'done'], ['b', 'output', 'bogus']], { step_states: [{ id: 'a', type: 'agent', status: 'done' }, { id: 'b', type: 'output', status: 'bogus' }, { junk: 1 }] }),
+      undefined,
+      [['a', 'done', 'done'], ['b', 'not-run', 'not run yet']],
+    ],
+    ['no step_states, no steps (whatever the run file holds)', summaryWith('running', [], { step_states: 'junk' }), { outputs: { a: 1 } }, []],
   ];
-  for (const [name, file, expected] of cases) {
+  for (const [name, summary, file, expected] of cases) {
     const got = stepsOfRun(file, summary).map((s) => [s.id, s.state, s.preview]);
     assert.deepEqual(got, expected, name);
   }
 });
 
-test('without a run file the steps come from the summary\'s step_states', () => {
-  const withStates: RunSummary = {
-    ...summary,
-    step_states: [{ id: 'a', type: 'agent', status: 'done' }, { id: 'b', type: 'output', status: null }, { junk: 1 }],
-  };
-  assert.deepEqual(stepsOfRun(undefined, withStates).map((s) => [s.id, s.state]), [['a', 'done'], ['b', 'not-run']]);
+test('stepsOfRun keeps the server\'s titles and kinds', () => {
+  const summary = summaryWith('running', [['draft', 'agent', null, { title: 'Draft' }], ['post', 'output', null, { title: null }]]);
+  assert.deepEqual(stepsOfRun(undefined, summary).map((s) => [s.id, s.kind, s.title]), [['draft', 'agent', 'Draft'], ['post', 'output', undefined]]);
 });
 
 test('previewOf keeps one short line', () => {
@@ -94,18 +90,6 @@ test('previewOf keeps one short line', () => {
   ];
   for (const [value, expected] of cases) {
     assert.equal(previewOf(value), expected);
-  }
-});
-
-test('approvalOptions falls back to approve/reject', () => {
-  const cases: [unknown, string[]][] = [
-    [{ options: ['yes', 'no', 'later'] }, ['yes', 'no', 'later']],
-    [{ options: [] }, ['approve', 'reject']],
-    [{ options: [1, 2] }, ['approve', 'reject']],
-    [null, ['approve', 'reject']],
-  ];
-  for (const [pending, expected] of cases) {
-    assert.deepEqual(approvalOptions(pending as never), expected);
   }
 });
 
