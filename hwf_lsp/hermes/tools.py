@@ -23,7 +23,7 @@ from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.run_facts import approval_options
 from hwf_lsp.workflow.seams import AgentSeam
-from hwf_lsp.workflow.vocabulary import KIND_FIELDS, KINDS, RUN_STATUSES
+from hwf_lsp.workflow.vocabulary import FINISHED_STATUSES, KIND_FIELDS, KINDS, RUN_STATUSES
 
 TOOLSET = "visual_workflow"
 DEFAULT_RUNS_LIMIT = 20
@@ -113,11 +113,11 @@ def summary_of(flows: Workflows, state: dict[str, Any], notices: list[str] | Non
     return summary
 
 
-def _existing_run(flows: Workflows, run_id: str) -> dict[str, Any]:
+def _existing_run(flows: Workflows, run_id: str, argument: str = "run_id") -> dict[str, Any]:
     try:
         return flows.show(run_id)
     except FileNotFoundError:
-        raise ArgumentError("run_id", f"no run {run_id} in {flows.runs.root}") from None
+        raise ArgumentError(argument, f"no run {run_id} in {flows.runs.root}") from None
 
 
 def validate(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -167,7 +167,7 @@ def run(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
         raise ArgumentError("name", f"no design {name!r} in {flows.designs.root}; save it "
                             "first with workflow_design_save")
     if base_run is not None:
-        _existing_run(flows, base_run)
+        _existing_run(flows, base_run, "base_run")
     if from_node is not None:
         steps = [n.get("id") for n in flows.get(name).get("nodes") or () if isinstance(n, dict)]
         if from_node not in steps:
@@ -225,10 +225,14 @@ def show(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
 def cancel(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     _reject_unknown(args, ("run_id",))
     run_id = _run_id(args)
-    _existing_run(flows, run_id)
+    before = _existing_run(flows, run_id).get("status")
     state = flows.cancel(run_id)
-    notices = [] if state.get("status") == "cancelled" else [
-        f"run {run_id} is busy: its runner stops before its next step"]
+    if before in FINISHED_STATUSES:
+        notices = [f"run {run_id} had already finished ({before}); nothing to cancel"]
+    elif state.get("status") != "cancelled":
+        notices = [f"run {run_id} is busy: its runner stops before its next step"]
+    else:
+        notices = []
     return summary_of(flows, state, notices, parked_hint=False)
 
 

@@ -115,6 +115,10 @@ def test_structured_respond_run_from_here_runs_and_cancel(dispatch, hermes_home:
     assert cancelled["status"] == "cancelled"
     assert without_hints(cancelled) == summary_on_disk(hermes_home, parked)
 
+    again = dispatch("workflow_run_cancel", {"run_id": first})
+    assert again["status"] == "completed"
+    assert again["notices"] == [f"run {first} had already finished (completed); nothing to cancel"]
+
     _, runs = stores(hermes_home)
     listed = dispatch("workflow_runs", {})["runs"]
     assert [r["run_id"] for r in listed] == [s["run_id"] for s in runs.recent()]
@@ -145,7 +149,7 @@ BAD_ARGUMENTS = [
     ("workflow_design_run", {"name": "review", "from_node": "nope"}, "from_node"),
     ("workflow_design_run", {"name": "review", "base_run": "abcdef123456"}, "base_run"),
     ("workflow_design_run", {"name": "review", "from_node": "gate",
-                             "base_run": "abcdef123456"}, "run_id"),
+                             "base_run": "abcdef123456"}, "base_run"),
     ("workflow_design_respond", {"run_id": "RUN"}, "output"),
     ("workflow_design_respond", {"run_id": "RUN", "output": "a", "structured": 1}, "output"),
     ("workflow_design_respond", {"run_id": "nothex", "output": "a"}, "run_id"),
