@@ -68,6 +68,13 @@ class RunsEnv:
         )
 
 
+def plain_params(env: RunsEnv) -> types.InitializeParams:
+    """initialize as VS Code sends it, with the env's workspace as root and only folder."""
+    return types.InitializeParams(
+        capabilities=vscode_capabilities(), root_uri=env.workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=env.workspace.as_uri(), name="ws")])
+
+
 def vscode_capabilities() -> types.ClientCapabilities:
     """VS Code's capabilities (pytest-lsp knows 1.65), plus inlay hints as VS Code has today."""
     caps = client_capabilities("visual-studio-code")

@@ -15,9 +15,8 @@ from collections import Counter
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
 from pytest_lsp import LanguageClient
-from runs_helpers import RunsEnv, execute, runs_of, vscode_capabilities
+from runs_helpers import RunsEnv, execute, plain_params, runs_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -41,10 +40,7 @@ for i in range(int(sys.argv[2])):
 @pytest_lsp.fixture(config=ENV.config(), scope="module")
 async def client(lsp_client: LanguageClient):
     ENV.runs_dir.mkdir(parents=True, exist_ok=True)
-    params = types.InitializeParams(
-        capabilities=vscode_capabilities(), root_uri=ENV.workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=ENV.workspace.as_uri(), name="ws")])
-    await lsp_client.initialize_session(params)
+    await lsp_client.initialize_session(plain_params(ENV))
     yield
     await lsp_client.shutdown_session()
 

@@ -24,7 +24,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from runs_helpers import RunsEnv, open_design, vscode_capabilities, wait_for
+from runs_helpers import RunsEnv, open_design, plain_params, wait_for
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -87,10 +87,7 @@ RUN_IDS = populate()
 
 @pytest_lsp.fixture(config=ENV.config(), scope="module")
 async def client(lsp_client: LanguageClient):
-    params = types.InitializeParams(
-        capabilities=vscode_capabilities(), root_uri=ENV.workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=ENV.workspace.as_uri(), name="ws")])
-    await lsp_client.initialize_session(params)
+    await lsp_client.initialize_session(plain_params(ENV))
     yield
     await lsp_client.shutdown_session()
 
