@@ -30,6 +30,7 @@ Threads: one connection guarded by a lock; file reads happen outside it.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import os
 import sqlite3
@@ -63,6 +64,8 @@ BUSY_TIMEOUT_S = 5.0
 CACHE_KB = 1024
 """SQLite's page cache per connection: the server's memory must not grow with the history."""
 BIG_WRITE = 5000
+RESOLVE_WINDOW = 64
+"""A listing of a half-read index reads unread rows this many at a time."""
 BIG_WRITE_CACHE_KB = 32768
 
 UNREAD, READ, UNREADABLE = 0, 1, 2
@@ -320,12 +323,15 @@ class RunIndex:
                     base_gen is not None and gen != base_gen)
                 if upserts:
                     big = len(upserts) > BIG_WRITE
-                    if big:  # a cold start: room for the B-trees while they are written
+                    if big:  # a cold start: room for the B-trees while they are written,
+                        # and no checkpoint copying them again at this commit
                         db.execute(f"PRAGMA cache_size=-{BIG_WRITE_CACHE_KB}")
+                        db.execute("PRAGMA wal_autocheckpoint=0")
                     upserts.sort(key=lambda o: o.file)  # primary-key order: local B-tree writes
                     db.executemany(_UPSERT, (o.values() for o in upserts))
                     if big:
                         db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+                        db.execute("PRAGMA wal_autocheckpoint=1000")
                 if deletes:
                     db.executemany("DELETE FROM runs WHERE file = ?", ((f,) for f in deletes))
                 new_gen = gen + 1
@@ -400,7 +406,12 @@ class RunIndex:
     def _read_all(self, observed: list[_Observed], limit: int | None = READ_NOW
                   ) -> tuple[list[_Observed], list[str]]:
         """Read what can be read now (the first `limit`, newest first); (rows, gone)."""
-        observed.sort(key=lambda o: (o.stamp, o.file), reverse=True)
+        if limit is not None and len(observed) > limit:  # a cold start: only the top sorted
+            top = heapq.nlargest(limit, observed, key=lambda o: (o.stamp, o.file))
+            chosen = {id(o) for o in top}
+            observed = top + [o for o in observed if id(o) not in chosen]
+        else:
+            observed.sort(key=lambda o: (o.stamp, o.file), reverse=True)
         rows: list[_Observed] = []
         gone: list[str] = []
         for position, item in enumerate(observed):
@@ -578,13 +589,13 @@ class RunIndex:
         none could; False when `max_reads` ran out first."""
         where, args = _filter(design, status, unread=True)
         reads = 0
-        while True:
+        while True:  # a window wider than `count`: fewer rounds when few rows match
             top = self._query(
                 f"SELECT file, state, ino, mtime_ns, size FROM runs WHERE {where} "
-                "ORDER BY stamp DESC, file DESC LIMIT ?", (*args, count))
-            unread = [(f, (i, m, s)) for f, state, i, m, s in top if state == UNREAD]
-            if not unread:
+                "ORDER BY stamp DESC, file DESC LIMIT ?", (*args, max(count, RESOLVE_WINDOW)))
+            if all(state != UNREAD for _, state, *_ in top[:count]):
                 return True
+            unread = [(f, (i, m, s)) for f, state, i, m, s in top if state == UNREAD]
             if max_reads is not None and reads >= max_reads:
                 return False
             if not self._fill(unread):
