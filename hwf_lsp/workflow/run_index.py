@@ -431,6 +431,8 @@ class RunIndex:
         """Bring the index up to date with the directory: a query when its stamp is the
         one the index claims, else a `reconcile`."""
         stamp = dir_stamp(self.root)
+        if stamp is None and self._nothing_yet():
+            return NO_CHANGES
         try:
             with self._session() as db:
                 gen, claim, claim_gen = self._meta(db)
@@ -576,7 +578,15 @@ class RunIndex:
 
     # --- asking -------------------------------------------------------------------------
 
+    def _nothing_yet(self) -> bool:
+        """No runs dir and no index: every question's answer is "none", made without
+        creating anything in the user's Hermes home."""
+        return self._db is None and not os.path.exists(str(self.path)) and \
+            dir_stamp(self.root) is None
+
     def _query(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        if self._nothing_yet():
+            return []
         try:
             with self._session() as db:
                 return db.execute(sql, args).fetchall()
