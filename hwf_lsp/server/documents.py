@@ -105,9 +105,11 @@ def design_matcher(globs: tuple[str, ...], folders: tuple[str, ...] = ()
     return matches
 
 
+@lru_cache(maxsize=256)
 def is_design_uri(uri: str, globs: tuple[str, ...], folders: tuple[str, ...] = ()) -> bool:
-    """True when `uri` names a file that one of `globs` matches (asked on every keystroke:
-    microseconds, see `design_matcher`)."""
+    """True when `uri` names a file that one of `globs` matches.  Asked on every keystroke,
+    so the open documents' answers are kept; a walk of the workspace asks
+    `design_matcher` directly (paths, no URIs), so thousands of files never crowd them out."""
     path = uri_to_path(uri)
     return bool(path) and design_matcher(globs, folders)(path)
 

@@ -20,7 +20,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let commands: Commands | undefined;
   let model: RunsModel | undefined;
   server = new ServerManager({
-    onRunsChanged: (payload) => model?.set(payload),
+    onRunsChanged: (payload) => model?.changed(payload),
     afterCommand: (command, result) => commands?.report(command, result),
     takeOver: async (command, args) => (commands ? commands.takeOver(command, args) : false),
   }, { storage: context.globalStorageUri.fsPath, extension: context.extensionPath });

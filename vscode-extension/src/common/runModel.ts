@@ -287,3 +287,22 @@ export function runsOf(value: unknown): RunSummary[] {
   }
   return list.map(asRunSummary).filter((r): r is RunSummary => r !== undefined);
 }
+
+/** At most this many runs are kept (what `hwf.listRuns` answers). */
+export const MAX_KEPT_RUNS = 200;
+
+/**
+ * The runs list after one `hwf/runsChanged` (docs/commands.md): a full list
+ * (`{runs}`) replaces it; a delta (`{changed, removed}`) puts each changed run first
+ * (a changed run is the newest: its writer just stamped it) and drops the removed ones.
+ */
+export function applyRunsChanged(list: readonly RunSummary[], payload: unknown): RunSummary[] {
+  if (!isObject(payload) || Array.isArray(payload.runs) || !('changed' in payload || 'removed' in payload)) {
+    return runsOf(payload);
+  }
+  const changed = runsOf(payload.changed);
+  const removed = new Set(Array.isArray(payload.removed) ? payload.removed.filter((r) => typeof r === 'string') : []);
+  const fresh = new Set(changed.map((r) => r.run_id));
+  const rest = list.filter((r) => !fresh.has(r.run_id) && !removed.has(r.run_id));
+  return [...changed, ...rest].slice(0, MAX_KEPT_RUNS);
+}

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { ServerCommand } from './constants';
 import { errorText, getLog } from './log';
-import { RunSummary, runsOf } from './runModel';
+import { applyRunsChanged, RunSummary, runsOf } from './runModel';
 import { ServerManager } from './server';
 
 export class RunsModel implements vscode.Disposable {
@@ -24,9 +24,15 @@ export class RunsModel implements vscode.Disposable {
     return this.list.find((run) => run.run_id === runId);
   }
 
-  /** Replace the list (a notification or a listRuns answer). */
+  /** Replace the list (a listRuns answer). */
   set(payload: unknown): void {
     this.list = runsOf(payload);
+    this.emitter.fire();
+  }
+
+  /** Apply a `hwf/runsChanged` notification: a delta, or a full list to start over from. */
+  changed(payload: unknown): void {
+    this.list = applyRunsChanged(this.list, payload);
     this.emitter.fire();
   }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   ageOf,
+  applyRunsChanged,
   newestRunOf,
   previewOf,
   RunSummary,
@@ -119,4 +120,22 @@ test('ageOf reads ISO stamps and epoch seconds', () => {
   for (const [stamp, expected] of cases) {
     assert.equal(ageOf(stamp, now), expected, String(stamp));
   }
+});
+
+test('applyRunsChanged: a delta puts changed runs first and drops removed ones; a full list replaces', () => {
+  const run = (run_id: string, status = 'completed') => ({ run_id, name: 'x', status }) as RunSummary;
+  const list = [run('a1'), run('b2'), run('c3')];
+  const ids = (runs: RunSummary[]) => runs.map((r) => `${r.run_id}:${r.status}`);
+  const cases: [string, unknown, string[]][] = [
+    ['a changed run moves first, once', { changed: [run('c3', 'failed')], removed: [] }, ['c3:failed', 'a1:completed', 'b2:completed']],
+    ['a new run comes first', { changed: [run('d4')] }, ['d4:completed', 'a1:completed', 'b2:completed', 'c3:completed']],
+    ['a removed run goes', { changed: [], removed: ['b2'] }, ['a1:completed', 'c3:completed']],
+    ['a full list replaces', { runs: [run('z9')] }, ['z9:completed']],
+    ['junk changes nothing it cannot read', { changed: [{ nope: 1 }], removed: [3] }, ['a1:completed', 'b2:completed', 'c3:completed']],
+  ];
+  for (const [name, payload, expected] of cases) {
+    assert.deepEqual(ids(applyRunsChanged(list, payload)), expected, name);
+  }
+  const many = Array.from({ length: 300 }, (_, i) => run(`r${i}`));
+  assert.equal(applyRunsChanged(list, { changed: many }).length, 200);
 });
