@@ -9,6 +9,7 @@ None, never a crash.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -72,14 +73,16 @@ def _pending(state: dict[str, Any]) -> dict[str, Any] | None:
     return pending
 
 
-def _design_path(name: Any, runs_root: Path) -> str | None:
+def _design_path(name: Any, runs_root: str) -> str | None:
     """The stored design of the run's name (`workflow-designs/<name>.json` beside the
     runs directory) when that file exists, so a client never rebuilds $HERMES_HOME."""
     try:
-        path = runs_root.parent / DESIGNS_DIRNAME / f"{check_design_name(name)}.json"
+        file_name = f"{check_design_name(name)}.json"
     except ValueError:
         return None
-    return str(path) if path.is_file() else None
+    # os.path, not Path: a list of 200 summaries is built on every runs change
+    path = os.path.join(os.path.dirname(runs_root), DESIGNS_DIRNAME, file_name)
+    return path if os.path.isfile(path) else None
 
 
 def run_summary(state: dict[str, Any], runs_root: Path | str) -> dict[str, Any]:
@@ -112,5 +115,5 @@ def run_summary(state: dict[str, Any], runs_root: Path | str) -> dict[str, Any]:
     if problem is not None:  # shown, not hidden: the other runs are listed as usual
         summary["corrupt"] = problem
     summary["path"] = str(runs_root / f"{run_id}.json") if run_id else None
-    summary["design_path"] = _design_path(state.get("name"), runs_root)
+    summary["design_path"] = _design_path(state.get("name"), str(runs_root))
     return summary
