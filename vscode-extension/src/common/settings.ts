@@ -44,7 +44,7 @@ export function readSettings(): ExtensionSettings {
   return {
     pythonPath: (config.get<string>('server.pythonPath') ?? '').trim(),
     agentCommand: commandOf(config.get('agent.command'), folder),
-    allowModelOverride: config.get<boolean>('agent.allowModelOverride') === true,
+    allowModelOverride: config.get<boolean>('agent.allowModelOverride') !== false, // only narrows the config.yaml gate
     deliveryCommand: commandOf(config.get('delivery.command'), folder),
     hermesHome: directoryOf(config.get<string>('hermesHome') ?? '', folder),
     designGlobs: designGlobsOf(config.get('designs.globs')),
