@@ -31,7 +31,8 @@ USAGE = """\
 /workflow cron-prompt [RUN]                      the prompt of a cron job that performs agent steps
 --llm: the host's model performs agent steps (ctx.llm); without it they park."""
 
-MARKS = {"done": "✓", "skipped": "⤼", "waiting": "⏸", "failed": "✗", None: "·"}
+MARKS = {"done": "✓", "answered": "✓", "reused": "↺", "skipped": "⤼", "waiting": "⏸", "failed": "✗",
+         None: "·"}
 
 
 class SlashError(ValueError):
