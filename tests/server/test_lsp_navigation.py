@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from helpers_lsp import (
     HERMES_HOME,
@@ -126,7 +128,12 @@ async def test_hover(client):
                                         '"n", "type": "note", "retries": 1'))
     uri = await opened(client, "hover", text)
     # a node reference in a condition: kind, title, first prompt line, run status, output
-    result = await hover_text(client, uri, text, spans[3][0] + 1)
+    # (the run just written shows once the server has seen it: the first answers may not)
+    for _ in range(500):
+        result = await hover_text(client, uri, text, spans[3][0] + 1)
+        if "abcdef01" in result.contents.value:
+            break
+        await asyncio.sleep(0.01)
     value = result.contents.value
     for part in ("review", "agent", "Review it", "Do a review", "✓ done", "abcdef01",
                  '"verdict": "ok"'):
