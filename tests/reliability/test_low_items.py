@@ -70,7 +70,7 @@ def test_a_reader_that_leaves_early_ends_hwf_quietly(tmp_path: Path) -> None:
     template = Runner(runs).create(agent_design("many"))
     for index in range(300):  # ~1 MB of JSON: far past a pipe's buffer
         runs.save({**template, "run_id": f"{index:012x}"})
-    proc = subprocess.Popen([sys.executable, "-m", "hwf_lsp.cli", "runs", "--json",
+    proc = subprocess.Popen([sys.executable, "-m", "hwf_lsp.cli", "runs", "--json", "--all",
                              "--hermes-home", str(tmp_path / "home")], env=ENV, cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=limit_memory)
