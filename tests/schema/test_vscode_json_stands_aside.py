@@ -20,10 +20,10 @@ MANIFEST = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
 DEFAULT_GLOBS = MANIFEST["contributes"]["configuration"]["properties"]["hwf.designs.globs"][
     "default"]
 
-DESIGN = ('{"name": "d", "nodes": [\n  {"id": "start", "type": "trigger"},\n'
-          '  {"id": "next", "type": "", "after": ["start"]}\n]}')
+DESIGN = ('{"name": "d", "nodes": [\n  {"id": "start", "type": "trigger", "title": "Go"},\n'
+          '  {"id": "next", "type": "", "after": ["start"], }\n]}')
 TYPE_VALUE = DESIGN.index('""') + 1
-KEY_SPOT = DESIGN.index('"after"')
+KEY_SPOT = DESIGN.index(', }') + 2
 
 
 def association() -> tuple[list[str], dict]:
