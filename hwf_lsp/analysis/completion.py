@@ -9,8 +9,10 @@ the client supports it (`snippets=True`); otherwise the same text is plain.
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,11 +68,21 @@ class Completion:
     that belongs after the previous member or item."""
 
 
+class Completions(list):
+    """The items offered at a spot, and whether more exist than are listed."""
+
+    def __init__(self, items: Iterable[Completion] = (), incomplete: bool = False) -> None:
+        super().__init__(items)
+        self.incomplete = incomplete
+        """Some were left out (MAX_NODE_ITEMS): the client asks again as the user types."""
+
+
 def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
-             snippets: bool = True) -> list[Completion]:
-    """Completions at `offset`; [] when nothing fits.  Never raises on any document."""
+             snippets: bool = True) -> Completions:
+    """Completions at `offset`; none when nothing fits.  Never raises on any document."""
     ctx = cursor_context(doc, offset)
-    return _separated(ctx, _items(ctx, design_of(doc), run, snippets))
+    items = _separated(ctx, _items(ctx, design_of(doc), run, snippets))
+    return items if isinstance(items, Completions) else Completions(items)
 
 
 def _items(ctx: CursorContext, design: Design, run: RunInfo | None,
@@ -211,11 +223,12 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
         return _expression(ctx, design, info, run)
     if key == "after" and not ctx.in_string and info is not None:
         start, end = _value_range(ctx)
-        return [
+        candidates, incomplete = _nearest(_after_candidates(design, info, ()), ctx)
+        return Completions([
             Completion(label=f'["{c.id}"]', kind=NODE, insert_text=json.dumps([c.id]),
-                       start=start, end=end, detail=_node_detail(c), sort_text=f"{i:03d}")
-            for i, c in enumerate(_after_candidates(design, info, ()))
-        ]
+                       start=start, end=end, detail=_node_detail(c), sort_text=f"{i:05d}")
+            for i, c in enumerate(candidates)
+        ], incomplete)
     kind = info.kind if info is not None else None
     field = field_named(kind, key) if kind in KINDS and key else None
     if field is None and key:
@@ -352,7 +365,7 @@ def _after_candidates(design: Design, info: NodeInfo | None,
     excluded = set(listed)
     if self_id is not None:
         excluded.add(self_id)
-        excluded.update(descendants(design.nodes, self_id))
+        excluded.update(descendants(design.nodes, self_id, design.children))
     by_id = design.by_id
     return [other for other in design.infos
             if other.id is not None and other.kind != NOTE and other.id not in excluded
@@ -367,12 +380,36 @@ def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
     for item in array.items or ():
         if item.kind == "string" and isinstance(item.value, str) and item is not ctx.string_node:
             listed.append(item.value)
-    candidates = _after_candidates(design, info, tuple(listed))
-    return [
+    candidates, incomplete = _nearest(_after_candidates(design, info, tuple(listed)), ctx)
+    return Completions([
         _quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=c.first_line(),
-                     sort=f"{'0' if c.kind == TRIGGER else '1'}{c.index:03d}")
+                     sort=f"{'0' if c.kind == TRIGGER else '1'}{c.index:05d}")
         for c in candidates
-    ]
+    ], incomplete)
+
+
+MAX_NODE_ITEMS = 100
+"""At most this many node ids in one list.  Past it the list is incomplete: the client
+asks again as the user types, and the ids that match what is typed come first."""
+
+
+def _nearest(candidates: list[NodeInfo], ctx: CursorContext) -> tuple[list[NodeInfo], bool]:
+    """At most MAX_NODE_ITEMS of `candidates` (in node order), and whether some were left
+    out: those whose id holds the typed text, then the trigger, then the nodes nearest the
+    cursor's (the ones just before it first: a node usually runs after those)."""
+    if len(candidates) <= MAX_NODE_ITEMS:
+        return candidates, False
+    typed = ctx.prefix.lower()
+    here = ctx.node_index if ctx.node_index is not None else len(candidates)
+
+    def rank(info: NodeInfo) -> tuple[bool, bool, bool, float]:
+        ident = info.id.lower()
+        distance = here - info.index if info.index < here else info.index - here + 0.5
+        return (not ident.startswith(typed), typed not in ident, info.kind != TRIGGER,
+                distance)
+
+    chosen = heapq.nsmallest(MAX_NODE_ITEMS, candidates, key=rank)
+    return sorted(chosen, key=lambda info: info.index), True
 
 
 # --- nodes array ------------------------------------------------------------------
@@ -503,7 +540,7 @@ def _readable_nodes(design: Design, info: NodeInfo) -> list[tuple[int, NodeInfo]
     """Nodes a condition may read: upstream first, then unrelated; never itself or below."""
     self_id = info.id
     upstream = ancestors(design.nodes, self_id) if self_id else set()
-    below = descendants(design.nodes, self_id) if self_id else set()
+    below = descendants(design.nodes, self_id, design.children) if self_id else set()
     out = []
     for other in design.infos:
         if other.id is None or other.id == self_id or not has_output(other.kind):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 from json.decoder import scanstring as _scanstring
@@ -902,14 +903,24 @@ def _end_before_space(text: str, pos: int) -> int:
 
 
 def _expand(node: JsonNode) -> None:
-    """Build one level of children of a container from text known to be valid JSON.
+    """Build one level of children of a container from text known to be valid JSON, once:
+    two threads asking at the same time get the same children (a request in a worker
+    thread and one on the event loop find a node by identity in its parent's list)."""
+    if node._source is None:
+        return
+    with _EXPANDING:
+        if node._source is not None:  # else another thread expanded it meanwhile
+            _expand_now(node)
 
-    The body of `_lazy_value` is inlined and the parent's weak reference shared by all
-    children: checks expand a few dozen containers on every keystroke."""
+
+_EXPANDING = threading.Lock()
+
+
+def _expand_now(node: JsonNode) -> None:
+    """The body of `_expand`.  `_lazy_value` is inlined and the parent's weak reference
+    shared by all children: checks expand a few dozen containers on every keystroke."""
     text = node._source
     py = node._py
-    if text is None:
-        return  # another thread expanded it meanwhile
     skip = _SKIP_WS.match
     scan = _SCAN_ONCE
     scalar_kind = _SCALAR_KIND
@@ -972,10 +983,13 @@ _UNSET: Any = object()
 class ParsedDocument:
     """The text, its tree (built on first use for valid JSON) and its syntax issues."""
 
-    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates")
+    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates", "memo")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.memo: dict[str, Any] = {}
+        """What the analyses derive from this text once (the design view): a document is
+        one version of the text, so nothing in it goes stale."""
         self._root: JsonNode | None = _UNSET
         self._errors: list[SyntaxIssue] | None = None
         self._value: Any = _UNSET
