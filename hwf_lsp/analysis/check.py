@@ -1,7 +1,9 @@
 """The one check pipeline: text -> located findings.  `hwf check` and the server share it.
 
 Order: JSON syntax errors, then the rulebook's defects of the recovered value
-(`collect_defects`, the same verdict the canvas gives), then editor warnings.  One
+(`collect_defects`, the same verdict the canvas gives), then editor warnings.  On text
+with syntax errors, the findings that exist only because of what a broken node lost are
+left out (`recovery.py`): the error costs that node, not the rest.  One
 parse, one validation, one lint, and positions only for the findings (the tree of a
 valid document is built only when some finding needs a range).
 """
@@ -11,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..workflow.validator import collect_defects
+from .design import design_of
 from .jsontree import ParsedDocument, parse
 from .lint import sorted_warnings
 from .locate import Finding, findings_for
 from .positions import LineIndex
+from .recovery import spare_the_rest
 
 __all__ = ["Finding", "check_document", "check_text", "finding_to_contract"]
 
@@ -31,7 +35,8 @@ def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> l
     value = doc.to_python()
     errors = findings_for(doc, collect_defects(value), ERROR)
     errors.sort(key=_by_start)
-    return syntax + errors + sorted_warnings(doc, value, run_outputs)
+    findings = syntax + errors + sorted_warnings(doc, value, run_outputs)
+    return spare_the_rest(doc, design_of(doc), findings) if syntax else findings
 
 
 def check_text(text: str, **kw: Any) -> tuple[ParsedDocument, list[Finding]]:

@@ -9,13 +9,15 @@ the client supports it (`snippets=True`); otherwise the same text is plain.
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..workflow.conditions import resolve_path
-from ..workflow.graph import ancestors, descendants, would_create_cycle
+from ..workflow.graph import ancestors, descendants
 from ..workflow.vocabulary import (
     AGENT,
     KIND_DOCS,
@@ -27,9 +29,9 @@ from ..workflow.vocabulary import (
     field_named,
     fields_for,
 )
-from .context import KEY, VALUE, CursorContext, cursor_context
+from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .design import Design, NodeInfo, design_of, has_output
-from .jsontree import ParsedDocument
+from .jsontree import JsonNode, ParsedDocument
 from .runs_index import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
@@ -61,13 +63,33 @@ class Completion:
     sort_text: str | None = None
     filter_text: str | None = None
     preselect: bool = False
+    additional_edits: tuple[tuple[int, int, str], ...] = ()
+    """Edits elsewhere that accepting it makes too ([start, end) -> text): a separator
+    that belongs after the previous member or item."""
+
+
+class Completions(list):
+    """The items offered at a spot, and whether more exist than are listed."""
+
+    def __init__(self, items: Iterable[Completion] = (), incomplete: bool = False) -> None:
+        super().__init__(items)
+        self.incomplete = incomplete
+        """Some were left out (MAX_NODE_ITEMS): the client asks again as the user types."""
 
 
 def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
-             snippets: bool = True) -> list[Completion]:
-    """Completions at `offset`; [] when nothing fits.  Never raises on any document."""
+             snippets: bool = True) -> Completions:
+    """Completions at `offset`; none when nothing fits.  Never raises on any document."""
     ctx = cursor_context(doc, offset)
-    design = design_of(doc)
+    items = _separated(ctx, _items(ctx, design_of(doc), run, snippets))
+    return items if isinstance(items, Completions) else Completions(items)
+
+
+def _items(ctx: CursorContext, design: Design, run: RunInfo | None,
+           snippets: bool) -> list[Completion]:
+    following = _value_after(ctx)
+    if following is not None and following.kind in ("object", "array"):
+        return []  # a list or object is there already: never replaced by a keystroke
     if ctx.role == VALUE and ctx.in_design_node:
         return _values(ctx, design, run, snippets)
     if ctx.role == KEY and ctx.in_design_node:
@@ -81,6 +103,53 @@ def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
     if ctx.role == VALUE and ctx.path == () and ctx.key == "nodes" and not ctx.in_string:
         return [_with_range(ctx, c) for c in _new_node_items(design, snippets, wrap=True)]
     return []
+
+
+# --- separators ----------------------------------------------------------------
+
+
+def _separated(ctx: CursorContext, items: list[Completion]) -> list[Completion]:
+    """Accepting an item keeps valid JSON valid: a ',' before what follows it (in its
+    text) and, for a new member or item, after what precedes it (an additional edit
+    where that separator belongs).  A value after its key's ':' needs only the first; a
+    key whose ':' is there already, or text inside a condition string, needs none."""
+    if not items or ctx.role not in (KEY, VALUE, ITEM) or (ctx.role == KEY and ctx.has_colon) \
+            or (ctx.role == VALUE and ctx.key == "expression" and ctx.in_string):
+        return items
+    text = ctx.source
+    for item in items:
+        if _significant_after(text, item.end) not in _ENDS_A_VALUE:
+            item.insert_text += ","
+        if ctx.role == VALUE:
+            continue
+        before = _significant_before(text, item.start)
+        if before < 0 or text[before] in "{[,:":
+            continue
+        if before + 1 == item.start:  # right after it: the separator leads the text
+            item.insert_text = ", " + item.insert_text
+        else:
+            item.additional_edits = ((before + 1, before + 1, ","),)
+    return items
+
+
+_ENDS_A_VALUE = ("", "}", "]", ",")
+"""What may follow a value without a ',' in between ("" is the end of the text)."""
+
+
+def _significant_after(text: str, offset: int) -> str:
+    """The first character at or after `offset` that is not whitespace ("" at the end)."""
+    end = len(text)
+    while offset < end and text[offset] in " \t\r\n":
+        offset += 1
+    return text[offset:offset + 1]
+
+
+def _significant_before(text: str, offset: int) -> int:
+    """The offset of the last character before `offset` that is not whitespace (-1: none)."""
+    index = offset - 1
+    while index >= 0 and text[index] in " \t\r\n":
+        index -= 1
+    return index
 
 
 # --- replace ranges ------------------------------------------------------------
@@ -101,7 +170,21 @@ def _value_range(ctx: CursorContext) -> tuple[int, int]:
         if _WORD_TAIL.fullmatch(suffix):
             return ctx.token_start, end if ctx.string_closed else tail
         return ctx.token_start, ctx.offset
+    following = _value_after(ctx)
+    if following is not None:  # `"key": |value`: the value is what a completion replaces
+        return ctx.token_start, following.end
     return ctx.token_start, max(ctx.token_end, ctx.offset)
+
+
+def _value_after(ctx: CursorContext) -> JsonNode | None:
+    """The member's value when the cursor is between its ':' and that value."""
+    member = ctx.member
+    if ctx.role != VALUE or ctx.in_string or member is None or member.value is None:
+        return None
+    value = member.value
+    if value.start < ctx.offset or ctx.source[ctx.offset:value.start].strip():
+        return None
+    return value
 
 
 def _text_between(ctx: CursorContext, start: int, end: int) -> str:
@@ -140,11 +223,12 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
         return _expression(ctx, design, info, run)
     if key == "after" and not ctx.in_string and info is not None:
         start, end = _value_range(ctx)
-        return [
+        candidates, incomplete = _nearest(_after_candidates(design, info, ()), ctx)
+        return Completions([
             Completion(label=f'["{c.id}"]', kind=NODE, insert_text=json.dumps([c.id]),
-                       start=start, end=end, detail=_node_detail(c), sort_text=f"{i:03d}")
-            for i, c in enumerate(_after_candidates(design, info, ()))
-        ]
+                       start=start, end=end, detail=_node_detail(c), sort_text=f"{i:05d}")
+            for i, c in enumerate(candidates)
+        ], incomplete)
     kind = info.kind if info is not None else None
     field = field_named(kind, key) if kind in KINDS and key else None
     if field is None and key:
@@ -273,18 +357,19 @@ def _node_detail(info: NodeInfo) -> str:
 
 def _after_candidates(design: Design, info: NodeInfo | None,
                       listed: tuple[str, ...]) -> list[NodeInfo]:
-    """Ids that may be added to `info`'s after: not itself, not notes, no cycle, not listed."""
+    """Ids that may be added to `info`'s after: not itself, not notes, no cycle, not listed.
+
+    A parent closes a cycle exactly when it runs after `info` already: its descendants are
+    found once (one pass over the edges), not once per candidate."""
     self_id = info.id if info is not None else None
-    out = []
-    for other in design.infos:
-        if other.id is None or other.id == self_id or other.kind == NOTE:
-            continue
-        if other.id in listed or design.by_id.get(other.id) is not other:
-            continue
-        if self_id is not None and would_create_cycle(design.nodes, self_id, other.id):
-            continue
-        out.append(other)
-    return out
+    excluded = set(listed)
+    if self_id is not None:
+        excluded.add(self_id)
+        excluded.update(descendants(design.nodes, self_id, design.children))
+    by_id = design.by_id
+    return [other for other in design.infos
+            if other.id is not None and other.kind != NOTE and other.id not in excluded
+            and by_id.get(other.id) is other]
 
 
 def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
@@ -295,12 +380,36 @@ def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
     for item in array.items or ():
         if item.kind == "string" and isinstance(item.value, str) and item is not ctx.string_node:
             listed.append(item.value)
-    candidates = _after_candidates(design, info, tuple(listed))
-    return [
+    candidates, incomplete = _nearest(_after_candidates(design, info, tuple(listed)), ctx)
+    return Completions([
         _quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=c.first_line(),
-                     sort=f"{'0' if c.kind == TRIGGER else '1'}{c.index:03d}")
+                     sort=f"{'0' if c.kind == TRIGGER else '1'}{c.index:05d}")
         for c in candidates
-    ]
+    ], incomplete)
+
+
+MAX_NODE_ITEMS = 100
+"""At most this many node ids in one list.  Past it the list is incomplete: the client
+asks again as the user types, and the ids that match what is typed come first."""
+
+
+def _nearest(candidates: list[NodeInfo], ctx: CursorContext) -> tuple[list[NodeInfo], bool]:
+    """At most MAX_NODE_ITEMS of `candidates` (in node order), and whether some were left
+    out: those whose id holds the typed text, then the trigger, then the nodes nearest the
+    cursor's (the ones just before it first: a node usually runs after those)."""
+    if len(candidates) <= MAX_NODE_ITEMS:
+        return candidates, False
+    typed = ctx.prefix.lower()
+    here = ctx.node_index if ctx.node_index is not None else len(candidates)
+
+    def rank(info: NodeInfo) -> tuple[bool, bool, bool, float]:
+        ident = info.id.lower()
+        distance = here - info.index if info.index < here else info.index - here + 0.5
+        return (not ident.startswith(typed), typed not in ident, info.kind != TRIGGER,
+                distance)
+
+    chosen = heapq.nsmallest(MAX_NODE_ITEMS, candidates, key=rank)
+    return sorted(chosen, key=lambda info: info.index), True
 
 
 # --- nodes array ------------------------------------------------------------------
@@ -431,7 +540,7 @@ def _readable_nodes(design: Design, info: NodeInfo) -> list[tuple[int, NodeInfo]
     """Nodes a condition may read: upstream first, then unrelated; never itself or below."""
     self_id = info.id
     upstream = ancestors(design.nodes, self_id) if self_id else set()
-    below = descendants(design.nodes, self_id) if self_id else set()
+    below = descendants(design.nodes, self_id, design.children) if self_id else set()
     out = []
     for other in design.infos:
         if other.id is None or other.id == self_id or not has_output(other.kind):

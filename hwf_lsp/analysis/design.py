@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..workflow.graph import parents_of, stable_topological_order, usable_id
+from ..workflow.graph import children_map, parents_of, stable_topological_order, usable_id
 from ..workflow.plan import build_run_plan
 from ..workflow.vocabulary import STEP_KINDS, TRIGGER
 from .jsontree import JsonNode, Member, ParsedDocument
@@ -56,6 +56,14 @@ class Design:
     infos: list[NodeInfo] = field(default_factory=list)
     by_id: dict[str, NodeInfo] = field(default_factory=dict)
     """First node with each usable id."""
+    _children: dict[str, list[str]] | None = None
+
+    @property
+    def children(self) -> dict[str, list[str]]:
+        """id -> the ids listing it in `after` (`graph.children_map`), built on first use."""
+        if self._children is None:
+            self._children = children_map(self.nodes)
+        return self._children
 
     @property
     def name(self) -> str | None:
@@ -75,6 +83,14 @@ class Design:
 
 
 def design_of(doc: ParsedDocument) -> Design:
+    """The design of `doc`, built once per document (every request on a version shares it)."""
+    design = doc.memo.get("design")
+    if design is None:
+        design = doc.memo["design"] = _build_design(doc)
+    return design
+
+
+def _build_design(doc: ParsedDocument) -> Design:
     value = doc.to_python()
     nodes = value.get("nodes") if isinstance(value, dict) else None
     if not isinstance(nodes, list):

@@ -19,12 +19,15 @@ from __future__ import annotations
 import gc
 import json
 import re
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 from json.decoder import scanstring as _scanstring
 from json.scanner import make_scanner
 from typing import Any
 from weakref import ref as _ref
+
+from .resync import BracketBalance, member_follows, object_follows, stray_closer, string_end
 
 __all__ = [
     "JsonNode",
@@ -225,6 +228,9 @@ class _LazyPattern:
 
 _WS = " \t\n\r"
 _PUNCT = "{}[]:,"
+_AFTER_STRING = _WS + "{}[]:,\""
+"""What may follow a string's closing quote; anything else (a letter) means the quote
+opened the next string instead (see resync.string_end)."""
 _WORD = _LazyPattern(r'[^ \t\n\r{}\[\]:,"]+')
 """A bare word: anything up to whitespace, punctuation or a quote."""
 _SKIP_WS = re.compile(r"[ \t\n\r]*")
@@ -387,6 +393,8 @@ class _Builder:
         """Whether some object repeats a key (lets duplicate_keys skip its walk)."""
         self.watch = _DuplicateWatch()
         self.scan = make_scanner(_StrictDecoder(self.watch))
+        self.balance: BracketBalance | None = None
+        """The text's bracket balance, for a closer that matches an outer container."""
 
     def issue(self, msg: str, start: int, end: int) -> None:
         """Record a problem, once per range: one bad token gets one message."""
@@ -401,17 +409,23 @@ class _Builder:
         """(decoded value, end, closed) of the string starting at `quote`.
 
         A string without its closing quote ends at the end of its line: while
-        typing, the rest of the line is what the user means to be in it.
+        typing, the rest of the line is what the user means to be in it -- but not
+        the separators that end the line, nor those before the next string's opening
+        quote (`resync.string_end`).
         """
         text = self.text
         try:
             value, end = _scanstring(text, quote + 1, True)
-            return value, end, True
         except ValueError:
-            pass
-        body = _STRING_BODY.pattern.match(text, quote + 1)
-        stop = body.end()
-        closed = stop < len(text) and text[stop] == '"'
+            stop = _STRING_BODY.pattern.match(text, quote + 1).end()
+            closed = stop < len(text) and text[stop] == '"'
+        else:
+            if end >= len(text) or text[end] in _AFTER_STRING:
+                return value, end, True
+            stop, closed = end - 1, True
+        cut = string_end(text, quote, stop, closed)
+        if cut is not None:  # it swallowed the separators after it: it ends before them
+            stop, closed = cut, False
         value = _decode_lenient(text[quote + 1 : stop], quote + 1, self.issues)
         if closed:
             return value, stop + 1, True
@@ -527,14 +541,23 @@ class _Builder:
         return self._expect_comma_or_close(top, t)
 
     def _close_or_mismatch(self, kind: str, t: _Token, alone: str) -> None:
-        """A closer of `kind` where the innermost container is of the other kind."""
-        if self.open_count[kind]:
+        """A closer of `kind` where the innermost container is of the other kind: it closes
+        the inner containers, unless it is stray (`resync.stray_closer`)."""
+        if self.open_count[kind] and not self._stray(kind, t.end):
             self.top = self._close_mismatched(self.stack, self.open_count, kind, t.start, t.end)
         else:
             self.issue(alone, t.start, t.end)
 
+    def _stray(self, kind: str, end: int) -> bool:
+        if self.balance is None:
+            self.balance = BracketBalance(self.text)
+        return stray_closer(self.balance, [f.node.kind for f in self.stack], kind, end)
+
     def _in_array(self, top: _Frame, t: _Token, comma: int) -> str | None:
         state, punct = top.state, t.punct
+        if punct == '"' and member_follows(self.text, t.end):
+            self._member_in_array(top, t, comma)
+            return None
         if t.is_value:
             if state == _A_NEXT:
                 self.issue("Expected ',' or ']' after an item", t.start, t.token_end)
@@ -554,17 +577,93 @@ class _Builder:
             self.issue("Unexpected ':' in an array", t.start, t.end)
         return None
 
+    def _member_in_array(self, top: _Frame, t: _Token, comma: int) -> None:
+        """`"key":` in an array.  At `"id"` (a node starts with its id), or after an object,
+        an object is missing its '{' and starts here -- unless a stray '}' just closed that
+        object and it goes on (another key right after it); after other items, the array
+        is missing its ']' and the key is its object's."""
+        items = top.node._items
+        last = items[-1] if items else None
+        is_id = t.string_value == "id"
+        after_object = last is not None and last.kind == "object"
+        if not is_id and not after_object and len(self.stack) > 1 \
+                and self.stack[-2].node.kind == "object":
+            self._missing_bracket(top, t, comma)
+            return
+        if (not is_id and after_object and last.closed
+                and self.text[last.end:t.start].strip() in ("", ",")):
+            self.issue("Unexpected '}'", last.end - 1, last.end)
+            last.members  # noqa: B018 - builds a lazily scanned object's members first
+            frame = _Frame(last, _O_KEY, top.py[-1] if self.with_values else None)
+            top.state = _A_NEXT  # the reopened object is the array's latest item again
+        else:
+            self.issue("Expected '{' before a property name", t.start, t.end)
+            obj = JsonNode("object", t.start, t.start, None, [], parent=top.node)
+            py: Any = {} if self.with_values else None
+            items.append(obj)
+            if self.with_values:
+                top.py.append(py)
+            top.state = _A_NEXT
+            frame = _Frame(obj, _O_FIRST, py)
+        self.open_count["object"] += 1
+        self.stack.append(frame)
+        self.top = frame
+        self._begin_member(frame, Member(t.string_value, t.start, t.end, None, None, frame.node),
+                           detached=False)
+
+    def _missing_bracket(self, top: _Frame, t: _Token, comma: int) -> None:
+        """The array before `"key":` is missing its ']': it ends at its last item, and the
+        key is the next member of the object around it."""
+        end = _end_before_space(self.text, comma if comma >= 0 else t.start)
+        if comma >= 0:
+            self.issue("Expected ']' before ','", comma, comma + 1)
+        else:
+            self.issue("Expected ']' after the last item", end, end)
+        self.stack.pop()
+        top.node.end = end
+        top.node.closed = False
+        self.open_count["array"] -= 1
+        owner = self.top = self.stack[-1]
+        self._begin_member(owner, Member(t.string_value, t.start, t.end, None, None, owner.node),
+                           detached=False)
+
+    def _next_object(self, t: _Token, comma: int) -> bool:
+        """A '{' opening `{"key":` where a key or ',' belongs: the objects open inside the
+        innermost array are missing their '}', and the '{' is that array's next item.
+        False (nothing done) when no array is open or the '{' opens no property."""
+        stack = self.stack
+        index = len(stack) - 1
+        while index >= 0 and stack[index].node.kind == "object":
+            index -= 1
+        if index < 0 or not object_follows(self.text, t.start):
+            return False
+        end = _end_before_space(self.text, t.start)
+        issues = self.issues
+        if not issues or issues[-1].start < stack[index + 1].node.start:  # one error, one issue
+            if comma >= 0:
+                self.issue("Expected '}' before ','", comma, comma + 1)
+            else:
+                self.issue("Expected '}' after the last member", end, end)
+        while len(stack) > index + 1:
+            frame = stack.pop()
+            frame.node.end = end
+            frame.node.closed = False
+            self.open_count["object"] -= 1
+            self._note_duplicates(frame.node)
+        self.top = stack[index]
+        return True
+
     def _string_then_colon_is_a_key(self, top: _Frame, t: _Token, state: int) -> int:
         """A string followed by ':' is a new key, whatever came before: report what the
-        previous member lacks and start a new one."""
-        text = self.text
-        after = _SKIP_WS.match(text, t.end).end()
-        if after >= len(text) or text[after] != ":":
+        previous member lacks (nothing more for a bare word, already reported) and start
+        a new one."""
+        if not member_follows(self.text, t.end):
             return state
         if state == _O_NEXT:
             self.issue("Expected ',' or '}' after a member", t.start, t.end)
         elif state == _O_COLON:
-            self._missing_colon(top)
+            if not top.detached:
+                self._missing_colon(top)
         else:
             colon = top.member.colon
             self.issue("Expected a value", colon, colon + 1)
@@ -584,6 +683,8 @@ class _Builder:
             if state == _O_KEY and comma >= 0:
                 self.issue("Trailing comma", comma, comma + 1)
             self.top = self._close(self.stack, self.open_count, t.end)
+        elif punct == "{" and self._next_object(t, comma):
+            return "item"
         elif punct == "{" or punct == "[":
             self.issue("Expected a property name in double quotes", t.start, t.token_end)
             return "detached"
@@ -636,6 +737,8 @@ class _Builder:
     def _expect_comma_or_close(self, top: _Frame, t: _Token) -> str | None:
         if t.punct == "," or t.punct == "}":
             self._next_member_or_close(top, t)
+        elif t.punct == "{" and self._next_object(t, -1):
+            return "item"
         elif t.is_value:
             self.issue("Expected ',' or '}' after a member", t.start, t.token_end)
             return "detached"
@@ -737,7 +840,7 @@ class _Builder:
 
     def _unexpected_in_object(self, stack: list[_Frame], open_count: dict[str, int],
                               punct: str, start: int, end: int) -> _Frame | None:
-        if punct == "]" and open_count["array"]:
+        if punct == "]" and open_count["array"] and not self._stray("array", end):
             return self._close_mismatched(stack, open_count, "array", start, end)
         self.issue(f"Unexpected '{punct}'", start, end)
         return stack[-1]
@@ -800,14 +903,24 @@ def _end_before_space(text: str, pos: int) -> int:
 
 
 def _expand(node: JsonNode) -> None:
-    """Build one level of children of a container from text known to be valid JSON.
+    """Build one level of children of a container from text known to be valid JSON, once:
+    two threads asking at the same time get the same children (a request in a worker
+    thread and one on the event loop find a node by identity in its parent's list)."""
+    if node._source is None:
+        return
+    with _EXPANDING:
+        if node._source is not None:  # else another thread expanded it meanwhile
+            _expand_now(node)
 
-    The body of `_lazy_value` is inlined and the parent's weak reference shared by all
-    children: checks expand a few dozen containers on every keystroke."""
+
+_EXPANDING = threading.Lock()
+
+
+def _expand_now(node: JsonNode) -> None:
+    """The body of `_expand`.  `_lazy_value` is inlined and the parent's weak reference
+    shared by all children: checks expand a few dozen containers on every keystroke."""
     text = node._source
     py = node._py
-    if text is None:
-        return  # another thread expanded it meanwhile
     skip = _SKIP_WS.match
     scan = _SCAN_ONCE
     scalar_kind = _SCALAR_KIND
@@ -870,10 +983,13 @@ _UNSET: Any = object()
 class ParsedDocument:
     """The text, its tree (built on first use for valid JSON) and its syntax issues."""
 
-    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates")
+    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates", "memo")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.memo: dict[str, Any] = {}
+        """What the analyses derive from this text once (the design view): a document is
+        one version of the text, so nothing in it goes stale."""
         self._root: JsonNode | None = _UNSET
         self._errors: list[SyntaxIssue] | None = None
         self._value: Any = _UNSET

@@ -178,6 +178,8 @@ def completion_item(item: Any, lines: LineIndex, encoding: str,
         else types.InsertTextFormat.PlainText,
         text_edit=types.TextEdit(range=to_range(lines, item.start, item.end, encoding),
                                  new_text=item.insert_text),
+        additional_text_edits=[text_edit(lines, start, end, new, encoding)
+                               for start, end, new in item.additional_edits] or None,
     )
 
 

@@ -117,9 +117,11 @@ def runs_after(parents: Any, node_id: str, ancestor: str) -> bool:
     return False
 
 
-def descendants(nodes: Any, node_id: str) -> set[str]:
-    """Every node that transitively runs after `node_id` (itself only when on a cycle)."""
-    return _reachable(node_id, children_map(nodes))
+def descendants(nodes: Any, node_id: str,
+                children: dict[str, list[str]] | None = None) -> set[str]:
+    """Every node that transitively runs after `node_id` (itself only when on a cycle).
+    `children`, when given, is `children_map(nodes)` (built once by a caller that asks often)."""
+    return _reachable(node_id, children if children is not None else children_map(nodes))
 
 
 def find_cycle(nodes: Any, *, include_self_loops: bool = True,

@@ -5,7 +5,7 @@
 //          and vscode-languageserver-textdocument.
 // stdin:   {"schema": <schema object>, "documents": [<text>, ...]}; a document's own
 //          "$schema", whatever its path, also resolves to <schema object>.
-//          Optionally "completions": [[<text>, <offset>], ...].
+//          Optionally "completions": [[<text>, <offset>, <uri>?], ...] and "fileMatch".
 // stdout:  {"diagnostics": one entry per document: a list of [path, message] per
 //          diagnostic, path being the JSON path (jsonc-parser getLocation) at its start;
 //          "completions": one list of item labels per completion request}.
@@ -24,9 +24,12 @@ async function main() {
     schemaRequestService: () => Promise.resolve(text),
     workspaceContext: { resolveRelativePath: (rel, base) => new URL(rel, base).toString() },
   });
+  // "fileMatch" (optional) associates the schema as an extension's jsonValidation does;
+  // a null "schema" leaves documents without one.
   service.configure({
     validate: true,
-    schemas: [{ uri: input.schema.$id, fileMatch: ['*.json'], schema: input.schema }],
+    schemas: input.schema ? [{ uri: input.schema.$id, fileMatch: input.fileMatch || ['*.json'],
+      schema: input.schema }] : [],
   });
   const results = [];
   for (const [i, source] of input.documents.entries()) {
@@ -39,8 +42,8 @@ async function main() {
     }));
   }
   const completions = [];
-  for (const [source, offset] of input.completions || []) {
-    const doc = TextDocument.create('file:///designs/complete.json', 'json', 1, source);
+  for (const [source, offset, uri] of input.completions || []) {
+    const doc = TextDocument.create(uri || 'file:///designs/complete.json', 'json', 1, source);
     const list = await service.doComplete(doc, doc.positionAt(offset),
       service.parseJSONDocument(doc));
     completions.push(list.items.map((item) => item.label));

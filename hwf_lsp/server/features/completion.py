@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -16,6 +17,15 @@ if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
 TRIGGER_CHARACTERS = ['"', ".", ":", "[", ",", " ", "{"]
+IN_THREAD_FROM_NODES = 500
+"""Designs with more nodes are completed in a worker thread: building the node list of a
+fresh version (thousands of nodes) must not hold up a hover sent meanwhile."""
+
+
+def _node_count(doc: Any) -> int:
+    value = doc.to_python()
+    nodes = value.get("nodes") if isinstance(value, dict) else None
+    return len(nodes) if isinstance(nodes, list) else 0
 
 
 def supports_markdown(server: HwfServer, path: str) -> bool:
@@ -27,7 +37,7 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
     @guarded()
-    def completion(params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(params: types.CompletionParams) -> types.CompletionList | None:
         at = on_design(server, params)
         if at is None:
             return None
@@ -36,9 +46,15 @@ def register(server: HwfServer) -> None:
             "text_document.completion.completion_item.snippet_support", False))
         markdown = supports_markdown(
             server, "text_document.completion.completion_item.documentation_format")
-        items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
-                         snippets=snippets)
-        return types.CompletionList(
-            is_incomplete=False,
-            items=[convert.completion_item(i, at.lines, at.encoding, markdown) for i in items],
-        )
+        offset = at.offset(params.position)
+
+        def answer() -> types.CompletionList:
+            items = complete(at.doc, offset, run=at.analysis.run, snippets=snippets)
+            return types.CompletionList(
+                is_incomplete=items.incomplete,
+                items=[convert.completion_item(i, at.lines, at.encoding, markdown)
+                       for i in items])
+
+        if _node_count(at.doc) > IN_THREAD_FROM_NODES:  # other requests go on meanwhile
+            return await asyncio.to_thread(answer)
+        return answer()

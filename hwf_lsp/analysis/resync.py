@@ -1,0 +1,113 @@
+"""Where the tolerant parser picks up again after a syntax error (jsontree's recovery).
+
+A syntax error should cost the smallest container it breaks, not the rest of the text.
+The parser (`jsontree._Builder`) asks these questions at the tokens where text that is
+being typed usually goes wrong; each answer is a look at the text, never a second parse:
+
+- `string_end`: where a string missing its closing quote really ends.  At the end of its
+  line it stops before the separators that end the line (`"agent,` is `"agent` then `,`);
+  closed by the next string's opening quote (`"agent, "title": …`, a quote followed by a
+  letter never closes a string) it stops before the separators it swallowed.
+- `stray_closer`: a `}` or `]` that matches an outer container, not the innermost one,
+  is stray when the closers left in the text balance the open containers without it
+  (`}}` after a node), else it closes the inner ones (a `]` or `}` that is missing).
+- `object_follows`: `{` then `"key":` where a key or a `,` belongs, inside an array:
+  the object before it is missing its `}` (the next node starts here).
+- `member_follows`: a string then `:` in an array: an object is missing its `{`.
+
+Offsets are Python string indices, as in jsontree.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+__all__ = ["BracketBalance", "member_follows", "object_follows", "string_end", "stray_closer"]
+
+_TAIL = re.compile(r"(?:[ \t]*[,:}\]])+[ \t]*\Z")
+"""Separators and closers that end a string body: the part of the line it swallowed."""
+_NAME_START = re.compile(r"[A-Za-z0-9_$]")
+_SPACE = re.compile(r"[ \t\r\n]*")
+_KEY = re.compile(r'[ \t\r\n]*"(?:[^"\\\r\n]|\\.)*"[ \t\r\n]*:')
+_BRACKETS = re.compile(r'"(?:[^"\\\r\n]|\\.)*"?|[{}\[\]]')
+
+
+def string_end(text: str, quote: int, body_end: int, closed: bool) -> int | None:
+    """Where the string opened at `quote` really ends, when its closing quote is missing.
+
+    `body_end` is where its body ended (the quote that closed it, or the end of the line);
+    `closed` whether a quote did close it.  None: the string is what it seems.
+    """
+    if closed and not (body_end + 1 < len(text) and _NAME_START.match(text, body_end + 1)):
+        return None  # closed, and what follows may follow a string
+    tail = _TAIL.search(text, quote + 1, body_end)
+    return tail.start() if tail is not None else None
+
+
+def member_follows(text: str, end: int) -> bool:
+    """Whether the token ending at `end` is followed by ':' (it is a property name)."""
+    after = _SPACE.match(text, end).end()
+    return after < len(text) and text[after] == ":"
+
+
+def object_follows(text: str, brace: int) -> bool:
+    """Whether the '{' at `brace` opens an object with a property (`{"key":`)."""
+    return _KEY.match(text, brace + 1) is not None
+
+
+class BracketBalance:
+    """How many objects and arrays the text after an offset closes (closers minus openers,
+    strings skipped); one scan of the text, made on first use."""
+
+    __slots__ = ("_text", "_offsets", "_objects", "_arrays")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._offsets: list[int] | None = None
+        self._objects: list[int] = []
+        self._arrays: list[int] = []
+
+    def _scan(self) -> None:
+        offsets: list[int] = []
+        objects = [0]
+        arrays = [0]
+        o = a = 0
+        for match in _BRACKETS.finditer(self._text):
+            char = match.group()
+            if char == "{":
+                o -= 1
+            elif char == "}":
+                o += 1
+            elif char == "[":
+                a -= 1
+            elif char == "]":
+                a += 1
+            else:
+                continue
+            offsets.append(match.start())
+            objects.append(o)
+            arrays.append(a)
+        self._offsets, self._objects, self._arrays = offsets, objects, arrays
+
+    def closed_after(self, offset: int) -> tuple[int, int]:
+        """(objects, arrays) closed by the text from `offset` on."""
+        if self._offsets is None:
+            self._scan()
+        index = bisect_right(self._offsets, offset - 1)
+        return (self._objects[-1] - self._objects[index],
+                self._arrays[-1] - self._arrays[index])
+
+
+def stray_closer(balance: BracketBalance, open_kinds: list[str], kind: str, end: int) -> bool:
+    """Whether a closer of `kind` (an outer container's, ending at `end`) is stray.
+
+    `open_kinds`: the open containers, outermost first.  Stray when the rest of the text
+    closes the open containers better as they are than with the inner ones closed here.
+    """
+    objects, arrays = balance.closed_after(end)
+    innermost = len(open_kinds) - 1 - open_kinds[::-1].index(kind)
+    kept = open_kinds[:innermost]
+    as_is = abs(objects - open_kinds.count("object")) + abs(arrays - open_kinds.count("array"))
+    closing = abs(objects - kept.count("object")) + abs(arrays - kept.count("array"))
+    return as_is < closing
