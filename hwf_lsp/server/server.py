@@ -104,7 +104,7 @@ class HwfServer(LanguageServer):
         changes = runs.refresh()
         if runs.index.has_runs():
             manager.call_on_loop(lambda: self.recheck_all(runs_changed=True))
-        if runs.index.unread():
+        if runs.index.unfinished():
             runs.build()
             changes = Changes(reset=True)
         if changes:
