@@ -513,14 +513,14 @@ class RunIndex:
         self.generation += 1
         return Changes(reset=has_rows or not first)
 
-    def reconcile(self, read_limit: int | None = READ_NOW, *, complete: bool = False
+    def reconcile(self, read_limit: int | None = READ_NOW, *, write_all: bool = False
                   ) -> Changes:
         """Compare the whole directory with the index (one readdir) and fix what differs.
 
         Changed files are read, up to `read_limit` of them (newest first; None: all, as a
         watcher wants each change named); the rest stay unread and the change is a reset.
-        At most `WRITE_NOW` unread rows are written (`complete`: all), the newest; the files
-        left without a row sort at or below the bound.  Files already below the bound
+        At most `WRITE_NOW` unread rows are written (`write_all`: all), the newest; the
+        files left without a row sort at or below the bound.  Files already below the bound
         (left by an earlier reconcile) are history, not news: never read here, never named."""
         stamp = dir_stamp(self.root)
         listing = self._listing()
@@ -559,7 +559,7 @@ class RunIndex:
         many = read_limit is not None and len(observed) > read_limit
         rows, vanished = self._read_all(observed, read_limit)
         gone.extend(vanished)
-        rows, bound = _written_now(rows + history, None if complete else max(WRITE_NOW, held))
+        rows, bound = _written_now(rows + history, None if write_all else max(WRITE_NOW, held))
         self._commit(rows, gone, claim=stamp, base_gen=gen, bound=bound, set_bound=True)
         changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
         if others or many or changed or gone_ids:
@@ -571,7 +571,7 @@ class RunIndex:
         listing that reaches the bound waits for.  False if the index could not be made
         complete (unwritable, or others kept committing)."""
         for _ in range(3):
-            self.reconcile(complete=True)
+            self.reconcile(write_all=True)
             if self._bound() is None:
                 return True
         return False
@@ -597,8 +597,8 @@ class RunIndex:
         """Give every file a row (`complete`), then read every unread row, `batch` files
         per commit (the claim is kept: these rows only say what files the claim already
         covers contain).  The number read."""
-        if self._bound() is not None and not self.complete():
-            return 0
+        if self._bound() is not None:
+            self.complete()  # if others kept it from finishing, their reconciles will
         total = 0
         after: tuple[float, str] = (float("inf"), "")
         while stop is None or not stop.is_set():
