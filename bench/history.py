@@ -353,7 +353,20 @@ async def workspace_symbols(base: Path, home: Path, smoke: bool) -> dict[str, An
     return out
 
 
+def compile_package() -> bool:
+    """Byte-compile hwf_lsp, as installing the wheel does (pip compiles on install): an
+    editable checkout under PYTHONDONTWRITEBYTECODE=1 compiles its ~60 modules again at
+    every spawn (~0.2 s of CPU, ~15 % of a start-up), which no installed server pays."""
+    import compileall
+
+    import hwf_lsp
+
+    return bool(compileall.compile_dir(Path(hwf_lsp.__file__).parent, quiet=1))
+
+
 async def measure(out: Path, smoke: bool, log: Any = print) -> dict[str, Any]:
+    compiled = compile_package()
+    load_at_start = os.getloadavg()[0]
     base = out / "history"
     cache = out / "history-cache"
     base.mkdir(parents=True, exist_ok=True)
@@ -388,7 +401,9 @@ async def measure(out: Path, smoke: bool, log: Any = print) -> dict[str, Any]:
     keystrokes = await keystrokes_rss(workspace, empty, smoke)
     log("  history: workspace symbols")
     symbols = await workspace_symbols(base, empty, smoke)
-    result = {"rows": rows, "keystrokes": keystrokes, "workspace_symbols": symbols}
+    result = {"rows": rows, "keystrokes": keystrokes, "workspace_symbols": symbols,
+              "compiled": compiled,
+              "load": {"start": load_at_start, "end": os.getloadavg()[0]}}
     result["ratios"] = ratios(rows)
     result["targets"] = verdicts(result)
     return result
@@ -449,7 +464,10 @@ def _fmt(value: Any, digits: int = 2) -> str:
 def markdown(result: dict[str, Any]) -> str:
     lines = ["", "## Run history", "",
              "Same server and CLI, runs on disk from bench/history_gen.py (~4 KB each, 26 "
-             "designs, mtimes over 90 days); ratios to the 0-run figures of this run.", "",
+             "designs, mtimes over 90 days); ratios to the 0-run figures of this run. "
+             f"Load average (1 min) at start / end: {_fmt(result.get('load', {}).get('start'))}"
+             f" / {_fmt(result.get('load', {}).get('end'))}; hwf_lsp byte-compiled first: "
+             f"{_fmt(result.get('compiled'))}.", "",
              "| runs | idle CPU % | spawn → first diagnostics | spawn → run-aware completion (after "
              "first diagnostics) | RSS | "
              "`hwf runs` | `hwf.listRuns` | foreign write → editor (median / max) | cold first "

@@ -15,6 +15,8 @@ from hwf_lsp.workflow.vocabulary import DESIGN_NAME_PATTERN, RUN_ID_PATTERN
 # fullmatch: `$` in the vocabulary pattern would also match before a trailing newline.
 _DESIGN_NAME_RE = re.compile(DESIGN_NAME_PATTERN.removeprefix("^").removesuffix("$"))
 _RUN_ID_RE = re.compile(RUN_ID_PATTERN.removeprefix("^").removesuffix("$"))
+legal_run_file = re.compile(rf"(?:{_RUN_ID_RE.pattern})\.json").fullmatch
+"""A match when a file name is `<legal run id>.json` (a cold listing asks 100,000 times)."""
 
 _RESERVED = frozenset(
     {"con", "prn", "aux", "nul", ".", ".."}

@@ -25,12 +25,19 @@ Unread rows (a cold start: 100,000 files are stat'ed, not read) sort by their mt
 `updated_at` is never much later than its mtime.  A listing reads only the unread rows
 that could belong on its page; `build` reads the rest in the background.
 
+Writing 100,000 rows costs more than the whole rest of a cold start, so a reconcile
+writes at most `WRITE_NOW` unread rows (or as many as it holds already), the newest;
+the files it leaves without a row all sort at or below the index's *bound*, written
+with the rows.  Whatever sorts above the bound is complete, so a first page is a query;
+a listing that reaches the bound first gives every file a row (`complete`), as do later
+reconciles (twice as many rows each) and `build`.  An interrupted write leaves the last
+bound committed with its rows.
+
 Threads: one connection guarded by a lock; file reads happen outside it.
 """
 
 from __future__ import annotations
 
-import heapq
 import logging
 import os
 import sqlite3
@@ -41,15 +48,18 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hwf_lsp.workflow.names import check_run_id
+from hwf_lsp.workflow.names import check_run_id, legal_run_file
 
 log = logging.getLogger(__name__)
 
 INDEX_DIRNAME = ".hwf-index"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+"""4: the bound (an index written by 3 would be trusted as complete by 3, so 3 drops it)."""
 UNREAD_SLACK_S = 600.0
 """How much later than its file's mtime a run's `updated_at` may be and still sort right
 while the file is unread (the writer's clock against the file system's)."""
@@ -58,6 +68,10 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 whether its file was replaced.  Rows of other runs are stat'ed on every reconcile."""
 READ_NOW = 256
 """A reconcile reads at most this many changed files at once; more stay unread."""
+WRITE_NOW = 5_000
+"""A reconcile writes at most this many unread rows (the newest), or as many as the index
+holds already (so a history is complete after a few reconciles); the rest stay below
+the bound until then, a listing that reaches them, or `build`."""
 MTIME_SETTLE_NS = 50_000_000
 """A directory mtime younger than this may be followed by a rename in the same tick."""
 BUSY_TIMEOUT_S = 5.0
@@ -133,20 +147,34 @@ NO_CHANGES = Changes()
 
 
 class _Observed(NamedTuple):
-    """A run file as lstat saw it, and (once read) what it says (a tuple: a cold start
-    makes 100,000 of them)."""
+    """A run file as lstat saw it, and (once read) what it says: a tuple in the columns'
+    order, written as it is (a cold start makes 100,000 of them)."""
 
     file: str
-    key: FileKey
+    ino: int
+    mtime_ns: int
+    size: int
     stamp: float
     state: int
     name: str | None = None
     status: str | None = None
     error: str | None = None
 
-    def values(self) -> tuple[Any, ...]:
-        return (self.file, *self.key, self.stamp, self.state, self.name, self.status,
-                self.error)
+    @property
+    def key(self) -> FileKey:
+        return self.ino, self.mtime_ns, self.size
+
+
+_NEWEST_FIRST = attrgetter("stamp")
+_BY_FILE = attrgetter("file")
+
+
+class _Meta(NamedTuple):
+    gen: int
+    claim: Stamp | None
+    claim_gen: int | None
+    bound: float | None
+    """Every run file without a row sorts at or below this (None: every file has a row)."""
 
 
 _NEWEST_INDEX = "CREATE INDEX IF NOT EXISTS runs_newest ON runs(stamp DESC, file DESC)"
@@ -294,7 +322,7 @@ class RunIndex:
     # --- meta -------------------------------------------------------------------------
 
     @staticmethod
-    def _meta(db: sqlite3.Connection) -> tuple[int, Stamp | None, int | None]:
+    def _meta(db: sqlite3.Connection) -> _Meta:
         values = dict(db.execute("SELECT key, value FROM meta"))
         stamp = values.get("stamp")
         claim = None
@@ -303,8 +331,10 @@ class RunIndex:
             claim = (int(mtime), int(ino))
         gen = values.get("gen")
         claim_gen = values.get("claim_gen")
-        return (gen if isinstance(gen, int) else 0, claim,
-                claim_gen if isinstance(claim_gen, int) else None)
+        bound = values.get("bound")
+        return _Meta(gen if isinstance(gen, int) else 0, claim,
+                     claim_gen if isinstance(claim_gen, int) else None,
+                     float(bound) if isinstance(bound, (int, float)) else None)
 
     def _others_committed(self, gen: int) -> bool:
         """Whether someone other than this process committed since it last looked."""
@@ -312,43 +342,35 @@ class RunIndex:
 
     def _commit(self, upserts: Iterable[_Observed], deletes: Iterable[str], *,
                 claim: Stamp | None = None, base_gen: int | None = None,
-                keep_claim: bool = False) -> bool:
+                keep_claim: bool = False, bound: float | None = None,
+                set_bound: bool = False) -> bool:
         """Write rows; the claim: made (`claim`, if nobody committed since `base_gen`),
         kept (`keep_claim`: these rows only fill in what the claim already covers), or
-        dropped.  False when the index could not be written (the rows stay as they were)."""
+        dropped; the bound, with `set_bound` (a reconcile: the highest unwritten stamp it
+        saw; if others committed meanwhile, theirs too).  False when the index could not
+        be written (the rows stay as they were)."""
         upserts, deletes = list(upserts), list(deletes)
         try:
             with self._session(write=True) as db:
-                gen, old_claim, claim_gen = self._meta(db)
+                meta = self._meta(db)
+                gen = meta.gen
                 others = self._others_committed(gen) or (
                     base_gen is not None and gen != base_gen)
                 if upserts:
-                    big = len(upserts) > BIG_WRITE
-                    if big:  # a cold start: room for the B-trees while they are written,
-                        # and no checkpoint copying them again at this commit
-                        db.execute(f"PRAGMA cache_size=-{BIG_WRITE_CACHE_KB}")
-                        db.execute("PRAGMA wal_autocheckpoint=0")
-                    upserts.sort(key=lambda o: o.file)  # primary-key order: local B-tree writes
-                    fresh = big and db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is None
-                    if fresh:  # an index built once by sorting beats 100,000 random inserts
-                        db.execute("DROP INDEX IF EXISTS runs_newest")
-                    db.executemany(_UPSERT, (o.values() for o in upserts))
-                    if fresh:
-                        db.execute(_NEWEST_INDEX)
-                    if big:
-                        db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
-                        db.execute("PRAGMA wal_autocheckpoint=1000")
+                    self._write_rows(db, upserts)
                 if deletes:
                     db.executemany("DELETE FROM runs WHERE file = ?", ((f,) for f in deletes))
                 new_gen = gen + 1
                 if claim is not None and not others and stamp_settled(claim):
                     stamp_text: str | None = f"{claim[0]}:{claim[1]}"
-                elif keep_claim and old_claim is not None and claim_gen == gen:
-                    stamp_text = f"{old_claim[0]}:{old_claim[1]}"
+                elif keep_claim and meta.claim is not None and meta.claim_gen == gen:
+                    stamp_text = f"{meta.claim[0]}:{meta.claim[1]}"
                 else:
                     stamp_text = None
-                db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [
-                    ("gen", new_gen), ("stamp", stamp_text), ("claim_gen", new_gen)])
+                values = [("gen", new_gen), ("stamp", stamp_text), ("claim_gen", new_gen)]
+                if set_bound:
+                    values.append(("bound", _higher(bound, meta.bound) if others else bound))
+                db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", values)
                 if not others:
                     self._seen_gen = new_gen
             if len(upserts) > BIG_WRITE and self._db is not None:
@@ -363,44 +385,72 @@ class RunIndex:
             log.debug("run index checkpoint failed: %s", exc)
         return True
 
+    @staticmethod
+    def _write_rows(db: sqlite3.Connection, upserts: list[_Observed]) -> None:
+        big = len(upserts) > BIG_WRITE
+        if big:  # a cold start: room for the B-trees while they are written,
+            # and no checkpoint copying them again at this commit
+            db.execute(f"PRAGMA cache_size=-{BIG_WRITE_CACHE_KB}")
+            db.execute("PRAGMA wal_autocheckpoint=0")
+        upserts.sort(key=_BY_FILE)  # primary-key order: local B-tree writes
+        # more new rows than old ones: sorting them into the stamp index once beats
+        # inserting each
+        resort = big and db.execute("SELECT count(*) FROM runs").fetchone()[0] < len(upserts)
+        if resort:
+            db.execute("DROP INDEX IF EXISTS runs_newest")
+        db.executemany(_UPSERT, upserts)
+        if resort:
+            db.execute(_NEWEST_INDEX)
+        if big:
+            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+            db.execute("PRAGMA wal_autocheckpoint=1000")
+
     # --- looking at the files ----------------------------------------------------------
 
     def _listing(self) -> dict[str, int] | None:
         """Run file name -> inode, from one readdir (no stat); None without the dir."""
         try:
             with os.scandir(self.root) as entries:
-                return {entry.name: entry.inode() for entry in entries
-                        if is_run_file_name(entry.name)}
+                return {name: entry.inode() for entry in entries  # is_run_file_name, inline
+                        if (name := entry.name).endswith(".json") and name[0] != "."}
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
             log.debug("cannot list %s: %s", self.root, exc)
             return None
 
-    def _observe(self, file: str) -> _Observed | None:
-        """lstat one file: an unread row, an unreadable one (not a regular file, not a run
-        id), or None when it is gone."""
-        try:
-            st = os.lstat(os.path.join(self._dir, file))
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            return _Observed(file, (0, 0, 0), 0.0, UNREADABLE,
-                             error=f"is unreadable: {exc.strerror or exc}")
-        key = (st.st_ino, st.st_mtime_ns, st.st_size)
-        if not stat_mod.S_ISREG(st.st_mode):
-            return _Observed(file, key, st.st_mtime, UNREADABLE, error="is not a regular file")
-        try:
-            check_run_id(file[: -len(".json")])
-        except ValueError as exc:
-            return _Observed(file, key, st.st_mtime, UNREADABLE, error=str(exc))
-        return _Observed(file, key, st.st_mtime + self.slack_s, UNREAD)
+    def _observe(self, files: Iterable[str]) -> tuple[list[_Observed], list[str]]:
+        """lstat each file: an unread row, or an unreadable one (not a regular file, not a
+        run id); and the files that are gone.  One tight loop, names relative to the open
+        directory: a cold start observes 100,000 files."""
+        seen: list[_Observed] = []
+        gone: list[str] = []
+        slack = self.slack_s
+        is_regular, new = stat_mod.S_ISREG, tuple.__new__  # _Observed(...) minus a frame
+        with _lstat_in(self._dir) as lstat:
+            for file in files:
+                try:
+                    st = lstat(file)
+                except FileNotFoundError:
+                    gone.append(file)
+                    continue
+                except OSError as exc:
+                    seen.append(_Observed(file, 0, 0, 0, 0.0, UNREADABLE,
+                                          error=f"is unreadable: {exc.strerror or exc}"))
+                    continue
+                if is_regular(st.st_mode) and legal_run_file(file):
+                    seen.append(new(_Observed, (file, st.st_ino, st.st_mtime_ns, st.st_size,
+                                                st.st_mtime + slack, UNREAD, None, None, None)))
+                else:
+                    seen.append(_Observed(file, st.st_ino, st.st_mtime_ns, st.st_size,
+                                          st.st_mtime, UNREADABLE, error=_not_a_run(st, file)))
+        return seen, gone
 
-    def _read(self, observed: _Observed) -> tuple[_Observed, dict[str, Any] | None] | None:
-        """Read an observed (unread) file: its read row and state; None when it is gone.
-        The key was taken before the read, so a later change always shows as a new key."""
+    def _read(self, observed: _Observed) -> _Observed | None:
+        """Read an observed (unread) file: its read row; None when it is gone.  The key
+        was taken before the read, so a later change always shows as a new key."""
         if observed.state != UNREAD:
-            return observed, None
+            return observed
         run_id = observed.file[: -len(".json")]
         self.reads += 1
         try:
@@ -408,34 +458,30 @@ class RunIndex:
         except FileNotFoundError:
             return None
         except (ValueError, OSError) as exc:
-            return _Observed(observed.file, observed.key, observed.stamp - self.slack_s,
-                             UNREADABLE, error=str(exc)), None
+            return observed._replace(stamp=observed.stamp - self.slack_s, state=UNREADABLE,
+                                     error=str(exc))
         name, status = state.get("name"), state.get("status")
-        mtime = observed.key[1] / 1e9
-        return _Observed(observed.file, observed.key, sort_stamp(state, mtime), READ,
-                         name if isinstance(name, str) else None,
-                         status if isinstance(status, str) else None), state
+        return observed._replace(
+            stamp=sort_stamp(state, observed.mtime_ns / 1e9), state=READ,
+            name=name if isinstance(name, str) else None,
+            status=status if isinstance(status, str) else None)
 
     def _read_all(self, observed: list[_Observed], limit: int | None = READ_NOW
                   ) -> tuple[list[_Observed], list[str]]:
-        """Read what can be read now (the first `limit`, newest first); (rows, gone)."""
-        if limit is not None and len(observed) > limit:  # a cold start: only the top sorted
-            top = heapq.nlargest(limit, observed, key=lambda o: (o.stamp, o.file))
-            chosen = {id(o) for o in top}
-            observed = top + [o for o in observed if id(o) not in chosen]
-        else:
-            observed.sort(key=lambda o: (o.stamp, o.file), reverse=True)
+        """Read what can be read now (the first `limit`, newest first); (rows newest first
+        by what was known before reading, gone)."""
+        observed.sort(key=_NEWEST_FIRST, reverse=True)
         rows: list[_Observed] = []
         gone: list[str] = []
         for position, item in enumerate(observed):
             if limit is not None and position >= limit:
-                rows.append(item)
-                continue
+                rows.extend(observed[position:])
+                break
             done = self._read(item)
             if done is None:
                 gone.append(item.file)
             else:
-                rows.append(done[0])
+                rows.append(done)
         return rows, gone
 
     # --- keeping it right ------------------------------------------------------------
@@ -448,11 +494,11 @@ class RunIndex:
             return NO_CHANGES
         try:
             with self._session() as db:
-                gen, claim, claim_gen = self._meta(db)
+                meta = self._meta(db)
                 has_rows = db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
                 if (stamp is None and not has_rows) or (
-                        stamp is not None and claim == stamp and claim_gen == gen):
-                    return self._looked(gen, has_rows)
+                        stamp is not None and meta.claim == stamp and meta.claim_gen == meta.gen):
+                    return self._looked(meta.gen, has_rows)
         except IndexUnavailable:
             pass
         return self.reconcile(read_limit)
@@ -467,54 +513,68 @@ class RunIndex:
         self.generation += 1
         return Changes(reset=has_rows or not first)
 
-    def reconcile(self, read_limit: int | None = READ_NOW) -> Changes:
+    def reconcile(self, read_limit: int | None = READ_NOW, *, write_all: bool = False
+                  ) -> Changes:
         """Compare the whole directory with the index (one readdir) and fix what differs.
 
         Changed files are read, up to `read_limit` of them (newest first; None: all, as a
-        watcher wants each change named); the rest stay unread and the change is a reset."""
+        watcher wants each change named); the rest stay unread and the change is a reset.
+        At most `WRITE_NOW` unread rows are written (`write_all`: all), the newest; the
+        files left without a row sort at or below the bound.  Files already below the bound
+        (left by an earlier reconcile) are history, not news: never read here, never named."""
         stamp = dir_stamp(self.root)
         listing = self._listing()
         if listing is None:
             listing = {}
-        check: list[tuple[str, FileKey]] = []
+        check: dict[str, FileKey] = {}
         gone: list[str] = []
         gone_ids: list[str] = []
+        held = 0
         try:
             with self._session() as db:
-                gen, _, _ = self._meta(db)
+                meta = self._meta(db)
+                gen, bound = meta.gen, meta.bound
                 others = self._others_committed(gen) or self._seen_gen is None
                 for file, ino, mtime, size, state, status in db.execute(
                         "SELECT file, ino, mtime_ns, size, state, status FROM runs"):
+                    held += 1
                     inode = listing.pop(file, None)
                     if inode is None:
                         gone.append(file)
                         if state == READ:
                             gone_ids.append(file[: -len(".json")])
                     elif inode != ino or (state == READ and status not in TERMINAL):
-                        check.append((file, (ino, mtime, size)))
+                        check[file] = (ino, mtime, size)
         except IndexUnavailable:
-            gen, others = 0, True
-            check = []
-        new = list(listing)
-        observed: list[_Observed] = []
-        for file, key in check:
-            seen = self._observe(file)
-            if seen is None:
-                gone.append(file)
-            elif seen.key != key:
-                observed.append(seen)
-        for file in new:
-            seen = self._observe(file)
-            if seen is not None:
-                observed.append(seen)
+            gen, bound, others = 0, None, True
+            check = {}
+        seen, vanished = self._observe(check)
+        gone.extend(vanished)
+        observed = [o for o in seen if o.key != check[o.file]]
+        new, _ = self._observe(listing)
+        history = [o for o in new if bound is not None and o.state == UNREAD and o.stamp <= bound]
+        if history:
+            new = [o for o in new if not (o.state == UNREAD and o.stamp <= bound)]
+        observed += new
         many = read_limit is not None and len(observed) > read_limit
         rows, vanished = self._read_all(observed, read_limit)
         gone.extend(vanished)
-        self._commit(rows, gone, claim=stamp, base_gen=gen)
+        rows, bound = _written_now(rows + history, None if write_all else max(WRITE_NOW, held))
+        self._commit(rows, gone, claim=stamp, base_gen=gen, bound=bound, set_bound=True)
         changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
         if others or many or changed or gone_ids:
             self.generation += 1
         return Changes(changed=changed, removed=tuple(gone_ids), reset=others or many)
+
+    def complete(self) -> bool:
+        """Give every run file a row (those a reconcile left below the bound): what a
+        listing that reaches the bound waits for.  False if the index could not be made
+        complete (unwritable, or others kept committing)."""
+        for _ in range(3):
+            self.reconcile(write_all=True)
+            if self._bound() is None:
+                return True
+        return False
 
     def update(self, files: Iterable[str]) -> Changes:
         """Re-check these run files (named by file events): each is reported as changed
@@ -523,14 +583,7 @@ class RunIndex:
         wanted = sorted({f for f in files if is_run_file_name(f)})
         if not wanted:
             return NO_CHANGES
-        observed: list[_Observed] = []
-        gone: list[str] = []
-        for file in wanted:
-            seen = self._observe(file)
-            if seen is None:
-                gone.append(file)
-            else:
-                observed.append(seen)
+        observed, gone = self._observe(wanted)
         rows, vanished = self._read_all(observed, limit=None)  # named: each one is news
         gone.extend(vanished)
         self._commit(rows, gone)
@@ -541,8 +594,11 @@ class RunIndex:
 
     def build(self, batch: int = READ_NOW, pause_s: float = 0.0,
               stop: threading.Event | None = None) -> int:
-        """Read every unread row, `batch` files per commit (the claim is kept: these rows
-        only say what files the claim already covers contain).  The number read."""
+        """Give every file a row (`complete`), then read every unread row, `batch` files
+        per commit (the claim is kept: these rows only say what files the claim already
+        covers contain).  The number read."""
+        if self._bound() is not None:
+            self.complete()  # if others kept it from finishing, their reconciles will
         total = 0
         after: tuple[float, str] = (float("inf"), "")
         while stop is None or not stop.is_set():
@@ -570,23 +626,16 @@ class RunIndex:
 
     def _fill(self, files: list[tuple[str, FileKey]]) -> bool:
         """Read these unread rows' files; rows whose file changed since are re-keyed."""
+        keys = dict(files)
+        seen, gone = self._observe(keys)
         rows: list[_Observed] = []
-        gone: list[str] = []
-        keep = True
-        for file, key in files:
-            seen = self._observe(file)
-            if seen is None:
-                gone.append(file)
-                keep = False
-                continue
-            if seen.key != key:
-                keep = False
-            done = self._read(seen)
+        for item in seen:
+            done = self._read(item)
             if done is None:
-                gone.append(file)
-                keep = False
+                gone.append(item.file)
             else:
-                rows.append(done[0])
+                rows.append(done)
+        keep = not gone and all(o.key == keys[o.file] for o in seen)
         return self._commit(rows, gone, keep_claim=keep)
 
     # --- asking -------------------------------------------------------------------------
@@ -628,7 +677,7 @@ class RunIndex:
     def rows(self, *, design: str | None = None, status: str | None = None,
              limit: int | None = None) -> Iterator[RunRow]:
         """Readable runs, newest first (stamp, then run id), reading unread rows only as
-        far as the listing goes."""
+        far as the listing goes (and giving every file a row once it reaches the bound)."""
         window = 32 if limit is None else max(limit, 1)
         given = 0
         where, args = _filter(design, status, unread=False)
@@ -640,6 +689,8 @@ class RunIndex:
                 f"SELECT {_ROW_COLUMNS} FROM runs WHERE {where} "
                 "ORDER BY stamp DESC, file DESC LIMIT ? OFFSET ?",
                 (*args, window - given, given))
+            if self._reaches_bound(found, window - given) and self.complete():
+                continue  # the same window again, every file in it now
             for values in found:
                 yield _row(values)
             given += len(found)
@@ -649,12 +700,26 @@ class RunIndex:
 
     def newest(self, design: str, *, max_reads: int | None = None) -> RunRow | None:
         """The newest readable run of `design`; with `max_reads`, the newest known after
-        reading at most about that many files."""
-        self._resolve_top(1, design, None, max_reads)
+        reading at most about that many files (and without giving every file a row)."""
         where, args = _filter(design, None, unread=False)
-        found = self._query(f"SELECT {_ROW_COLUMNS} FROM runs WHERE {where} "
-                            "ORDER BY stamp DESC, file DESC LIMIT 1", args)
-        return _row(found[0]) if found else None
+        while True:
+            self._resolve_top(1, design, None, max_reads)
+            found = self._query(f"SELECT {_ROW_COLUMNS} FROM runs WHERE {where} "
+                                "ORDER BY stamp DESC, file DESC LIMIT 1", args)
+            if max_reads is None and self._reaches_bound(found, 1) and self.complete():
+                continue
+            return _row(found[0]) if found else None
+
+    def _bound(self) -> float | None:
+        found = self._query("SELECT value FROM meta WHERE key = 'bound'", ())
+        value = found[0][0] if found else None
+        return float(value) if isinstance(value, (int, float)) else None
+
+    def _reaches_bound(self, found: list[tuple[Any, ...]], wanted: int) -> bool:
+        """Whether a listing's rows (stamp 4th) go as far as the bound, where files without
+        a row could come first: fewer than `wanted`, or the last at or below it."""
+        bound = self._bound()
+        return bound is not None and (len(found) < wanted or found[-1][3] <= bound)
 
     def row(self, run_id: str) -> RunRow | None:
         found = self._query(f"SELECT {_ROW_COLUMNS} FROM runs WHERE file = ? AND state = ?",
@@ -662,11 +727,17 @@ class RunIndex:
         return _row(found[0]) if found else None
 
     def has_runs(self) -> bool:
-        return bool(self._query("SELECT 1 FROM runs WHERE state != ? LIMIT 1", (UNREADABLE,)))
+        return bool(self._query("SELECT 1 FROM runs WHERE state != ? LIMIT 1",
+                                (UNREADABLE,))) or self._bound() is not None
 
     def unread(self) -> int:
+        """Rows not read yet (files below the bound have none: see `unfinished`)."""
         found = self._query("SELECT count(*) FROM runs WHERE state = 0", ())
         return found[0][0] if found else 0
+
+    def unfinished(self) -> bool:
+        """Whether `build` has work: unread rows, or files without a row yet."""
+        return self._bound() is not None or self.unread() > 0
 
     def errors(self) -> list[tuple[Path, str]]:
         """Files that are not readable runs, with why."""
@@ -695,6 +766,57 @@ def _filter(design: str | None, status: str | None, *, unread: bool) -> tuple[st
     if unread:
         return f"(({match}) OR state = 0)", tuple(args)
     return match, tuple(args)
+
+
+def _written_now(rows: list[_Observed], limit: int | None
+                 ) -> tuple[list[_Observed], float | None]:
+    """What a reconcile writes now: every read or unreadable row and the newest `limit`
+    unread ones; and the bound (the highest stamp left unwritten, None when none is)."""
+    if limit is None:
+        return rows, None
+    unread = [o for o in rows if o.state == UNREAD]
+    if len(unread) <= limit:
+        return rows, None
+    unread.sort(key=_NEWEST_FIRST, reverse=True)
+    return [o for o in rows if o.state != UNREAD] + unread[:limit], unread[limit].stamp
+
+
+def _higher(one: float | None, other: float | None) -> float | None:
+    """The higher of two bounds (None: no file without a row)."""
+    if one is None or other is None:
+        return other if one is None else one
+    return max(one, other)
+
+
+@contextmanager
+def _lstat_in(directory: str) -> Iterator[Any]:
+    """lstat(name) for names in `directory`: relative to the open directory where the OS
+    allows it (no path to join and walk per file), else by joined paths."""
+    fd = None
+    if os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks:
+        try:
+            fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError:
+            fd = None
+    try:
+        if fd is None:
+            yield lambda name: os.lstat(os.path.join(directory, name))
+        else:
+            yield partial(os.stat, dir_fd=fd, follow_symlinks=False)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _not_a_run(st: os.stat_result, file: str) -> str:
+    """Why an observed file is no run file."""
+    if not stat_mod.S_ISREG(st.st_mode):
+        return "is not a regular file"
+    try:
+        check_run_id(file[: -len(".json")])
+    except ValueError as exc:
+        return str(exc)
+    return "is not a run file"
 
 
 def _row(values: tuple[Any, ...]) -> RunRow:

@@ -64,6 +64,13 @@ def test_exit_codes_on_arguments(hwf, args, code, stderr_part):
     assert "Traceback" not in result.stderr
 
 
+def test_version_is_the_installed_distribution(hwf):
+    from importlib.metadata import version
+
+    result = hwf("--version")
+    assert (result.code, result.stdout, result.stderr) == (0, f"hwf {version('hwf-lsp')}\n", "")
+
+
 def utf16_offset_text(text: str, line: int, character: int) -> int:
     """The Python index of an LSP position (0-based line, UTF-16 character)."""
     lines = text.split("\n")

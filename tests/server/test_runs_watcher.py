@@ -159,3 +159,37 @@ def test_without_watchdog_the_watcher_polls(tmp_path, monkeypatch) -> None:
         assert recorder.wait(1)[0][1] is None
     finally:
         watcher.stop()
+
+
+def test_the_history_is_primed_without_waiting_for_the_runner_import(monkeypatch) -> None:
+    """Run-aware answers wait for the watcher's prime only: the runner (for the first run
+    command) is imported on another thread, after the watcher started."""
+    import asyncio
+
+    from hwf_lsp.server import server as server_mod
+
+    importing = threading.Event()
+    release = threading.Event()
+
+    def slow_import() -> None:
+        importing.set()
+        release.wait(5)
+
+    monkeypatch.setattr(server_mod, "_import_runner", slow_import)
+    server = server_mod.HwfServer()
+    primed = threading.Event()
+    monkeypatch.setattr(server.runs_watcher, "_prime", primed.set)
+
+    async def initialized() -> bool:
+        task = asyncio.ensure_future(server.start_watching_runs())
+        seen = await asyncio.to_thread(primed.wait, 3)
+        release.set()
+        await task
+        return seen
+
+    try:
+        assert asyncio.run(initialized())
+        assert importing.is_set()
+    finally:
+        release.set()
+        server.runs_watcher.stop()
