@@ -9,6 +9,7 @@ same text, so the positions on the wire are right in every encoding.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -217,6 +218,9 @@ async def test_a_refused_edit_is_invalid_params_and_sends_nothing(
         assert caught.value.code == -32602, (command, caught.value)
         assert message in str(caught.value) and command in str(caught.value)
     assert client.edits_received[before:] == []
+    await asyncio.sleep(0.05)
+    shown = [m.message for m in client.messages if m.type == types.MessageType.Error]
+    assert any(m.startswith("hwf.edit.connect: ") and "would make a cycle" in m for m in shown)
 
 
 async def test_graph_of_a_design_that_is_not_open_reads_the_file(

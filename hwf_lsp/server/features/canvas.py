@@ -30,11 +30,10 @@ from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.features.commands import (
     CommandError,
     _arg,
-    _message_of,
     _string,
     bad_arguments,
+    refusal,
 )
-from hwf_lsp.server.guard import RequestRefused
 from hwf_lsp.server.protocol import WireResult
 
 if TYPE_CHECKING:
@@ -196,18 +195,17 @@ def _read_closed(uri: str) -> tuple[Any, list[Any], LineIndex]:
     return doc, check_document(doc), LineIndex(text)
 
 
-def _refusing(command: str, handler: Callable[..., Coroutine[Any, Any, Any]]
-              ) -> Callable[..., Any]:
-    """Every failure is a JSON-RPC error naming the command (the canvas shows it)."""
+def _refusing(server: HwfServer, command: str,
+              handler: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
+    """Every failure is a JSON-RPC error naming the command, also shown with
+    window/showMessage, as for every command (docs/commands.md): a refused drag on the
+    canvas says why."""
 
     async def run(*args):  # unannotated: pygls passes the raw JSON arguments through
         try:
             return await handler(*args)
-        except RequestRefused:
-            raise
         except Exception as exc:  # noqa: BLE001 - every failure is an answer
-            message, code = _message_of(exc)
-            raise RequestRefused(message=f"{command}: {message}", code=code) from None
+            raise refusal(server, command, exc) from None
 
     run.__name__ = command.replace(".", "_")
     return run
@@ -215,6 +213,6 @@ def _refusing(command: str, handler: Callable[..., Coroutine[Any, Any, Any]]
 
 def register(server: HwfServer) -> None:
     canvas = Canvas(server)
-    server.command(GRAPH)(_refusing(GRAPH, canvas.graph))
+    server.command(GRAPH)(_refusing(server, GRAPH, canvas.graph))
     for name, spec in EDITS.items():
-        server.command(name)(_refusing(name, functools.partial(canvas.edit, spec)))
+        server.command(name)(_refusing(server, name, functools.partial(canvas.edit, spec)))
