@@ -120,10 +120,13 @@ def design_graph(name: str) -> JSONResponse:
 
 @router.get("/runs")
 def list_runs(design: str | None = None, status: str | None = None,
-              limit: int = tools.DEFAULT_RUNS_LIMIT) -> JSONResponse:
-    args = {key: value for key, value in (("design", design), ("status", status))
-            if value is not None}
-    return _answer(lambda flows: tools.runs(flows, {**args, "limit": limit}))
+              limit: str | None = None) -> JSONResponse:
+    args: dict[str, Any] = {key: value for key, value in (("design", design),
+                                                          ("status", status),
+                                                          ("limit", limit)) if value is not None}
+    if isinstance(limit, str) and limit.isdigit():
+        args["limit"] = int(limit)  # else the tool says what a limit must be
+    return _answer(lambda flows: tools.runs(flows, args))
 
 
 @router.get("/runs/{run_id}")

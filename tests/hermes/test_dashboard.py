@@ -118,6 +118,7 @@ def test_a_broken_design_file_is_a_stale_empty_graph(http: Any, hermes_home: Pat
     ("/runs/not-hex", 400, "run_id"),
     ("/runs?status=sleeping", 400, "status"),
     ("/runs?limit=0", 400, "limit"),
+    ("/runs?limit=lots", 400, "limit"),
 ])
 def test_bad_reads_answer_an_error_object(http: Any, path: str, status: int,
                                           argument: str) -> None:

@@ -35,6 +35,7 @@ from support.lsp import CLIENTS, client_fixture
 from hwf_lsp.analysis import design_edits
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.server.features.canvas import CANVAS_COMMANDS
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -107,6 +108,8 @@ def as_dict(value: Any) -> Any:
 
 
 async def test_graph_ranges_are_exact_on_non_ascii_text(client: LanguageClient) -> None:
+    provider = client.init_result.capabilities.execute_command_provider
+    assert set(CANVAS_COMMANDS) <= set(provider.commands)
     uri = fresh(client)
     answer = as_dict(await graph(client, uri))
     assert (answer["uri"], answer["version"], answer["stale"], answer["name"]) == (

@@ -12,7 +12,6 @@ any keystroke.  Arguments and answers: docs/commands.md, "Canvas".
 from __future__ import annotations
 
 import functools
-import logging
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -39,8 +38,6 @@ from hwf_lsp.server.protocol import WireResult
 if TYPE_CHECKING:
     from hwf_lsp.server.documents import Analysis
     from hwf_lsp.server.server import HwfServer
-
-log = logging.getLogger(__name__)
 
 GRAPH = "hwf.graph"
 CONNECT = "hwf.edit.connect"
