@@ -29,7 +29,7 @@ def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> l
               for issue in doc.errors]
     syntax.sort(key=_by_start)
     value = doc.to_python()
-    errors = findings_for(doc, collect_defects(value), ERROR)
+    errors = findings_for(doc, collect_defects(value), ERROR, value)
     errors.sort(key=_by_start)
     return syntax + errors + sorted_warnings(doc, value, run_outputs)
 
