@@ -24,7 +24,7 @@ def capabilities(client_name: str) -> types.ClientCapabilities:
     Diagnostics are pushed to a client that does not pull them, so the tests that wait for
     published diagnostics run without the pull capability (Neovim 0.11 records it; Neovim
     before 0.10, Emacs and Helix do not have it).  `<name>+pull` is that client pulling
-    (tests/server/test_lsp_pull_diagnostics.py)."""
+    (tests/server/test_lsp_pull_diagnostics.py); `<name>+flat` takes no symbol hierarchy."""
     name, _, mode = client_name.partition("+")
     caps = client_capabilities(name)
     if name == "visual-studio-code":
@@ -38,6 +38,8 @@ def capabilities(client_name: str) -> types.ClientCapabilities:
             refresh_support=True)
     else:
         caps.text_document.diagnostic = None
+    if mode == "flat":
+        caps.text_document.document_symbol.hierarchical_document_symbol_support = False
     return caps
 
 
