@@ -13,6 +13,7 @@ from .design import Design, NodeInfo, design_of
 from .jsontree import ParsedDocument
 from .locate import identity_span
 from .navigation import AFTER, occurrence_at, occurrences
+from .symbols import node_label
 
 __all__ = ["GraphNode", "Edge", "graph_node_at", "graph_node", "upstream", "downstream"]
 
@@ -41,7 +42,7 @@ class Edge:
 def _node(doc: ParsedDocument, info: NodeInfo) -> GraphNode | None:
     if info.id is None or info.obj is None:
         return None
-    detail = (info.kind or "no kind") + (f" — {info.title}" if info.title else "")
+    detail = node_label(info)
     return GraphNode(info.id, info.kind, detail, info.obj.start, info.obj.end,
                      *identity_span(doc, info.index))
 

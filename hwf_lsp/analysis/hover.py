@@ -140,9 +140,9 @@ def _field_doc(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | 
     return HoverResult(field_markdown(field, kind), start, end)
 
 
-def _preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
+def _preview(value: Any, limit: int = PREVIEW_CHARS, indent: int | None = 1) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False, indent=1)
+        text = json.dumps(value, ensure_ascii=False, indent=indent)
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -216,15 +216,8 @@ def _comparison(doc: ParsedDocument, value: Any, offset: int,
                            f"`{condition.node}` yet.", start, end)
     found, actual = resolve_path(run.outputs[condition.node], condition.path)
     held, why = evaluate(condition, run.outputs)
-    shown = f"`{_one_line(actual)}`" if found else "*absent*"
+    shown = f"`{_preview(actual, 120, None)}`" if found else "*absent*"
     verdict = "**true**" if held else "**false**" + (f" ({why})" if why else "")
     return HoverResult(f"{written}\n\nIn run `{run.run_id}`: `{where}` is {shown}; the "
                        f"condition was {verdict}.", start, end)
 
-
-def _one_line(value: Any, limit: int = 120) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -48,6 +48,11 @@ class Symbol:
     """The node's fields in source order (a hierarchical outline shows them)."""
 
 
+def node_label(info: NodeInfo) -> str:
+    """A node's kind and title, as the outline and the call hierarchy show it."""
+    return (info.kind or "no kind") + (f" — {info.title}" if info.title else "")
+
+
 def _field_symbols(text: str, info: NodeInfo) -> tuple[FieldSymbol, ...]:
     out = []
     for member in info.obj.members or ():
@@ -81,7 +86,7 @@ def document_symbols(doc: ParsedDocument, *, with_fields: bool = False) -> list[
             selection = (obj.start, min(obj.start + 1, obj.end))
         name = info.id or f"(node {info.index} without id)"
         position = plan.get(info.id) if info.id and design.by_id.get(info.id) is info else None
-        detail = (info.kind or "no kind") + (f" — {info.title}" if info.title else "")
+        detail = node_label(info)
         if position is not None:
             detail = f"#{position} {detail}"
         symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection, position,
