@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 IDENTIFIER = "hwf"
 
 
+def empty_report() -> types.RelatedFullDocumentDiagnosticReport:
+    """The answer for a document that is not a design (or when checking it failed)."""
+    return types.RelatedFullDocumentDiagnosticReport(items=[])
+
+
 def register(server: HwfServer) -> None:
     validator = server.validator
 
@@ -27,14 +32,14 @@ def register(server: HwfServer) -> None:
                     types.DiagnosticOptions(inter_file_dependencies=False,
                                             workspace_diagnostics=False,
                                             identifier=IDENTIFIER))
-    @guarded()
+    @guarded(default=empty_report)
     async def document_diagnostic(params: types.DocumentDiagnosticParams
                                   ) -> types.RelatedFullDocumentDiagnosticReport:
         uri = params.text_document.uri
         key = unquote(uri)
         analysis = await validator.current(key) if server.is_design(uri) else None
         if analysis is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[])
+            return empty_report()
         validator.pulled[key] = analysis.version
         return types.RelatedFullDocumentDiagnosticReport(
             items=convert.diagnostics(analysis.findings, analysis.lines, server.encoding, uri))
