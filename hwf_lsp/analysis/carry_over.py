@@ -19,13 +19,13 @@ Pure: offsets are code points of the texts, no protocol types.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..workflow.validator import collect_defects
 from .jsontree import JsonNode, Member, ParsedDocument
 from .lint import sorted_warnings
-from .locate import Finding, findings_for
+from .locate import Finding, findings_for, moved
 
 __all__ = ["Carried", "carry_over", "string_value_at"]
 
@@ -109,24 +109,24 @@ def carry_over(state: Carried, text: str, start: int, end: int, replacement: str
         value = _replaced(state.base.to_python(), state.path, decoded)
     base = state.base
     delta = state.delta + len(replacement) - (end - start)
-    errors = findings_for(base, collect_defects(value), ERROR)
+    errors = findings_for(base, collect_defects(value), ERROR, value)
     errors.sort(key=_by_start)
     findings = errors + sorted_warnings(base, value, run_outputs)
     span_start, span_end = state.span
-    if any(span_start < f.start < span_end or span_start < f.end < span_end for f in findings):
+    if any(span_start < start < span_end or span_start < end < span_end
+           for start, end in _spans(findings)):
         return None  # a range inside the string: it would not just move
     if delta:
-        findings = [_moved(f, span_end, delta) for f in findings]
+        findings = [moved(f, span_end, delta) for f in findings]
     return Carried(base, state.span, state.path, delta, value, findings)
 
 
-def _moved(finding: Finding, after: int, delta: int) -> Finding:
-    """`finding` of the base, in the text: offsets from `after` on move by `delta`."""
-    start = finding.start + delta if finding.start >= after else finding.start
-    end = finding.end + delta if finding.end >= after else finding.end
-    if start == finding.start and end == finding.end:
-        return finding
-    return replace(finding, start=start, end=end)
+def _spans(findings: list[Finding]):
+    """Every [start, end) a finding marks: its own and its related places'."""
+    for f in findings:
+        yield f.start, f.end
+        for r in f.related:
+            yield r.start, r.end
 
 
 def _replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:

@@ -33,7 +33,7 @@ def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> l
               for issue in doc.errors]
     syntax.sort(key=_by_start)
     value = doc.to_python()
-    errors = findings_for(doc, collect_defects(value), ERROR)
+    errors = findings_for(doc, collect_defects(value), ERROR, value)
     errors.sort(key=_by_start)
     findings = syntax + errors + sorted_warnings(doc, value, run_outputs)
     return spare_the_rest(doc, design_of(doc), findings) if syntax else findings

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..workflow.conditions import NAME_PATTERN, resolve_path
+from ..workflow.conditions import (
+    NAME_PATTERN,
+    ConditionError,
+    evaluate,
+    parse_condition,
+    resolve_path,
+)
 from ..workflow.trust import GATE_KEY, ModelGate
 from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import KEY, VALUE, cursor_context
@@ -63,7 +69,8 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
     if member.key == "type" and isinstance(value.value, str) and value.value in KINDS:
         return HoverResult(kind_markdown(value.value), value.start, value.end)
     if member.key == "expression" and value.kind == "string":
-        found = _expression_path(doc, design, value, offset, run)
+        found = _expression_path(doc, design, value, offset, run) or \
+            _comparison(doc, value, offset, run)
         if found is not None:
             return found
     return _field_hover(info, member.key, value.start, value.end, model_gate)
@@ -133,9 +140,9 @@ def _field_doc(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | 
     return HoverResult(field_markdown(field, kind), start, end)
 
 
-def _preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
+def _preview(value: Any, limit: int = PREVIEW_CHARS, indent: int | None = 1) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False, indent=1)
+        text = json.dumps(value, ensure_ascii=False, indent=indent)
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -185,3 +192,32 @@ def _expression_path(doc: ParsedDocument, design: Design, value: Any, offset: in
                                f"{_preview(got)}\n```", start, end)
         pos += len(segment) + 1
     return None
+
+
+def _comparison(doc: ParsedDocument, value: Any, offset: int,
+                run: RunInfo | None) -> HoverResult | None:
+    """Hover on the operator or the literal: the newest run's actual value of the path and
+    whether the condition held."""
+    try:
+        condition = parse_condition(value.value)
+    except ConditionError:
+        return None
+    for span in (condition.op_span, condition.literal_span):
+        start = source_offset(doc.text, value, span[0])
+        end = source_offset(doc.text, value, span[1])
+        if start <= offset <= end:
+            break
+    else:
+        return None
+    where = f"out.{condition.node}." + ".".join(str(s) for s in condition.path)
+    written = f"`{where} {condition.op} {json.dumps(condition.literal, ensure_ascii=False)}`"
+    if run is None or condition.node not in run.outputs:
+        return HoverResult(f"{written} — no run of this design has an output for "
+                           f"`{condition.node}` yet.", start, end)
+    found, actual = resolve_path(run.outputs[condition.node], condition.path)
+    held, why = evaluate(condition, run.outputs)
+    shown = f"`{_preview(actual, 120, None)}`" if found else "*absent*"
+    verdict = "**true**" if held else "**false**" + (f" ({why})" if why else "")
+    return HoverResult(f"{written}\n\nIn run `{run.run_id}`: `{where}` is {shown}; the "
+                       f"condition was {verdict}.", start, end)
+

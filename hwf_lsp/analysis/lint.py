@@ -23,8 +23,8 @@ from ..workflow.vocabulary import (
     TRIGGER,
     fields_for,
 )
-from .jsontree import JsonNode, ParsedDocument
-from .locate import Finding, node_object, string_span
+from .jsontree import JsonNode, Member, ParsedDocument
+from .locate import Finding, Related, identity_span, node_object, string_span
 
 __all__ = ["lint", "sorted_warnings", "unknown_fields", "condition_warnings",
            "duplicate_key_warnings"]
@@ -61,13 +61,26 @@ def sorted_warnings(doc: ParsedDocument, value: Any, run_outputs: dict | None
 
 
 def duplicate_key_warnings(doc: ParsedDocument) -> list[Finding]:
-    """The losing occurrences of every repeated key, in any object."""
-    return [
-        Finding("duplicate-key", WARNING,
-                f"Duplicate key '{member.key}'; only the last one counts",
-                member.key_start, member.key_end)
-        for member in doc.duplicate_keys()
-    ]
+    """The losing occurrences of every repeated key, in any object: marked as text that
+    counts for nothing, pointing at the one that counts."""
+    found = []
+    for member in doc.duplicate_keys():
+        winner = _winner(member)
+        related = (Related(winner.key_start, winner.key_end, "the one that counts"),) \
+            if winner is not None else ()
+        found.append(Finding("duplicate-key", WARNING,
+                             f"Duplicate key '{member.key}'; only the last one counts",
+                             member.key_start, member.key_end, related=related,
+                             unnecessary=True))
+    return found
+
+
+def _winner(member: Member) -> Member | None:
+    obj = member.parent
+    for other in reversed(obj.members or ()) if obj is not None else ():
+        if other.key == member.key:
+            return other
+    return None
 
 
 def _suggest(name: str, candidates: list[str]) -> str:
@@ -149,6 +162,10 @@ def graph_view(nodes: list) -> tuple[dict[str, Any], _Parents]:
     return kind_of, _Parents(afters, kind_of)
 
 
+def _first_index(nodes: list, ident: str) -> int:
+    return next(i for i, node in enumerate(nodes) if usable_id(node) == ident)
+
+
 def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | None = None
                        ) -> list[Finding]:
     """not-upstream and path-absent warnings for every condition node."""
@@ -190,6 +207,8 @@ def condition_warnings(doc: ParsedDocument, nodes: list, run_outputs: dict | Non
                 f"out.{target} is read here, but '{target}' does not run before this node "
                 f"(add it to after, directly or through a parent)",
                 start, end, ident, "expression", index,
+                (Related(*identity_span(doc, _first_index(nodes, target)),
+                         f"{target!r}, the node read"),),
             ))
             continue
         start, end = string_span(doc, literal, condition.path_span)

@@ -11,17 +11,32 @@ source offsets on the parsed tree:
 - a graph-level defect           -> the `nodes` key, else the root's `{`, else 0..1
 
 `Finding` (a defect or warning with its range) lives here so that lint and check
-share it without importing each other.
+share it without importing each other.  Some findings point at a second place
+(`Related`): a duplicate id at its first use, a second trigger at the first, a cycle at
+each of its edges.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from ..workflow.defects import Defect
+from ..workflow.graph import find_cycle
+from ..workflow.validator import first_uses, trigger_indexes
 from .jsontree import JsonNode, ParsedDocument, source_offset
 
-__all__ = ["Finding", "locate", "node_object", "finding_for", "findings_for", "string_span"]
+__all__ = ["Finding", "Related", "locate", "node_object", "finding_for", "findings_for",
+           "string_span", "identity_span", "moved"]
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place a finding is about, with what it is (LSP relatedInformation)."""
+
+    start: int
+    end: int
+    msg: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +52,21 @@ class Finding:
     node: str | None = None
     field: str | None = None
     index: int | None = None
+    related: tuple[Related, ...] = ()
+    unnecessary: bool = False
+    """The text it marks counts for nothing (the losing copy of a duplicate key)."""
+
+
+def moved(finding: Finding, after: int, delta: int) -> Finding:
+    """`finding` with every offset from `after` on moved by `delta` (its related too)."""
+    def shift(offset: int) -> int:
+        return offset + delta if offset >= after else offset
+
+    related = tuple(Related(shift(r.start), shift(r.end), r.msg) for r in finding.related)
+    start, end = shift(finding.start), shift(finding.end)
+    if start == finding.start and end == finding.end and related == finding.related:
+        return finding
+    return replace(finding, start=start, end=end, related=related)
 
 
 def _one_char(doc: ParsedDocument, offset: int) -> tuple[int, int]:
@@ -68,6 +98,12 @@ def _graph_range(doc: ParsedDocument) -> tuple[int, int]:
     if member is not None:
         return member.key_start, member.key_end
     return _one_char(doc, root.start)
+
+
+def identity_span(doc: ParsedDocument, index: int) -> tuple[int, int]:
+    """Where nodes[index] is named: its id value, else its opening brace."""
+    obj = node_object(doc, index)
+    return _identity_range(doc, obj) if obj is not None else _graph_range(doc)
 
 
 def _identity_range(doc: ParsedDocument, obj: JsonNode) -> tuple[int, int]:
@@ -119,14 +155,57 @@ def _locate(doc: ParsedDocument, defect: Defect) -> tuple[int, int]:
     return value.start, value.end
 
 
-def finding_for(doc: ParsedDocument, defect: Defect, severity: str = "error") -> Finding:
-    """A rulebook defect as a located Finding."""
+def finding_for(doc: ParsedDocument, defect: Defect, severity: str = "error",
+                nodes: list | None = None) -> Finding:
+    """A rulebook defect as a located Finding; with the design's `nodes` (its value), the
+    places a duplicate id, a second trigger or a cycle is about as well."""
     start, end = locate(doc, defect)
+    related = _related(doc, defect, nodes) if nodes is not None and \
+        defect.rule in _RELATED_RULES else ()
     return Finding(defect.rule, severity, defect.msg, start, end, defect.node, defect.field,
-                   defect.index)
+                   defect.index, related)
 
 
-def findings_for(doc: ParsedDocument, defects: list[Defect],
-                 severity: str = "error") -> list[Finding]:
-    """Every defect as a located Finding."""
-    return [finding_for(doc, defect, severity) for defect in defects]
+def findings_for(doc: ParsedDocument, defects: list[Defect], severity: str = "error",
+                 value: Any = None) -> list[Finding]:
+    """Every defect as a located Finding; `value` (the document's value the defects are
+    of) adds their related places."""
+    nodes = value.get("nodes") if isinstance(value, dict) else None
+    if not isinstance(nodes, list):
+        nodes = None
+    return [finding_for(doc, defect, severity, nodes) for defect in defects]
+
+
+_RELATED_RULES = frozenset({"identity", "one-trigger", "acyclic"})
+
+
+def _related(doc: ParsedDocument, defect: Defect, nodes: list) -> tuple[Related, ...]:
+    """A duplicate id -> its first use; a second trigger -> the first; a cycle -> each edge.
+    Asked only for those rare defects, so the cost stays off the common keystroke."""
+    try:
+        if defect.rule == "identity" and defect.node is not None:
+            first = first_uses(nodes)[0].get(defect.node)
+            if first is not None and first != defect.index:
+                return (Related(*identity_span(doc, first), f"first use of {defect.node!r}"),)
+        elif defect.rule == "one-trigger" and defect.index is not None:
+            first = trigger_indexes(nodes)[0]
+            span = locate(doc, Defect("one-trigger", "", None, "type", first))
+            return (Related(*span, "the design's trigger"),)
+        elif defect.rule == "acyclic":
+            return _cycle_edges(doc, nodes)
+    except (IndexError, KeyError, TypeError, ValueError):
+        pass
+    return ()
+
+
+def _cycle_edges(doc: ParsedDocument, nodes: list) -> tuple[Related, ...]:
+    cycle = find_cycle(nodes, include_self_loops=False) or []
+    first_index = first_uses(nodes)[0]
+    out = []
+    for parent, child in zip(cycle, cycle[1:], strict=False):
+        index = first_index[child]
+        after = nodes[index].get("after")
+        element = after.index(parent) if isinstance(after, list) and parent in after else None
+        span = locate(doc, Defect("acyclic", "", None, "after", index, element))
+        out.append(Related(*span, f"{child!r} runs after {parent!r}"))
+    return tuple(out)

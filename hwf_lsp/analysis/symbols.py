@@ -6,11 +6,29 @@ run executes them, then what never runs (notes, nodes without a usable kind).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..workflow.vocabulary import TRIGGER
-from .design import design_of
+from .design import NodeInfo, design_of
 from .jsontree import ParsedDocument
+
+DETAIL_CHARS = 60
+"""A field's value shown beside its name in the outline, at most this long."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSymbol:
+    """One `"key": value` of a node, a child of the node's symbol in the outline."""
+
+    name: str
+    value_kind: str | None
+    """The JSON kind of its value ('string', 'number', 'array'...), None without one."""
+    detail: str
+    start: int
+    end: int
+    selection_start: int
+    selection_end: int
+    """Its key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,9 +44,31 @@ class Symbol:
     """Its id value (else its opening brace)."""
     plan_position: int | None
     """1-based position in the run plan, for steps."""
+    children: tuple[FieldSymbol, ...] = field(default=())
+    """The node's fields in source order (a hierarchical outline shows them)."""
 
 
-def document_symbols(doc: ParsedDocument) -> list[Symbol]:
+def node_label(info: NodeInfo) -> str:
+    """A node's kind and title, as the outline and the call hierarchy show it."""
+    return (info.kind or "no kind") + (f" — {info.title}" if info.title else "")
+
+
+def _field_symbols(text: str, info: NodeInfo) -> tuple[FieldSymbol, ...]:
+    out = []
+    for member in info.obj.members or ():
+        value = member.value
+        shown = " ".join(text[value.start:value.end].split()) if value is not None else ""
+        if len(shown) > DETAIL_CHARS:
+            shown = shown[:DETAIL_CHARS - 1] + "…"
+        out.append(FieldSymbol(member.key, value.kind if value is not None else None, shown,
+                               member.key_start, member.end, member.key_start,
+                               member.key_end))
+    return tuple(out)
+
+
+def document_symbols(doc: ParsedDocument, *, with_fields: bool = False) -> list[Symbol]:
+    """The nodes (trigger, steps in plan order, the rest); `with_fields` adds each node's
+    fields as its children (the outline; workspace symbols want the nodes only)."""
     design = design_of(doc)
     plan = {ident: i + 1 for i, ident in enumerate(design.plan_order())}
     first: list[Symbol] = []
@@ -46,10 +86,11 @@ def document_symbols(doc: ParsedDocument) -> list[Symbol]:
             selection = (obj.start, min(obj.start + 1, obj.end))
         name = info.id or f"(node {info.index} without id)"
         position = plan.get(info.id) if info.id and design.by_id.get(info.id) is info else None
-        detail = (info.kind or "no kind") + (f" — {info.title}" if info.title else "")
+        detail = node_label(info)
         if position is not None:
             detail = f"#{position} {detail}"
-        symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection, position)
+        symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection, position,
+                        _field_symbols(doc.text, info) if with_fields else ())
         if info.kind == TRIGGER:
             first.append(symbol)
         elif position is not None:

@@ -9,13 +9,24 @@ be wrong here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
 
 SOURCE = "hwf"
+
+RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+"""docs/rules.md, one anchor per rule code; linked from every diagnostic when it is there
+(a source checkout or an editable install; a wheel has no docs/)."""
+RULE_LINKS: dict[str, dict[str, str]] = (
+    {code: {"href": f"{RULES_DOC.as_uri()}#{code}"} for code in {**RULES, **EDITOR_RULES}}
+    if RULES_DOC.is_file() else {})
+"""Rule code -> the codeDescription of its diagnostics (one shared dict per rule)."""
+UNNECESSARY = [int(types.DiagnosticTag.Unnecessary)]
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -55,25 +66,29 @@ def severity(name: Any) -> types.DiagnosticSeverity:
     return _SEVERITY.get(str(getattr(name, "value", name)).lower(), types.DiagnosticSeverity.Error)
 
 
-def diagnostic(finding: Any, lines: LineIndex, encoding: str) -> types.Diagnostic:
-    """A check.Finding as a Diagnostic: code = the rule, source = "hwf"."""
+def diagnostic(finding: Any, lines: LineIndex, encoding: str, uri: str = "") -> types.Diagnostic:
+    """A check.Finding as a Diagnostic: code = the rule, source = "hwf", its related places
+    (in `uri`), its tags and the link to its rule."""
     data: dict[str, Any] = {}
     for key in ("node", "field", "index"):
         value = getattr(finding, key, None)
         if value is not None:
             data[key] = value
+    link = RULE_LINKS.get(finding.rule)
     return types.Diagnostic(
         range=to_range(lines, finding.start, finding.end, encoding),
         message=finding.msg,
         severity=severity(finding.severity),
         code=finding.rule,
+        code_description=types.CodeDescription(href=link["href"]) if link else None,
         source=SOURCE,
+        tags=[types.DiagnosticTag.Unnecessary] if finding.unnecessary else None,
+        related_information=[
+            types.DiagnosticRelatedInformation(
+                location=location(uri, lines, r.start, r.end, encoding), message=r.msg)
+            for r in finding.related] if finding.related and uri else None,
         data=data or None,
     )
-
-
-def diagnostics(findings: list[Any], lines: LineIndex, encoding: str) -> list[types.Diagnostic]:
-    return [diagnostic(f, lines, encoding) for f in findings]
 
 
 # --- the publishDiagnostics hot path: plain JSON-ready dicts ----------------------
@@ -93,9 +108,10 @@ def _wire_position(lines: LineIndex, offset: int, encoding: str) -> dict[str, in
     return {"line": line, "character": character}
 
 
-def diagnostic_dict(finding: Any, positions: dict[int, dict[str, int]]) -> dict[str, Any]:
-    """`diagnostic(finding, ...)` in its JSON wire form (what cattrs would produce), with
-    the positions of its offsets from `positions`."""
+def diagnostic_dict(finding: Any, positions: dict[int, dict[str, int]],
+                    uri: str = "") -> dict[str, Any]:
+    """`diagnostic(finding, ..., uri)` in its JSON wire form (what cattrs would produce),
+    with the positions of its offsets from `positions`."""
     start, end = finding.start, finding.end
     out: dict[str, Any] = {
         "range": {"start": positions[start], "end": positions[max(start, end)]},
@@ -105,6 +121,17 @@ def diagnostic_dict(finding: Any, positions: dict[int, dict[str, int]]) -> dict[
         "code": finding.rule,
         "source": SOURCE,
     }
+    link = RULE_LINKS.get(finding.rule)
+    if link is not None:
+        out["codeDescription"] = link
+    if finding.unnecessary:
+        out["tags"] = UNNECESSARY
+    if finding.related and uri:
+        out["relatedInformation"] = [
+            {"location": {"uri": uri, "range": {"start": positions[r.start],
+                                                "end": positions[max(r.start, r.end)]}},
+             "message": r.msg}
+            for r in finding.related]
     data: dict[str, Any] = {}
     for key in ("node", "field", "index"):
         value = getattr(finding, key, None)
@@ -132,15 +159,19 @@ class WirePublish:
         return params
 
 
-def diagnostic_dicts(findings: list[Any], lines: LineIndex, encoding: str) -> list[dict[str, Any]]:
+def diagnostic_dicts(findings: list[Any], lines: LineIndex, encoding: str,
+                     uri: str = "") -> list[dict[str, Any]]:
     """Every finding in the wire form of `Diagnostic` (see diagnostic_dict).
 
     Positions are looked up in text order, whatever the findings' order (syntax, then
     rulebook, then warnings): LineIndex then counts line breaks forward, in one pass over
     the text at most, instead of back and forth."""
-    offsets = sorted({offset for f in findings for offset in (f.start, max(f.start, f.end))})
-    positions = {offset: _wire_position(lines, offset, encoding) for offset in offsets}
-    return [diagnostic_dict(f, positions) for f in findings]
+    offsets = {offset for f in findings for offset in (f.start, max(f.start, f.end))}
+    for f in findings:
+        if f.related:
+            offsets.update(offset for r in f.related for offset in (r.start, max(r.start, r.end)))
+    positions = {offset: _wire_position(lines, offset, encoding) for offset in sorted(offsets)}
+    return [diagnostic_dict(f, positions, uri) for f in findings]
 
 
 # --- completion ----------------------------------------------------------------
@@ -184,6 +215,11 @@ def completion_item(item: Any, lines: LineIndex, encoding: str,
 
 
 # --- edits, locations, hover -----------------------------------------------------
+
+
+def diagnostics(findings: list[Any], lines: LineIndex, encoding: str,
+                uri: str = "") -> list[types.Diagnostic]:
+    return [diagnostic(f, lines, encoding, uri) for f in findings]
 
 
 def text_edit(lines: LineIndex, start: int, end: int, new_text: str,

@@ -28,7 +28,7 @@ from hwf_lsp.server import guard, stdio
 from hwf_lsp.server.convert import WirePublish, encoding_name
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
 from hwf_lsp.server.features import register_all
-from hwf_lsp.server.features.diagnostics import Validator
+from hwf_lsp.server.features.diagnostics import Validator, client_pulls
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.server.protocol import HwfProtocol
 from hwf_lsp.server.runs.manager import RunManager
@@ -114,11 +114,21 @@ class HwfServer(LanguageServer):
         """Ask the client to re-request inlay hints (run statuses changed), if it can."""
         caps = self.client_capabilities
         inlay = caps.workspace.inlay_hint if caps and caps.workspace else None
-        if inlay is not None and inlay.refresh_support:
+        self._ask_refresh(inlay, self.workspace_inlay_hint_refresh, "inlay hint")
+
+    def refresh_pulled_diagnostics(self) -> None:
+        """Ask a pulling client to pull again (run data changed), if it can be asked."""
+        caps = self.client_capabilities
+        diagnostics = caps.workspace.diagnostics if caps and caps.workspace else None
+        self._ask_refresh(diagnostics, self.workspace_diagnostic_refresh, "diagnostic")
+
+    @staticmethod
+    def _ask_refresh(capability: Any, send: Callable[[None], Any], what: str) -> None:
+        if capability is not None and capability.refresh_support:
             try:
-                self.workspace_inlay_hint_refresh(None)
+                send(None)
             except Exception:
-                log.exception("inlay hint refresh failed")
+                log.exception("%s refresh failed", what)
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """pygls's async stdio loop, with a reader that refuses absurd frame lengths."""
@@ -251,6 +261,7 @@ def _register_lifecycle(server: HwfServer) -> None:
     @server.feature(types.INITIALIZE)
     @guarded()
     def initialize(params: types.InitializeParams) -> None:
+        server.validator.pull = client_pulls(params.capabilities)
         options = params.initialization_options
         if options is not None:
             server.apply_settings(options)

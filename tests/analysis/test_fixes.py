@@ -102,4 +102,4 @@ def test_no_rename_onto_a_key_that_exists():
     text = design(T, AGENT + ', "promt": "x"}')
     doc, findings = check_text(text)
     assert [f.rule for f in findings] == ["unknown-field"]
-    assert [fix.title for fix in fixes_for(doc, findings)] == []
+    assert [fix.title for fix in fixes_for(doc, findings)] == ["Remove the field 'promt'"]

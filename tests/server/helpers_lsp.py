@@ -31,6 +31,10 @@ def _count_refresh(client: LanguageClient, params: None) -> None:
     client.refreshes = getattr(client, "refreshes", 0) + 1
 
 
+def _count_diagnostic_refresh(client: LanguageClient, params: None) -> None:
+    client.diagnostic_refreshes = getattr(client, "diagnostic_refreshes", 0) + 1
+
+
 def accept_registration(client: LanguageClient, params: object) -> None:
     """client/registerCapability: the recorded VS Code capabilities claim dynamic
     registration (the server registers its workspace file watcher)."""
@@ -44,6 +48,7 @@ def make_client() -> LanguageClient:
     # refresh requests the recorded client capabilities claim to support
     features[types.WORKSPACE_INLAY_HINT_REFRESH] = _count_refresh
     features[types.WORKSPACE_CODE_LENS_REFRESH] = _count_refresh
+    features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = _count_diagnostic_refresh
     features[types.CLIENT_REGISTER_CAPABILITY] = accept_registration
     register_lsp_features(client, features)
     client.published = []

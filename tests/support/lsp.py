@@ -19,12 +19,27 @@ def doc_id(uri: str) -> types.TextDocumentIdentifier:
 
 def capabilities(client_name: str) -> types.ClientCapabilities:
     """A real client's recorded capabilities; VS Code's (pytest-lsp knows 1.65) plus inlay
-    hints, as VS Code has them today."""
-    caps = client_capabilities(client_name)
-    if client_name == "visual-studio-code":
+    hints, as VS Code has them today.
+
+    Diagnostics are pushed to a client that does not pull them, so the tests that wait for
+    published diagnostics run without the pull capability (Neovim 0.11 records it; Neovim
+    before 0.10, Emacs and Helix do not have it).  `<name>+pull` is that client pulling
+    (tests/server/test_lsp_pull_diagnostics.py); `<name>+flat` takes no symbol hierarchy."""
+    name, _, mode = client_name.partition("+")
+    caps = client_capabilities(name)
+    if name == "visual-studio-code":
         caps.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(
             refresh_support=True)
         caps.text_document.inlay_hint = types.InlayHintClientCapabilities()
+    if mode == "pull":
+        caps.text_document.diagnostic = types.DiagnosticClientCapabilities(
+            related_information=True)
+        caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
+            refresh_support=True)
+    else:
+        caps.text_document.diagnostic = None
+    if mode == "flat":
+        caps.text_document.document_symbol.hierarchical_document_symbol_support = False
     return caps
 
 

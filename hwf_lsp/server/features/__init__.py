@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hwf_lsp.server.features import (
+    call_hierarchy,
     canvas,
     code_actions,
     code_lens,
@@ -16,11 +17,17 @@ from hwf_lsp.server.features import (
     completion,
     definition,
     diagnostics,
+    document_diagnostic,
+    document_highlight,
     document_symbols,
+    folding_range,
+    formatting,
     hover,
     inlay_hints,
     references,
     rename,
+    selection_range,
+    semantic_tokens,
     workspace_symbols,
 )
 
@@ -31,12 +38,19 @@ if TYPE_CHECKING:
 def register_all(server: HwfServer) -> None:
     """Every feature's handlers on `server`."""
     diagnostics.register(server)
+    document_diagnostic.register(server)
     completion.register(server)
     hover.register(server)
     definition.register(server)
     references.register(server)
     rename.register(server)
     document_symbols.register(server)
+    document_highlight.register(server)
+    folding_range.register(server)
+    selection_range.register(server)
+    formatting.register(server)
+    call_hierarchy.register(server)
+    semantic_tokens.register(server)
     workspace_symbols.register(server)
     code_actions.register(server)
     inlay_hints.register(server)

@@ -29,13 +29,14 @@ def register(server: HwfServer) -> None:
         start, end = at.offsets(params.range)
         touching = [f for f in at.analysis.findings if f.start <= end and start <= f.end]
         actions = []
-        for fix in fixes_for(at.doc, touching):
+        run = at.analysis.run
+        for fix in fixes_for(at.doc, touching, run.outputs if run is not None else None):
             edits = [convert.text_edit(at.lines, s, e, text, at.encoding)
                      for s, e, text in fix.edits]
             actions.append(types.CodeAction(
                 title=fix.title,
                 kind=types.CodeActionKind.QuickFix,
-                diagnostics=[convert.diagnostic(fix.finding, at.lines, at.encoding)],
+                diagnostics=[convert.diagnostic(fix.finding, at.lines, at.encoding, at.uri)],
                 is_preferred=fix.preferred or None,
                 edit=types.WorkspaceEdit(changes={at.uri: edits}),
             ))

@@ -13,6 +13,11 @@ document, so a version is never published after a newer one.
 A keystroke inside a string value (a prompt, an id, an `after` entry...) keeps every
 other token: it is checked with no parse, in the tree of the last parsed text
 (analysis/carry_over.py).
+
+A client that pulls diagnostics (textDocument.diagnostic capability) is never pushed
+any: the same checks run, their result is kept for its textDocument/diagnostic
+requests (features/document_diagnostic.py), and when a version it already pulled is
+checked again (the runs changed) it is asked to pull again, if it can be.
 """
 
 from __future__ import annotations
@@ -50,6 +55,27 @@ class Validator:
         self.uris: dict[str, str] = {}
         """Unquoted key -> the URI as the client spelled it (publish with the client's)."""
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hwf-validate")
+        self.pulled: dict[str, int | None] = {}
+        """Unquoted key -> the version a pull answered last (pull clients only)."""
+        self.pull = False
+        """Whether the client pulls diagnostics (set at initialize, `client_pulls`): then
+        none is ever pushed to it."""
+
+    async def current(self, key: str) -> Analysis | None:
+        """The checked analysis of `key`'s newest text, waiting for a check in flight."""
+        for _ in range(3):
+            task = self.tasks.get(key)
+            if task is not None and not task.done():
+                await asyncio.shield(task)
+            now = self.server.open_text(key)
+            cached = self.server.analyses.get(key)
+            if now is None:
+                return None
+            if cached is not None and cached.version == now[0] and cached.text == now[1] \
+                    and not cached.stale and cached._findings is not None:
+                return cached
+            self.schedule(key)
+        return self.server.analysis(key)
 
     def schedule(self, uri: str) -> None:
         """Validate `uri`'s newest text soon (one validation in flight per document)."""
@@ -64,10 +90,15 @@ class Validator:
         """Keep `result` as the document's analysis and publish its findings, unless a
         newer version was published already."""
         self.server.remember(result)
+        if self.pull:
+            if self.pulled.get(key, -1) == version:  # checked again: runs changed
+                self.server.refresh_pulled_diagnostics()
+            return
         last = self.published.get(key)
         if last is not None and version is not None and version < last:
             return
-        items = convert.diagnostic_dicts(result.findings, result.lines, self.server.encoding)
+        items = convert.diagnostic_dicts(result.findings, result.lines, self.server.encoding,
+                                         self.uris.get(key, key))
         self.published[key] = version
         self._publish(key, version, items)
 
@@ -90,6 +121,7 @@ class Validator:
             self._publish(key, None, [])
         self.server.forget(key)
         self.uris.pop(key, None)
+        self.pulled.pop(key, None)
 
     async def _run(self, key: str) -> None:
         server = self.server
@@ -157,6 +189,12 @@ class Validator:
                                     version=version))
         except Exception:
             log.exception("publishing diagnostics failed")
+
+
+def client_pulls(capabilities: types.ClientCapabilities | None) -> bool:
+    """Whether a client with these capabilities pulls diagnostics (textDocument.diagnostic)."""
+    text_document = capabilities.text_document if capabilities is not None else None
+    return bool(text_document is not None and text_document.diagnostic is not None)
 
 
 def register(server: HwfServer) -> None:

@@ -343,6 +343,11 @@ export class ServerManager implements vscode.Disposable {
       markdown: { isTrusted: false, supportHtml: false },
       middleware: {
         handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(diagnostics)),
+        // the server pulls-or-pushes by capability: VS Code pulls, so filter the pulled reports too
+        provideDiagnostics: async (document, previousResultId, token, next) => {
+          const report = await next(document, previousResultId, token);
+          return report && 'items' in report ? { ...report, items: withoutJsonDuplicates(report.items) } : report;
+        },
         workspace: {
           configuration: (params, token, next) => {
             const settings = serverSettings(readSettings(), isTrusted());

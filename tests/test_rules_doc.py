@@ -1,0 +1,23 @@
+"""docs/rules.md has an anchor per rule code, and every diagnostic links to it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hwf_lsp.server.convert import RULE_LINKS, RULES_DOC
+from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+
+
+def test_every_rule_code_has_an_anchor():
+    anchors = set(re.findall(r'<a id="([a-z-]+)"></a>', DOC.read_text(encoding="utf-8")))
+    assert anchors == set(RULES) | set(EDITOR_RULES)
+
+
+def test_every_rule_code_links_into_the_doc():
+    assert RULES_DOC == DOC
+    assert set(RULE_LINKS) == set(RULES) | set(EDITOR_RULES)
+    for code, link in RULE_LINKS.items():
+        assert link["href"] == f"{DOC.as_uri()}#{code}"
