@@ -7,8 +7,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.protocol import default_converter
@@ -20,6 +21,8 @@ from hwf_lsp.analysis.positions import LineIndex
 HERMES_HOME = Path(os.environ.get("HWF_TEST_HERMES_HOME", ""))
 RUNS_DIR = HERMES_HOME / "workflow-runs"
 WORKSPACE = Path(os.environ.get("HWF_TEST_WORKSPACE", ""))
+
+T = TypeVar("T")
 
 
 def _record_publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
@@ -125,6 +128,19 @@ async def wait_published_with(client: LanguageClient, uri: str, version: int, co
         diagnostics = await wait_published(client, uri, version, timeout)
         if any(d.code == code for d in diagnostics) or time.monotonic() > deadline:
             return diagnostics
+        await asyncio.sleep(0.01)
+
+
+async def eventually(ask: Callable[[], Awaitable[T]], ok: Callable[[T], bool],
+                     timeout: float = 10.0) -> T:
+    """The first answer of `ask` that is `ok`, else the last one after `timeout`: the runs
+    watcher sees a run file written by a test a moment later (events, else a 200 ms poll),
+    so answers about runs may first show the history before it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = await ask()
+        if ok(answer) or time.monotonic() > deadline:
+            return answer
         await asyncio.sleep(0.01)
 
 

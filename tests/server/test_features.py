@@ -12,6 +12,7 @@ from helpers_lsp import (
     apply_edits,
     change_doc,
     design_uri,
+    eventually,
     open_doc,
     position,
     wait_published,
@@ -103,10 +104,11 @@ async def test_inlay_hints_plan_and_status(client):
     open_doc(client, uri, HINTS)
     await wait_published(client, uri, 1)
     lines = HINTS.split("\n")
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        text_document=doc_id(uri), range=types.Range(
-            start=types.Position(line=0, character=0),
-            end=types.Position(line=len(lines), character=0))))
+    params = types.InlayHintParams(text_document=doc_id(uri), range=types.Range(
+        start=types.Position(line=0, character=0),
+        end=types.Position(line=len(lines), character=0)))
+    hints = await eventually(lambda: client.text_document_inlay_hint_async(params),
+                             lambda hints: any(h.label == "⏸ waiting" for h in hints))
     by_line: dict[int, list[str]] = {}
     for hint in hints:
         by_line.setdefault(hint.position.line, []).append(hint.label)

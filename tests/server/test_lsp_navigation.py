@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from helpers_lsp import (
     HERMES_HOME,
     apply_edits,
     as_tuple,
     design_uri,
+    eventually,
     marked,
     open_doc,
     position,
@@ -129,11 +128,8 @@ async def test_hover(client):
     uri = await opened(client, "hover", text)
     # a node reference in a condition: kind, title, first prompt line, run status, output
     # (the run just written shows once the server has seen it: the first answers may not)
-    for _ in range(500):
-        result = await hover_text(client, uri, text, spans[3][0] + 1)
-        if "abcdef01" in result.contents.value:
-            break
-        await asyncio.sleep(0.01)
+    result = await eventually(lambda: hover_text(client, uri, text, spans[3][0] + 1),
+                              lambda result: "abcdef01" in result.contents.value)
     value = result.contents.value
     for part in ("review", "agent", "Review it", "Do a review", "✓ done", "abcdef01",
                  '"verdict": "ok"'):
