@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers_lsp import cursor, design_uri, open_doc, wait_published, write_run
+from helpers_lsp import cursor, design_uri, eventually, open_doc, wait_published, write_run
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -126,8 +126,9 @@ async def test_completion_table(client):
         uri = design_uri(f"{NAME}-{case_id}-{client.client_name}")
         open_doc(client, uri, text)
         await wait_published(client, uri, 1)
-        # the run is found by the design's name, whatever the file is called
-        items = await complete_at(client, uri, text, offset)
+        # the run is found by the design's name, whatever the file is called (once seen)
+        items = await eventually(lambda: complete_at(client, uri, text, offset),
+                                 lambda items: {*wanted} <= {i.label for i in items})
         labels = [item.label for item in items]
         missing = [w for w in wanted if w not in labels]
         assert not missing, f"{case_id}: missing {missing} in {labels}"
@@ -161,6 +162,8 @@ async def test_path_detail_shows_the_value(client):
     uri = design_uri(f"{NAME}-detail-{client.client_name}")
     open_doc(client, uri, text)
     await wait_published(client, uri, 1)
-    items = {i.label: i for i in await complete_at(client, uri, text, offset)}
+    items = {i.label: i for i in await eventually(
+        lambda: complete_at(client, uri, text, offset),
+        lambda items: "verdict" in {i.label for i in items})}
     assert items["verdict"].detail == '"ok"'
     assert items["score"].detail == "3"
