@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import pytest
 from helpers_lsp import cursor, design_uri, eventually, open_doc, wait_published, write_run
@@ -127,8 +128,8 @@ async def test_completion_table(client):
         open_doc(client, uri, text)
         await wait_published(client, uri, 1)
         # the run is found by the design's name, whatever the file is called (once seen)
-        items = await eventually(lambda: complete_at(client, uri, text, offset),
-                                 lambda items: {*wanted} <= {i.label for i in items})
+        items = await eventually(partial(complete_at, client, uri, text, offset),
+                                 partial(_has_all, set(wanted)))
         labels = [item.label for item in items]
         missing = [w for w in wanted if w not in labels]
         assert not missing, f"{case_id}: missing {missing} in {labels}"
@@ -139,6 +140,10 @@ async def test_completion_table(client):
             item = next(i for i in items if i.label == label)
             result = apply_edit(text, item.text_edit, client.encoding)
             assert expected in result, f"{case_id}: {result!r}"
+
+
+def _has_all(wanted: set[str], items: list[types.CompletionItem]) -> bool:
+    return wanted <= {item.label for item in items}
 
 
 async def test_upstream_nodes_come_first(client):
