@@ -25,8 +25,9 @@ from bisect import bisect_right
 
 __all__ = ["BracketBalance", "member_follows", "object_follows", "string_end", "stray_closer"]
 
-_TAIL = re.compile(r"(?:[ \t]*[,:}\]])+[ \t]*\Z")
-"""Separators and closers that end a string body: the part of the line it swallowed."""
+_SWALLOWED = " \t,:}]"
+"""What a string missing its closing quote may have swallowed at its end: separators and
+closers (with the blanks around them)."""
 _NAME_START = re.compile(r"[A-Za-z0-9_$]")
 _SPACE = re.compile(r"[ \t\r\n]*")
 _KEY = re.compile(r'[ \t\r\n]*"(?:[^"\\\r\n]|\\.)*"[ \t\r\n]*:')
@@ -41,8 +42,11 @@ def string_end(text: str, quote: int, body_end: int, closed: bool) -> int | None
     """
     if closed and not (body_end + 1 < len(text) and _NAME_START.match(text, body_end + 1)):
         return None  # closed, and what follows may follow a string
-    tail = _TAIL.search(text, quote + 1, body_end)
-    return tail.start() if tail is not None else None
+    body = text[quote + 1:body_end]
+    kept = len(body.rstrip(_SWALLOWED))
+    if not body[kept:].strip(" \t"):
+        return None  # nothing but blanks (or nothing) at its end: it swallowed no separator
+    return quote + 1 + kept
 
 
 def member_follows(text: str, end: int) -> bool:

@@ -86,6 +86,16 @@ CASES = [
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": | '
      '"prompt": "p"}]}', "agent", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "a", "type": "agent", "prompt": "p"}]}'),
+    # quoting: a closing quote already typed (auto-closed), none, or no quote at all
+    ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent", '
+     '"ret|"}]}', "retries", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
+     '{"id": "a", "type": "agent", "retries": 0}]}'),
+    ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": ag|}]}',
+     "agent", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
+     '{"id": "a", "type": "agent"}]}'),
+    ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "ag|}]}',
+     "agent", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
+     '{"id": "a", "type": "agent"}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent" '
      '"ret|\n]}', "retries", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "a", "type": "agent", "retries": 0\n]}'),

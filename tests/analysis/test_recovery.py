@@ -13,19 +13,23 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from support.breaks import LAYOUTS, Break, breaks_of, corpus_designs, node_objects
+from support.breaks import LAYOUTS, Break, breaks_of, corpus_designs, member_value, node_objects
 
 from hwf_lsp.analysis.check import check_text
+from hwf_lsp.analysis.completion import complete
 from hwf_lsp.analysis.design import design_of
+from hwf_lsp.analysis.hover import hover
 from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.navigation import definition
 from hwf_lsp.analysis.symbols import document_symbols
 
 REPO = Path(__file__).resolve().parents[2]
 SOAK = os.environ.get("HWF_SOAK") == "1"
-SAMPLE = {"generated-50": 10, "generated-500": 3}
+SAMPLE = {"generated-50": 6, "generated-500": 2}
 """Nodes broken per generated design under `make test` (every node under HWF_SOAK=1)."""
 OUTLINE_UP_TO = 60
-"""The outline is compared on designs up to this many nodes (it costs a walk of all)."""
+"""The outline and the neighbours' hover, definition and completion are compared on
+designs up to this many nodes (each costs a walk of all)."""
 
 
 def syntax(findings):
@@ -134,11 +138,31 @@ def _symbols(doc, broken, mapping=None):
     return sorted(out)
 
 
-def _one_case(text, before, infos, symbols, index, obj, brk):
+def _features(doc, objs, index, moved=None):
+    """Hover on the id, go to definition from the first `after` entry and completion in
+    the `type` value of the broken node's neighbours (offsets in the intact text)."""
+    move = moved or (lambda offset: offset)
+    back = []
+    for near in (index - 1, index + 1):
+        if not 0 <= near < len(objs):
+            continue
+        ident, kind, after = (member_value(objs[near], k) for k in ("id", "type", "after"))
+        found = hover(doc, move(ident.start + 1)) if ident is not None else None
+        back.append(found.markdown if found is not None else None)
+        if after is not None and after.items:
+            target = definition(doc, move(after.items[0].start + 1))
+            back.append(target.node_id if target is not None else None)
+        if kind is not None and kind.kind == "string":
+            back.append(sorted(i.label for i in complete(doc, move(kind.start + 1))))
+    return back
+
+
+def _one_case(text, before, infos, symbols, objs, index, brk, features):
     """Problems with one broken variant ([] when the break cost only its node)."""
     broken = brk.apply(text)
     doc, after = check_text(broken)
     problems = []
+    obj = objs[index]
     if len(syntax(after)) != 1:
         problems.append(f"syntax: {[(f.msg, broken[f.start:f.end]) for f in syntax(after)]}")
     span = (obj.start, obj.end)
@@ -148,12 +172,15 @@ def _one_case(text, before, infos, symbols, index, obj, brk):
         problems.append("nodes differ")
     if symbols is not None and _symbols(doc, span, brk.original) != symbols:
         problems.append("symbols differ")
+    if features is not None and _features(doc, objs, index, brk.moved) != features:
+        problems.append("hover, definition or completion differ")
     return problems
 
 
 def test_recovery_corpus():
     """designs × layouts × nodes × break kinds: the other nodes keep their findings
-    (exact ranges), the node list and the outline; one syntax message per break."""
+    (exact ranges), the node list and the outline, and the neighbours their hover,
+    definition and completion; one syntax message per break."""
     counts: Counter[str] = Counter()
     failures = []
     rng = random.Random(16)
@@ -168,11 +195,14 @@ def test_recovery_corpus():
                 indexes = sorted(rng.sample(indexes, SAMPLE[name]))
             for index in indexes:
                 obj = objs[index]
-                symbols = _symbols(doc, (obj.start, obj.end)) if len(objs) <= OUTLINE_UP_TO else None
+                small = len(objs) <= OUTLINE_UP_TO
+                symbols = _symbols(doc, (obj.start, obj.end)) if small else None
+                features = _features(doc, objs, index) if small else None
                 for brk in breaks_of(text, obj):
                     counts["cases"] += 1
                     counts[f"kind {brk.kind}"] += 1
-                    problems = _one_case(text, before, infos, symbols, index, obj, brk)
+                    problems = _one_case(text, before, infos, symbols, objs, index, brk,
+                                         features)
                     if problems:
                         failures.append((name, layout, index, brk.kind, problems))
                     else:

@@ -61,6 +61,12 @@ class Break:
     def apply(self, text: str) -> str:
         return text[:self.at] + self.inserted + text[self.at + self.deleted:]
 
+    def moved(self, offset: int) -> int:
+        """The broken text's offset of the intact text's `offset` (outside the edit)."""
+        if offset <= self.at:
+            return offset
+        return offset + len(self.inserted) - self.deleted
+
     def original(self, offset: int) -> int:
         """The intact text's offset of the broken text's `offset` (outside the edit)."""
         if offset <= self.at:
@@ -68,7 +74,7 @@ class Break:
         return offset - len(self.inserted) + self.deleted
 
 
-def _member_value(obj: JsonNode, key: str) -> JsonNode | None:
+def member_value(obj: JsonNode, key: str) -> JsonNode | None:
     for member in obj.members or ():
         if member.key == key:
             return member.value
@@ -82,9 +88,9 @@ def _comma_after(text: str, offset: int) -> int | None:
 
 def breaks_of(text: str, obj: JsonNode) -> Iterator[Break]:
     """Every break kind that applies to the node object `obj` of `text`."""
-    ident = _member_value(obj, "id")
-    kind = _member_value(obj, "type")
-    after = _member_value(obj, "after")
+    ident = member_value(obj, "id")
+    kind = member_value(obj, "type")
+    after = member_value(obj, "after")
     type_member = next((m for m in obj.members or () if m.key == "type"), None)
     if kind is not None and kind.kind == "string":
         yield Break("unclosed-string", kind.end - 1, deleted=1)
