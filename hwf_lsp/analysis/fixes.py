@@ -36,6 +36,7 @@ from ..workflow.vocabulary import (
 from .design import Design, NodeInfo, design_of
 from .jsontree import JsonNode, ParsedDocument
 from .locate import Finding
+from .suggestions import nearest_parent
 
 Edit = tuple[int, int, str]
 _SUGGESTION = re.compile(r"did you mean '([^']+)'")
@@ -161,14 +162,12 @@ def _edge_fixes(design: Design, info: NodeInfo, finding: Finding, raw: str) -> l
             entry in design.by_id:
         removal.preferred = True
         return [removal]
-    listed = {item.value for item in items if isinstance(item.value, str)}
-    candidates = [i.id for i in design.infos if i.id and i.id != info.id and i.kind != NOTE
-                  and i.id not in listed]
-    best = difflib.get_close_matches(entry, candidates, n=1, cutoff=0.5)
+    listed = [item.value for item in items]
+    best = nearest_parent(entry, info.id, [(i.id, i.kind) for i in design.infos], listed)
     fixes = []
-    if best:
-        fixes.append(Fix(f"Change to '{best[0]}'", finding,
-                         [(finding.start, finding.end, json.dumps(best[0]))], preferred=True))
+    if best:  # the id the finding's "did you mean" names (analysis/suggestions.py)
+        fixes.append(Fix(f"Change to '{best}'", finding,
+                         [(finding.start, finding.end, json.dumps(best))], preferred=True))
     fixes.append(removal)
     return fixes
 
