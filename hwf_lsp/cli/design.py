@@ -47,7 +47,10 @@ def load_design(spec: str, designs: DesignStore) -> tuple[dict[str, Any], str | 
     except ValueError:
         raise CliError(f"no design file {spec!r}, and it is not a design name either"
                        f"{did_you_mean(spec, sibling_designs(spec))}") from None
-    path = designs.path(spec)
+    try:
+        path = designs.path(spec)  # refuses a link that leads out of the store
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if not path.exists():
         raise CliError(f"no design file {spec!r} and no design named {spec!r} in "
                        f"{designs.root}{did_you_mean(spec, designs.list())}")
