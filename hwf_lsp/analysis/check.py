@@ -19,8 +19,10 @@ from .lint import sorted_warnings
 from .locate import Finding, findings_for
 from .positions import LineIndex
 from .recovery import spare_the_rest
+from .suggestions import with_suggestions
 
-__all__ = ["Finding", "check_document", "check_text", "finding_to_contract"]
+__all__ = ["Finding", "check_document", "check_text", "finding_to_contract", "rulebook_findings",
+           "syntax_findings"]
 
 ERROR = "error"
 
@@ -28,15 +30,35 @@ ERROR = "error"
 def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> list[Finding]:
     """Every finding for `doc`: syntax errors, rulebook errors, then warnings, each group
     by start offset.  `run_outputs` is the newest run's `outputs` for this design
-    (enables the path-absent warning)."""
+    (enables the path-absent warning).
+
+    A text with no JSON value at all (empty, blanks, only junk) has its syntax errors
+    only: the rulebook would add "a design must be a JSON object, got null" at the same
+    spot, saying nothing the syntax error does not."""
+    syntax = syntax_findings(doc)
+    if doc.root is None:
+        return syntax
+    value = doc.to_python()
+    findings = syntax + rulebook_findings(doc, value) + sorted_warnings(doc, value, run_outputs)
+    return spare_the_rest(doc, design_of(doc), findings) if syntax else findings
+
+
+def syntax_findings(doc: ParsedDocument) -> list[Finding]:
+    """The JSON syntax errors of `doc` by start offset: the words and places `hwf check`,
+    the editor and `hwf run` all show."""
     syntax = [Finding("json-syntax", ERROR, issue.msg, issue.start, issue.end)
               for issue in doc.errors]
     syntax.sort(key=_by_start)
-    value = doc.to_python()
-    errors = findings_for(doc, collect_defects(value), ERROR, value)
+    return syntax
+
+
+def rulebook_findings(doc: ParsedDocument, value: Any) -> list[Finding]:
+    """The rulebook's defects of `value` (`collect_defects`), with the editor's did-you-mean
+    (`with_suggestions`), located in `doc`, by start offset.  The keystroke carry-over
+    calls it too, with `value` ahead of `doc` by one string."""
+    errors = findings_for(doc, with_suggestions(collect_defects(value), value), ERROR, value)
     errors.sort(key=_by_start)
-    findings = syntax + errors + sorted_warnings(doc, value, run_outputs)
-    return spare_the_rest(doc, design_of(doc), findings) if syntax else findings
+    return errors
 
 
 def check_text(text: str, **kw: Any) -> tuple[ParsedDocument, list[Finding]]:

@@ -46,6 +46,7 @@ from ..workflow.vocabulary import (
 from .design import Design, NodeInfo, design_of
 from .jsontree import JsonNode, Member, ParsedDocument
 from .locate import Finding
+from .suggestions import nearest_parent
 
 Edit = tuple[int, int, str]
 _SUGGESTION = re.compile(r"did you mean '([^']+)'")
@@ -324,15 +325,13 @@ def _edges(at: _At) -> list[Fix]:
             entry in design.by_id:
         removal.preferred = True
         return [removal]
-    listed = {item.value for item in items if isinstance(item.value, str)}
-    candidates = [i.id for i in design.infos if i.id and i.id != info.id and i.kind != NOTE
-                  and i.id not in listed
-                  and not (info.id and would_create_cycle(design.nodes, info.id, i.id))]
-    best = difflib.get_close_matches(entry, candidates, n=1, cutoff=0.5)
+    listed = [item.value for item in items]
+    best = nearest_parent(entry, info.id, [(i.id, i.kind) for i in design.infos], listed)
     fixes = []
-    if best:
-        fixes.append(Fix(f"Change to '{best[0]}'", at.finding, _replace(at, best[0]),
-                         preferred=True))
+    # the id the finding's "did you mean" names (analysis/suggestions.py), unless taking it
+    # would close a cycle (one error traded for another)
+    if best and not (info.id and would_create_cycle(design.nodes, info.id, best)):
+        fixes.append(Fix(f"Change to '{best}'", at.finding, _replace(at, best), preferred=True))
     fixes.append(removal)
     return fixes
 

@@ -22,7 +22,7 @@ from ..workflow.conditions import (
 )
 from ..workflow.trust import GATE_KEY, ModelGate
 from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
-from .context import KEY, VALUE, cursor_context
+from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
 from .jsontree import ParsedDocument, source_offset
 from .navigation import occurrence_at
@@ -57,6 +57,8 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
         text = node_markdown(info, run) if info else f"No node has the id `{occ.node_id}`."
         return HoverResult(text, occ.start, occ.end)
     ctx = cursor_context(doc, offset)
+    if ctx.role == ITEM and ctx.path[2:] == ("options",):
+        return _option_hover(ctx, design)
     if not ctx.in_design_node or ctx.member is None:
         return _top_level(ctx)
     info = design.infos[ctx.node_index]
@@ -74,6 +76,21 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
         if found is not None:
             return found
     return _field_hover(info, member.key, value.start, value.end, model_gate)
+
+
+def _option_hover(ctx: Any, design: Design) -> HoverResult | None:
+    """One of an approval's options: whether answering it prunes the branch."""
+    option = ctx.string_node
+    if option is None or not isinstance(option.value, str) or ctx.node_index is None or \
+            design.infos[ctx.node_index].kind != "approval":
+        return None
+    if option.value == "reject":
+        text = ("**reject** · approval answer — prunes: the approval is skipped, and so is "
+                "everything after it.")
+    else:
+        text = (f"**{option.value}** · approval answer — continues: the steps after the "
+                "approval run. Only `reject` prunes.")
+    return HoverResult(text, option.start, option.end)
 
 
 def gate_markdown(gate: ModelGate) -> str:

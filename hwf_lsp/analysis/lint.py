@@ -2,20 +2,23 @@
 
 The canvas accepts these designs, so they are warnings, never errors:
 unknown fields (likely typos), a condition reading a node that does not run
-before it, a condition path the newest run's output does not have, and
-duplicate keys (JSON keeps only the last one).  Rule codes come from
+before it, a condition path the newest run's output does not have, duplicate
+keys (JSON keeps only the last one), and an approval none of whose options is
+`reject` (no answer can stop its branch).  Rule codes come from
 vocabulary.EDITOR_RULES.
 """
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from ..workflow.conditions import ConditionError, parse_condition, resolve_path
 from ..workflow.graph import runs_after, usable_id
+from ..workflow.numbers import whole_number
+from ..workflow.run_facts import approval_options
 from ..workflow.vocabulary import (
     ALL_FIELD_NAMES,
+    APPROVAL,
     CONDITION,
     KINDS,
     MAX_NODES,
@@ -25,11 +28,14 @@ from ..workflow.vocabulary import (
 )
 from .jsontree import JsonNode, Member, ParsedDocument
 from .locate import Finding, Related, identity_span, node_object, string_span
+from .suggestions import did_you_mean
 
 __all__ = ["lint", "sorted_warnings", "unknown_fields", "condition_warnings",
-           "duplicate_key_warnings"]
+           "duplicate_key_warnings", "approval_warnings"]
 
 WARNING = "warning"
+REJECT = "reject"
+"""The one approval answer that prunes its branch (runner: `_apply_answer`)."""
 _FIELD_NAMES: dict[str, frozenset[str]] = {
     kind: frozenset(f.name for f in fields_for(kind)) for kind in KINDS
 }
@@ -44,6 +50,7 @@ def lint(doc: ParsedDocument, value: Any = None, *, run_outputs: dict | None = N
     nodes = value.get("nodes") if isinstance(value, dict) else None
     if isinstance(nodes, list):
         found.extend(unknown_fields(doc, nodes))
+        found.extend(approval_warnings(doc, nodes))
         found.extend(condition_warnings(doc, nodes, run_outputs))
     return found
 
@@ -83,11 +90,6 @@ def _winner(member: Member) -> Member | None:
     return None
 
 
-def _suggest(name: str, candidates: list[str]) -> str:
-    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
-    return f" — did you mean '{close[0]}'?" if close else ""
-
-
 def unknown_fields(doc: ParsedDocument, nodes: list) -> list[Finding]:
     """Keys no field of the node's kind defines (all kinds' fields for an unknown kind)."""
     found: list[Finding] = []
@@ -111,21 +113,61 @@ def unknown_fields(doc: ParsedDocument, nodes: list) -> list[Finding]:
             if member.key in stranger_set:
                 found.append(Finding(
                     "unknown-field", WARNING,
-                    f"Unknown field '{member.key}' on {where}{_suggest(member.key, candidates)}",
+                    f"Unknown field '{member.key}' on {where}{did_you_mean(member.key, candidates)}",
                     member.key_start, member.key_end, ident,
                     member.key, index,
                 ))
     return found
 
 
-def _expression_node(obj: JsonNode | None) -> JsonNode | None:
+def _last_value(obj: JsonNode | None, key: str) -> JsonNode | None:
+    """The value of `obj`'s member `key` that counts (the last one), if any."""
     if obj is None or obj.members is None:
         return None
     for member in reversed(obj.members):
-        if member.key == "expression":
-            value = member.value
-            return value if value is not None and value.kind == "string" else None
+        if member.key == key:
+            return member.value
     return None
+
+
+def _expression_node(obj: JsonNode | None) -> JsonNode | None:
+    value = _last_value(obj, "expression")
+    return value if value is not None and value.kind == "string" else None
+
+
+def approval_warnings(doc: ParsedDocument, nodes: list) -> list[Finding]:
+    """no-reject: an approval whose own options leave out `reject` can never stop its
+    branch (only `reject` prunes, docs/decisions.md), and its deadline's `reject` answer
+    (on_timeout other than escalate) is not one of its options."""
+    found: list[Finding] = []
+    for index, node in enumerate(nodes):
+        if not isinstance(node, dict) or node.get("type") != APPROVAL or "options" not in node:
+            continue
+        options = node["options"]
+        if approval_options(options) != options or REJECT in options:
+            continue  # the default options (with reject), or a rulebook defect
+        obj = node_object(doc, index)
+        listed = _last_value(obj, "options")
+        if listed is None:
+            continue
+        ident = usable_id(node)
+        shown = ", ".join(f"'{o}'" for o in options)
+        found.append(Finding(
+            "no-reject", WARNING,
+            f"No option is '{REJECT}', so no answer can stop this branch: only '{REJECT}' "
+            "skips the steps after an approval",
+            listed.start, listed.end, ident, "options", index))
+        if not whole_number(node.get("timeout_minutes")) or node.get("on_timeout") == "escalate":
+            continue
+        field = "on_timeout" if "on_timeout" in node else "timeout_minutes"
+        deadline = _last_value(obj, field)
+        if deadline is not None:
+            found.append(Finding(
+                "no-reject", WARNING,
+                f"Past timeout_minutes the run answers '{REJECT}', which is not one of the "
+                f"options ({shown}); add '{REJECT}' to options, or use on_timeout 'escalate'",
+                deadline.start, deadline.end, ident, field, index))
+    return found
 
 
 class _Parents:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hwf_lsp.analysis.check import check_text, finding_to_contract
+from hwf_lsp.analysis.check import check_text, finding_to_contract, syntax_findings
+from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.cli.design import read_design_text
 from hwf_lsp.cli.errors import (
@@ -45,15 +46,25 @@ def is_error(entry: dict[str, Any]) -> bool:
     return str(entry.get("severity", ERROR)).lower() == ERROR
 
 
+def where(path: str, entry: dict[str, Any]) -> str:
+    """`path:line:col` of a contract-2 entry, 1-based line and column (UTF-16 columns)."""
+    start = entry["range"]["start"]
+    return f"{path}:{start['line'] + 1}:{start['character'] + 1}"
+
+
 def text_lines(path: str, entries: list[dict[str, Any]]) -> list[str]:
-    """`path:line:col: severity[rule] msg`, 1-based line and column (UTF-16 columns)."""
-    lines = []
-    for entry in entries:
-        start = entry["range"]["start"]
-        where = f"{path}:{start['line'] + 1}:{start['character'] + 1}"
-        rule = entry.get("rule") or "?"
-        lines.append(f"{where}: {entry.get('severity', ERROR)}[{rule}] {entry['msg']}")
-    return lines
+    """`path:line:col: severity[rule] msg` per entry."""
+    return [f"{where(path, entry)}: {entry.get('severity', ERROR)}[{entry.get('rule') or '?'}] "
+            f"{entry['msg']}" for entry in entries]
+
+
+def first_syntax_error(path: str, text: str) -> str | None:
+    """`path:line:col: msg` of the text's first JSON syntax error as `hwf check` and the
+    editor show it (same words, same place), or None when the check finds none."""
+    syntax = syntax_findings(parse(text))
+    if not syntax:
+        return None
+    return f"{where(path, finding_to_contract(syntax[0], LineIndex(text)))}: {syntax[0].msg}"
 
 
 def run_check(paths: list[str], fmt: str) -> int:
@@ -83,8 +94,7 @@ def run_check(paths: list[str], fmt: str) -> int:
                 out(line)
     if fmt == "json":
         out_json(report)
-    else:
-        checked = len(paths) - sum(1 for r in report if "error" in r)
+    elif (checked := len(paths) - sum(1 for r in report if "error" in r)) > 0:
         err(f"checked {checked} file{'s' if checked != 1 else ''}: "
             f"{errors} error{'s' if errors != 1 else ''}, "
             f"{warnings} warning{'s' if warnings != 1 else ''}")

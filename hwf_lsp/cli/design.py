@@ -11,11 +11,12 @@ import os
 import shlex
 from typing import Any
 
+from hwf_lsp.analysis.suggestions import did_you_mean, with_suggestions
 from hwf_lsp.cli.errors import EXIT_FAILED, CliError, err
-from hwf_lsp.workflow.design_files import design_from_text
+from hwf_lsp.workflow.design_files import DESIGN_SUFFIXES, design_from_text
 from hwf_lsp.workflow.names import check_design_name
 from hwf_lsp.workflow.stores import DesignStore, read_text_file
-from hwf_lsp.workflow.validator import validate_designer_graph
+from hwf_lsp.workflow.validator import collect_defects
 
 HOW_TO_LOCATE = "run `hwf check {path}` to see where"
 
@@ -40,34 +41,61 @@ def load_design(spec: str, designs: DesignStore) -> tuple[dict[str, Any], str | 
     name); otherwise DESIGN must be a stored design's name.
     """
     if os.path.exists(spec):
-        try:
-            design, name = design_from_text(read_design_text(spec), spec)
-        except ValueError as exc:
-            raise CliError(f"{spec} {exc}; {HOW_TO_LOCATE.format(path=spec)}") from None
-        return design, name, spec
+        return (*design_in_file(spec, None), spec)
     try:
         check_design_name(spec)
     except ValueError:
-        raise CliError(f"no design file {spec!r}, and it is not a design name either") from None
+        raise CliError(f"no design file {spec!r}, and it is not a design name either"
+                       f"{did_you_mean(spec, sibling_designs(spec))}") from None
     try:
-        return designs.load(spec), None, str(designs.path(spec))
-    except FileNotFoundError:
-        raise CliError(f"no design file {spec!r} and no design named {spec!r} in "
-                       f"{designs.root}") from None
+        path = designs.path(spec)  # refuses a link that leads out of the store
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    if not path.exists():
+        raise CliError(f"no design file {spec!r} and no design named {spec!r} in "
+                       f"{designs.root}{did_you_mean(spec, designs.list())}")
+    return design_in_file(str(path), spec)[0], None, str(path)
+
+
+def design_in_file(path: str, name: str | None) -> tuple[dict[str, Any], str]:
+    """The design in file `path` (the store's file of design `name`, when given); text
+    that is not JSON is refused with the first syntax error as `hwf check` words and
+    places it (`path:line:col: Trailing comma`)."""
+    text = read_design_text(path)
+    try:
+        return design_from_text(text, path)
+    except ValueError as exc:
+        from hwf_lsp.cli.check import first_syntax_error  # the check pipeline, on failure only
+
+        syntax = first_syntax_error(path, text)
+        if syntax is None:  # JSON the parser reads but json.loads refuses, or not an object
+            raise CliError(f"{path} {exc}; {HOW_TO_LOCATE.format(path=shlex.quote(path))}"
+                           ) from None
+        raise CliError(f"{f'design {name!r}: ' if name else ''}{syntax} (not valid JSON; "
+                       f"`hwf check {shlex.quote(path)}` lists every error)") from None
+
+
+def sibling_designs(spec: str) -> list[str]:
+    """Design files beside the path `spec` names (same directory, as the user spelt it)."""
+    folder = os.path.dirname(spec)
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return []
+    return [os.path.join(folder, e) for e in entries if e.endswith(DESIGN_SUFFIXES)]
 
 
 def refuse_defects(design: dict[str, Any], where: str) -> None:
-    """A design with defects never runs: list them (exit 1) so the user can fix them."""
-    defects = validate_designer_graph(design)
+    """A design with defects never runs: list them (exit 1) so the user can fix them, with
+    the editor's did-you-mean (`with_suggestions`) added to the rulebook's words."""
+    defects = with_suggestions(collect_defects(design), design)
     if not defects:
         return
     err(f"hwf run: {where} has {len(defects)} defect{'s' if len(defects) != 1 else ''}; "
         "a design with defects cannot run:")
     for defect in defects[:10]:
-        subject = "/".join(str(x) for x in (defect.get("node"), defect.get("field")) if x)
-        err(f"  {subject + ': ' if subject else ''}{defect['msg']}")
+        subject = "/".join(str(x) for x in (defect.node, defect.field) if x)
+        err(f"  {subject + ': ' if subject else ''}{defect.msg}")
     if len(defects) > 10:
         err(f"  ... and {len(defects) - 10} more")
     raise CliError(HOW_TO_LOCATE.format(path=shlex.quote(where)), EXIT_FAILED)

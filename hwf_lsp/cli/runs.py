@@ -14,6 +14,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from hwf_lsp.analysis.suggestions import did_you_mean
 from hwf_lsp.cli import render
 from hwf_lsp.cli.design import load_design, refuse_defects
 from hwf_lsp.cli.errors import (
@@ -336,8 +337,16 @@ def cmd_runs(args: argparse.Namespace) -> int:
     else:
         which = " ".join(f"{flag} {value}" for flag, value in (
             ("--design", args.design), ("--status", args.status)) if value)
-        out(f"no runs{' matching ' + which if which else ''} in {runs.root}")
+        out(f"no runs{' matching ' + which if which else ''} in {runs.root}"
+            f"{design_hint(args.design, designs, runs) if args.design else ''}")
     return EXIT_OK
+
+
+def design_hint(name: str, designs: DesignStore, runs: RunStore) -> str:
+    """" — did you mean 'x'?" for a design name no run has: the stored designs' names and
+    those of the runs on disk (all read by the listing that found none)."""
+    known = {*designs.list(), *runs.index.design_names()} - {name}
+    return did_you_mean(name, sorted(known))
 
 
 def cmd_show(args: argparse.Namespace) -> int:

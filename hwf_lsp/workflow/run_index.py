@@ -726,6 +726,11 @@ class RunIndex:
                             (f"{run_id}.json", READ))
         return _row(found[0]) if found else None
 
+    def design_names(self) -> list[str]:
+        """The design names of the runs read so far, each once (for a did-you-mean)."""
+        return [name for (name,) in self._query(
+            "SELECT DISTINCT design FROM runs WHERE state = ? AND design IS NOT NULL", (READ,))]
+
     def has_runs(self) -> bool:
         return bool(self._query("SELECT 1 FROM runs WHERE state != ? LIMIT 1",
                                 (UNREADABLE,))) or self._bound() is not None

@@ -128,7 +128,9 @@ KIND_FIELDS: dict[str, tuple[Field, ...]] = {
     APPROVAL: (
         Field("question", "string", "What the approver is asked.", required=True,
               example="Approve?"),
-        Field("options", "string-list", "The answers the approver may choose from.",
+        Field("options", "string-list", "The answers the approver may choose from. "
+              "`reject` prunes: it skips the approval and everything after it; every other "
+              "answer continues.",
               default=list(DEFAULT_APPROVAL_OPTIONS), example=list(DEFAULT_APPROVAL_OPTIONS)),
         TIMEOUT_MINUTES,
         Field("on_timeout", "enum", "What happens past `timeout_minutes`: `reject` answers "
@@ -217,4 +219,6 @@ EDITOR_RULES: dict[str, str] = {
     "not-upstream": "A condition reads a node that does not run before it",
     "path-absent": "The newest run's output of that node has no such path",
     "duplicate-key": "A key appears twice in one object; only the last one counts",
+    "no-reject": "An approval's options leave out reject: no answer stops its branch, and "
+                 "its deadline answers reject, which is not one of them",
 }

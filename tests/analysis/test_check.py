@@ -104,7 +104,7 @@ CASES = [
      "graph-shape", None),
     ("root-not-an-object", "«[»1, 2]", "graph-shape", None),
     ("node-not-an-object", design(TRIGGER, "«42»"), "graph-shape", None),
-    ("empty-text", "«»", "graph-shape", None),
+    ("empty-text", "«»", "json-syntax", None),
     # syntax
     ("unterminated-string", '{"name": "d", "nodes": [«"abc»\n]}', "json-syntax", None),
     ("trailing-comma", '{"name": "d", "nodes": []«,»}', "json-syntax", None),

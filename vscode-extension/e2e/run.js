@@ -7,24 +7,16 @@
 //   node run.js [--repo DIR] [--vsix FILE] [--code-server DIR] [--python PY] [--keep]
 'use strict';
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { chromium } = require('playwright-core');
-const { installExtension, startCodeServer } = require('./lib/codeServer');
+const { installExtension } = require('./lib/codeServer');
+const { commonOptions } = require('./lib/options');
+const { openSession: openWindow } = require('./lib/session');
 const { execFileSync } = require('node:child_process');
 const { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons } = require('./lib/workspace');
-const { Workbench, waitFor, LAUNCH_ARGS } = require('./lib/workbench');
+const { waitFor } = require('./lib/workbench');
 const { matchProblems } = require('./lib/expectations');
 
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-const repo = path.resolve(option('repo', path.join(__dirname, '..', '..')));
-const vsix = path.resolve(option('vsix', path.join(repo, 'vscode-extension', 'hermes-workflow.vsix')));
-const codeServerDir = option('code-server', process.env.CODE_SERVER_DIR || path.join(os.homedir(), '.cache', 'code-server-e2e'));
-const python = option('python', path.join(repo, '.venv', 'bin', 'python'));
+const { repo, vsix, codeServerDir, python } = commonOptions();
 const artifacts = path.join(repo, 'artifacts', 'vscode');
 const keep = process.argv.includes('--keep');
 const KINDS = ['trigger', 'agent', 'condition', 'approval', 'output', 'note'];
@@ -54,36 +46,9 @@ function runFiles(hermesHome) {
     : [];
 }
 
-/**
- * One VS Code window: code-server on the workspace with profile `userDataDir`, and a
- * headless Chromium page showing it. `close` stops both.
- */
-async function openSession(world, userDataDir, { trust = false, folder = world.folder, env = {} } = {}) {
-  const server = await startCodeServer({
-    dir: codeServerDir,
-    extensionsDir: world.extensionsDir,
-    userDataDir,
-    folder,
-    env: { ...process.env, HERMES_HOME: world.hermesHome, ...env },
-    logFile: world.logFile,
-    trust,
-  });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: LAUNCH_ARGS });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const wb = new Workbench(page);
-  currentPage = page;
-  const close = async () => {
-    await browser.close().catch(() => undefined);
-    await server.stop();
-  };
-  try {
-    await wb.open(server.url, folder);
-    await wb.widenSideBar(220);
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return { wb, page, close };
+/** One VS Code window on the workspace (lib/session.js); failures screenshot its page. */
+function openSession(world, userDataDir, { trust = false, folder = world.folder, env = {} } = {}) {
+  return openWindow({ codeServerDir, world, userDataDir, folder, trust, env, onPage: (page) => { currentPage = page; } });
 }
 
 async function main() {

@@ -62,6 +62,37 @@ function prepareWorkspace({ repo, python }) {
   };
 }
 
+/**
+ * The README's demo: a folder named `examples` holding only the example designs (no
+ * agents, channels, expectations or editor settings: those live in the profile), an
+ * empty HERMES_HOME and a profile whose user settings name the server's Python and the
+ * echo agent.
+ */
+function prepareDemoWorkspace({ repo, python }) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hwf-screenshots-'));
+  const folder = path.join(root, 'examples');
+  const examples = path.join(repo, 'examples');
+  fs.mkdirSync(folder);
+  for (const name of fs.readdirSync(examples).filter((f) => f.endsWith('.hwf.json'))) {
+    fs.copyFileSync(path.join(examples, name), path.join(folder, name));
+  }
+  fs.cpSync(path.join(examples, 'workflow-designs'), path.join(folder, 'workflow-designs'), { recursive: true });
+  const hermesHome = path.join(root, 'hermes-home');
+  fs.mkdirSync(hermesHome);
+  return {
+    root,
+    folder,
+    hermesHome,
+    userDataDir: newProfile(root, 'user-data', {
+      'hwf.server.pythonPath': python,
+      'hwf.agent.command': ['python3', path.join(examples, 'agents', 'echo_agent.py')],
+      'workbench.editor.enablePreview': false,
+    }),
+    extensionsDir: path.join(root, 'extensions'),
+    logFile: path.join(root, 'code-server.log'),
+  };
+}
+
 /** A fresh VS Code profile (user data dir) with quiet defaults plus `settings`. */
 function newProfile(root, name, settings = {}) {
   const userDataDir = path.join(root, name);
@@ -164,4 +195,4 @@ function oldPythons() {
   return found.sort((a, b) => b.version.localeCompare(a.version, undefined, { numeric: true }));
 }
 
-module.exports = { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons };
+module.exports = { prepareWorkspace, prepareDemoWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons };

@@ -1,0 +1,129 @@
+"""The editor's additions to the rulebook's words: did-you-mean on an `after` entry that
+names no node (the same id the quick fix offers), the no-reject warning on approvals,
+what hover on `options` says, and one finding for a text with no JSON value."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hwf_lsp.analysis.carry_over import carry_over, string_value_at
+from hwf_lsp.analysis.check import check_text
+from hwf_lsp.analysis.fixes import fixes_for
+from hwf_lsp.analysis.hover import hover
+from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.workflow import validate_designer_graph
+
+T = {"id": "start", "type": "trigger"}
+
+
+def design(*nodes: dict) -> dict:
+    return {"name": "d", "nodes": [T, *nodes]}
+
+
+def agent(ident: str, *after: str) -> dict:
+    return {"id": ident, "type": "agent", "prompt": "p", "after": list(after)}
+
+
+# (case, design, the after entry, the id suggested or None)
+AFTER = [
+    ("a typo", design(agent("ask", "strat")), "strat", "start"),
+    ("a dropped letter", design(agent("draft", "start"), agent("ask", "drft")), "drft", "draft"),
+    ("nothing alike", design(agent("ask", "zzz")), "zzz", None),
+    ("never a note", design({"id": "memo", "type": "note"}, agent("ask", "mem")), "mem", None),
+    ("never itself", design(agent("draft", "draf")), "draf", None),
+    ("never one listed already", design(agent("ask", "start", "strat")), "strat", None),
+    ("'missing' is not 'ping'", design(agent("ping", "start"), agent("ask", "missing")),
+     "missing", None),
+]
+
+
+@pytest.mark.parametrize(("value", "entry", "suggested"), [c[1:] for c in AFTER],
+                         ids=[c[0] for c in AFTER])
+def test_an_unknown_after_entry_gets_the_quick_fixs_id(value, entry, suggested):
+    text = json.dumps(value)
+    rulebook = f'no node has the id "{entry}"'
+    contract = [d["msg"] for d in validate_designer_graph(value) if rulebook in d["msg"]]
+    assert contract == [f"after[{value['nodes'][-1]['after'].index(entry)}]: {rulebook}"]
+    doc, findings = check_text(text)
+    [finding] = [f for f in findings if rulebook in f.msg]
+    titles = [fix.title for fix in fixes_for(doc, [finding])]
+    if suggested is None:
+        assert finding.msg == contract[0]  # the rulebook's words, nothing added
+        assert not any(t.startswith("Change to") for t in titles)
+    else:
+        assert finding.msg == f"{contract[0]} — did you mean '{suggested}'?"
+        assert titles[0] == f"Change to '{suggested}'"
+
+
+def test_the_suggestion_follows_keystrokes_carried_over():
+    text = json.dumps(design(agent("ask", "strt")))
+    doc, _ = check_text(text)
+    at = text.index('"strt"') + 4  # "strt" -> "strat": both name no node
+    state = carry_over(string_value_at(doc, at, at), text, at, at, "a", None)
+    typed = text[:at] + "a" + text[at:]
+    assert state is not None and state.findings == check_text(typed)[1]
+    assert any(f.msg.endswith("did you mean 'start'?") for f in state.findings)
+
+
+APPROVAL = {"id": "ship", "type": "approval", "question": "Ship?", "after": ["start"]}
+# (case, fields of the approval, the fields warned about)
+NO_REJECT = [
+    ("options without reject", {"options": ["ship", "hold"]}, ["options"]),
+    ("a deadline answering reject", {"options": ["ship"], "timeout_minutes": 5},
+     ["options", "timeout_minutes"]),
+    ("on_timeout: reject", {"options": ["ship"], "timeout_minutes": 5, "on_timeout": "reject"},
+     ["options", "on_timeout"]),
+    ("on_timeout: escalate", {"options": ["ship"], "timeout_minutes": 5,
+                              "on_timeout": "escalate"}, ["options"]),
+    ("a timeout that is no number: the rulebook's", {"options": ["ship"],
+                                                     "timeout_minutes": "x"}, ["options"]),
+    ("reject is an option", {"options": ["ship", "reject"], "timeout_minutes": 5}, []),
+    ("the default options", {"timeout_minutes": 5}, []),
+    ("options that are no list: the rulebook's", {"options": "ship"}, []),
+    ("a non-string option: the rulebook's", {"options": ["ship", 3]}, []),
+]
+
+
+@pytest.mark.parametrize(("fields", "warned"), [c[1:] for c in NO_REJECT],
+                         ids=[c[0] for c in NO_REJECT])
+def test_no_reject_warnings(fields, warned):
+    text = json.dumps(design({**APPROVAL, **fields}))
+    _doc, findings = check_text(text)
+    found = [f for f in findings if f.rule == "no-reject"]
+    assert [f.field for f in found] == warned
+    for finding in found:
+        assert finding.severity == "warning" and finding.node == "ship"
+        assert text[finding.start:finding.end] == json.dumps(fields[finding.field])
+
+
+def test_hover_on_options_says_which_answer_prunes():
+    text = json.dumps(design({**APPROVAL, "options": ["ship", "hold"]}))
+    shown = hover(parse(text), text.index('"options"') + 2)
+    assert shown is not None
+    assert "`reject` prunes: it skips the approval and everything after it" in shown.markdown
+
+
+@pytest.mark.parametrize(("options", "at", "says"), [
+    (["ship", "reject"], '"reject"', "**reject** · approval answer — prunes"),
+    (["ship", "reject"], '"ship"', "**ship** · approval answer — continues"),
+    (["ship", "hold"], '"hold"', "Only `reject` prunes."),
+])
+def test_hover_on_an_option_says_whether_it_prunes(options, at, says):
+    text = json.dumps(design({**APPROVAL, "options": options}))
+    offset = text.index(at, text.index('"options"'))
+    shown = hover(parse(text), offset + 1)
+    assert shown is not None and says in shown.markdown
+    assert text[shown.start:shown.end] == at
+
+
+def test_no_option_hover_on_another_kinds_options_field():
+    text = json.dumps(design({**agent("ask", "start"), "options": ["ship"]}))
+    assert hover(parse(text), text.index('"ship"') + 1) is None
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "\t"])
+def test_a_text_with_no_json_value_has_one_finding(text):
+    _doc, findings = check_text(text)
+    assert [f.rule for f in findings] == ["json-syntax"]
