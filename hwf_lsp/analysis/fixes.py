@@ -497,8 +497,13 @@ def _not_upstream(at: _At) -> list[Fix]:
 
 
 def _add_to_after(info: NodeInfo, target: str) -> list[Edit]:
-    member = info.member("after")
-    quoted = json.dumps(target)
+    return _append_to_list(info, "after", target)
+
+
+def _append_to_list(info: NodeInfo, key: str, item: str) -> list[Edit]:
+    """`item` added at the end of the node's `key` list (the list made, if need be)."""
+    member = info.member(key)
+    quoted = json.dumps(item)
     if member is not None and member.value is not None and member.value.kind == "array":
         array = member.value
         if array.items:
@@ -507,7 +512,16 @@ def _add_to_after(info: NodeInfo, target: str) -> list[Edit]:
         return [(array.start + 1, array.start + 1, quoted)]
     if member is not None and member.value is not None:
         return [(member.value.start, member.value.end, f"[{quoted}]")]
-    return [_insert_member(info.obj, f'"after": [{quoted}]')]
+    return [_insert_member(info.obj, f'"{key}": [{quoted}]')]
+
+
+def _no_reject(at: _At) -> list[Fix]:
+    """Both no-reject warnings (the options, the deadline) go away with 'reject' listed."""
+    info = at.info
+    if info is None or info.obj is None or info.member("options") is None:
+        return []
+    return [Fix("Add 'reject' to options", at.finding, _append_to_list(info, "options", "reject"),
+                preferred=True)]
 
 
 def output_paths(value: Any, limit: int = PATHS_SHOWN) -> list[str]:
@@ -579,6 +593,7 @@ _HANDLERS = {
     "not-upstream": _not_upstream,
     "path-absent": _path_absent,
     "duplicate-key": _duplicate_key,
+    "no-reject": _no_reject,
 }
 """Rule code -> its fixes; a test fails when a rule code has none."""
 

@@ -54,6 +54,9 @@ CASES = [
                             '"after": ["aa"]}'), "edges", "Change to 'a'"),
     ("edge-self", design(T, '{"id": "b", "type": "agent", "prompt": "p", '
                          '"after": ["t", "b"]}'), "edges", "Remove 'b' from after"),
+    ("no-reject-options", design(T, '{"id": "ap", "type": "approval", "question": "q", '
+                                 '"options": ["yes", "no"], "after": ["t"]}'),
+     "no-reject", "Add 'reject' to options"),
     ("cycle", design(T, '{"id": "a", "type": "agent", "prompt": "p", "after": ["t", "b"]}',
                      '{"id": "b", "type": "agent", "prompt": "p", "after": ["a"]}'),
      "acyclic", None),
