@@ -25,7 +25,7 @@ Unread rows (a cold start: 100,000 files are stat'ed, not read) sort by their mt
 `updated_at` is never much later than its mtime.  A listing reads only the unread rows
 that could belong on its page; `build` reads the rest in the background.
 
-Writing 100,000 rows costs more than the whole rest of a cold start, so a reconcile
+Writing 100,000 rows costs about as much as the rest of a cold start, so a reconcile
 writes at most `WRITE_NOW` unread rows (or as many as it holds already), the newest;
 the files it leaves without a row all sort at or below the index's *bound*, written
 with the rows.  Whatever sorts above the bound is complete, so a first page is a query;

@@ -204,12 +204,41 @@ def test_unreadable_files_are_reported_not_listed(tmp_path) -> None:
 
 KILL_SCRIPT = """
 import sys
+from hwf_lsp.workflow import run_index
 from hwf_lsp.workflow.stores import RunStore
+if len(sys.argv) > 3:
+    run_index.WRITE_NOW = int(sys.argv[3])
 store = RunStore(sys.argv[1])
 store.index.sync()
 print("synced", flush=True)
 store.index.build(batch=int(sys.argv[2]))
 """
+
+
+def killed_mid_build(root: Path, seed: int, *, into_fill: bool, write_now: int | None = None,
+                     old_runs: bool = False) -> None:
+    """KILL_SCRIPT (sync, then build) SIGKILLed at a random moment (past the sync when
+    `into_fill`); then every listing equals a full read, also once runs are written behind
+    its back (and runs copied in with old mtimes, `old_runs`), and the next build completes."""
+    rng = random.Random(seed)
+    extra = [] if write_now is None else [str(write_now)]
+    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(root), "50", *extra],
+                            stdout=subprocess.PIPE, text=True)
+    if into_fill:
+        proc.stdout.readline()  # past the sync, into the fill
+    time.sleep(rng.random() * 0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    agrees(root)
+    for i in range(5):
+        write_run(root, f"dd{seed}{i:07x}", "alpha", 1.95e9 + i)
+        if old_runs:
+            write_run(root, f"de{seed}{i:07x}", "gamma", 1.6e9 + i)
+    agrees(root)
+    RunStore(root).index.build()
+    store = RunStore(root)
+    assert store.index.unread() == 0 and not store.index.unfinished()
+    agrees(root)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -219,24 +248,7 @@ def test_kill_9_during_an_index_update_loses_nothing_and_shows_nothing_wrong(tmp
     root = tmp_path / "workflow-runs"
     populate(root, 1500, seed=seed)
     settle(root)
-    rng = random.Random(seed)
-    if seed % 2:
-        deleted(root)  # a cold rebuild, else a fill of rows left unread
-    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(root), "50"],
-                            stdout=subprocess.PIPE, text=True)
-    if seed >= 3:
-        proc.stdout.readline()  # past the sync, into the fill
-    time.sleep(rng.random() * 0.4)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    agrees(root)
-    for i in range(5):
-        write_run(root, f"dd{seed}{i:07x}", "alpha", 1.95e9 + i)
-    agrees(root)
-    RunStore(root).index.build()
-    store = RunStore(root)
-    assert store.index.unread() == 0
-    agrees(root)
+    killed_mid_build(root, seed, into_fill=seed >= 3)
 
 
 def test_a_reconcile_finds_what_the_claim_hid_after_another_process_committed(tmp_path):

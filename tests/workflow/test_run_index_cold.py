@@ -17,11 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -32,6 +27,7 @@ from test_run_index import (
     deleted,
     full_read,
     garbled_rows,
+    killed_mid_build,
     listed,
     populate,
     rewritten_in_place,
@@ -161,39 +157,12 @@ def test_a_fed_reconcile_names_news_not_the_history_below_the_bound(tmp_path):
     assert index.reads < READ_NOW + 10
 
 
-KILL_SCRIPT = """
-import sys
-from hwf_lsp.workflow import run_index
-from hwf_lsp.workflow.stores import RunStore
-run_index.WRITE_NOW = int(sys.argv[3])
-store = RunStore(sys.argv[1])
-store.index.sync()
-print("synced", flush=True)
-store.index.build(batch=int(sys.argv[2]))
-"""
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_kill_9_during_the_background_fill_loses_nothing_and_shows_nothing_wrong(tmp_path, seed):
     """A cold boot's rows, then the fill (every file a row, then every row read) killed at
     a random moment; files change behind its back; every listing equals a full read."""
     root = cold_history(tmp_path, 1500, seed=seed)
-    rng = random.Random(seed)
-    proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(root), "50", str(WRITE_NOW)],
-                            stdout=subprocess.PIPE, text=True)
-    proc.stdout.readline()  # past the cold sync, into the fill
-    time.sleep(rng.random() * 0.5)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    agrees(root)
-    for i in range(5):
-        write_run(root, f"dd{seed}{i:07x}", "alpha", 1.95e9 + i)
-        write_run(root, f"de{seed}{i:07x}", "gamma", 1.6e9 + i)  # copied in, old mtimes
-    agrees(root)
-    RunStore(root).index.build()
-    store = RunStore(root)
-    assert not store.index.unfinished()
-    agrees(root)
+    killed_mid_build(root, seed, into_fill=True, write_now=WRITE_NOW, old_runs=True)
 
 
 def newest_by_reading(root: Path, design: str) -> str | None:
