@@ -85,7 +85,7 @@ export const KINDS = ['trigger', 'agent', 'condition', 'approval', 'output', 'no
 export function kindIcon(kind: string): string {
   switch (kind) {
     case 'trigger':
-      return '⏵';
+      return '⚑';
     case 'agent':
       return '◉';
     case 'condition':
