@@ -59,6 +59,7 @@ async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
     const lens = page.locator('.codelens-decoration a', { hasText: /open canvas/i }).first();
     await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 30000 });
     await wb.runCommand('Hermes Workflow: Open Canvas');
+    await wb.runCommand('View: Close Primary Side Bar'); // room for the canvas beside the text
     const seen = await waitFor('the canvas with the graph', async () => {
       const c = await counts(frame);
       return c.nodes === 7 && c.edges === 7 ? c : false;
@@ -153,6 +154,7 @@ async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
     await wb.runCommand('View: Close All Editors');
     await wb.openFile('fifty.hwf.json');
     await wb.runCommand('Hermes Workflow: Open Canvas');
+    await wb.runCommand('View: Close Primary Side Bar');
     await waitFor('50 nodes on the canvas', async () => (await counts(frame)).nodes === 50, { timeout: 60000 });
     const lines = fs.readFileSync(fifty, 'utf8').split('\n');
     const logBefore = hermesLog(world.userDataDir).split('\n').length;
