@@ -168,6 +168,18 @@ def required_payloads(kind: str) -> tuple[Field, ...]:
     return tuple(f for f in KIND_FIELDS.get(kind, ()) if f.required)
 
 
+MAIN_FIELD: dict[str, str] = {
+    TRIGGER: "title",
+    AGENT: "prompt",
+    CONDITION: "expression",
+    APPROVAL: "question",
+    OUTPUT: "deliver",
+    NOTE: "text",
+}
+"""The field that says what a node of each kind does: the canvas shows it on the node
+and edits it in its side form."""
+
+
 ALL_FIELD_NAMES: frozenset[str] = frozenset(
     f.name for kind in KINDS for f in fields_for(kind)
 )

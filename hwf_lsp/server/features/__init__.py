@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hwf_lsp.server.features import (
+    canvas,
     code_actions,
     code_lens,
     commands,
@@ -41,3 +42,4 @@ def register_all(server: HwfServer) -> None:
     inlay_hints.register(server)
     code_lens.register(server)
     commands.register(server)
+    canvas.register(server)

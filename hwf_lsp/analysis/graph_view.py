@@ -1,0 +1,148 @@
+"""The design as the canvas draws it: nodes, `after` edges and the findings on each.
+
+One pure function over a parsed document and the findings the check pipeline already
+produced for it (`check.check_document`, the diagnostics' own list): the canvas shows
+the editor's verdict, never a second one.  The language server's `hwf.graph` and the
+Hermes dashboard's graph route both answer `graph_answer` (docs/commands.md, "Canvas").
+
+Which node a finding belongs to: the node it names by index, else the node whose
+object holds it; on that node, an `after` entry drawn as an edge takes the findings
+inside it.  Everything else (no trigger, broken JSON, a node that cannot be drawn) is
+the graph's own.  Nodes without a usable id, and later nodes repeating an id, are not
+drawn: the canvas keys nodes by id, and the rulebook reports them on the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..workflow.vocabulary import MAIN_FIELD
+from .design import Design, NodeInfo, design_of
+from .jsontree import JsonNode, ParsedDocument
+from .locate import Finding
+from .positions import LineIndex
+
+__all__ = ["RangeOf", "graph_answer", "graph_view", "lsp_ranges"]
+
+RangeOf = Callable[[int, int], dict[str, Any]]
+"""[start, end) offsets -> an LSP range as a JSON object."""
+
+SEVERITY = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
+"""LSP DiagnosticSeverity numbers, as the diagnostics carry them."""
+
+
+def lsp_ranges(lines: LineIndex, encoding: str) -> RangeOf:
+    """Offsets to `{"start": {line, character}, "end": ...}` in `encoding`'s units."""
+
+    def range_of(start: int, end: int) -> dict[str, Any]:
+        start_line, start_char = lines.position(start, encoding)
+        end_line, end_char = lines.position(max(start, end), encoding)
+        return {"start": {"line": start_line, "character": start_char},
+                "end": {"line": end_line, "character": end_char}}
+
+    return range_of
+
+
+def _defect(finding: Finding, range_of: RangeOf) -> dict[str, Any]:
+    return {"message": finding.msg, "severity": SEVERITY.get(finding.severity, 1),
+            "code": finding.rule, "range": range_of(finding.start, finding.end)}
+
+
+def _last_member_value(info: NodeInfo, key: str) -> JsonNode | None:
+    member = info.member(key)
+    return member.value if member is not None else None
+
+
+def _main(info: NodeInfo) -> dict[str, Any] | None:
+    field = MAIN_FIELD.get(info.kind or "")
+    if field is None:
+        return None
+    return {"field": field, "value": info.data.get(field)}
+
+
+class _Drawn:
+    """The drawn nodes and edges with their spans, while findings are handed out."""
+
+    def __init__(self, design: Design, range_of: RangeOf) -> None:
+        self.nodes: list[dict[str, Any]] = []
+        self.spans: list[tuple[int, int, int]] = []
+        """(start, end, index in `nodes`) of each drawn node's object."""
+        self.by_index: dict[int, dict[str, Any]] = {}
+        self.edges: list[dict[str, Any]] = []
+        self.edge_spans: dict[int, list[tuple[int, int, dict[str, Any]]]] = {}
+        plan = {step: number for number, step in enumerate(design.plan_order(), 1)}
+        drawn: dict[str, NodeInfo] = {}
+        for info in design.infos:
+            if info.obj is None or info.id is None or info.id in drawn:
+                continue
+            drawn[info.id] = info
+            id_value = _last_member_value(info, "id")
+            node = {"id": info.id, "kind": info.kind, "title": info.title,
+                    "plan_index": plan.get(info.id), "main": _main(info),
+                    "range": range_of(info.obj.start, info.obj.end),
+                    "id_range": range_of(id_value.start, id_value.end),
+                    "defects": []}
+            self.nodes.append(node)
+            self.spans.append((info.obj.start, info.obj.end, info.index))
+            self.by_index[info.index] = node
+        for info in drawn.values():
+            self._edges_into(info, drawn, range_of)
+
+    def _edges_into(self, info: NodeInfo, drawn: dict[str, NodeInfo],
+                    range_of: RangeOf) -> None:
+        after = _last_member_value(info, "after")
+        if after is None or not after.items:
+            return
+        seen: set[str] = set()
+        spans = self.edge_spans.setdefault(info.index, [])
+        for item in after.items:
+            parent = item.value if item.kind == "string" else None
+            if not isinstance(parent, str) or parent not in drawn or parent in seen:
+                continue
+            seen.add(parent)
+            edge = {"from": parent, "to": info.id, "range": range_of(item.start, item.end),
+                    "defects": []}
+            self.edges.append(edge)
+            spans.append((item.start, item.end, edge))
+
+    def owner(self, finding: Finding) -> dict[str, Any] | None:
+        """The node or edge a finding shows on; None: the graph's own."""
+        index = finding.index if finding.index in self.by_index else next(
+            (i for start, end, i in self.spans if start <= finding.start < end), None)
+        if index is None:
+            return None
+        for start, end, edge in self.edge_spans.get(index, ()):
+            if start <= finding.start and finding.end <= end:
+                return edge
+        return self.by_index[index]
+
+
+def graph_view(doc: ParsedDocument, findings: list[Finding],
+               range_of: RangeOf) -> dict[str, Any]:
+    """`{name, nodes, edges, defects}` of the contract for `doc` (see the module doc)."""
+    design = design_of(doc)
+    drawn = _Drawn(design, range_of)
+    graph_defects: list[dict[str, Any]] = []
+    for finding in findings:
+        owner = drawn.owner(finding)
+        (owner["defects"] if owner is not None else graph_defects).append(
+            _defect(finding, range_of))
+    return {"name": design.name, "nodes": drawn.nodes, "edges": drawn.edges,
+            "defects": graph_defects}
+
+
+def graph_answer(uri: str, version: int | None, doc: ParsedDocument, findings: list[Finding],
+                 range_of: RangeOf, last_good: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """The `hwf.graph` answer: the graph of `doc`, or, when its text is not valid JSON
+    (its nodes cannot be read), `last_good` (an earlier answer for this uri) marked
+    stale, with the current syntax errors as its graph defects."""
+    if not doc.errors:
+        return {"uri": uri, "version": version, "stale": False,
+                **graph_view(doc, findings, range_of)}
+    base = last_good or {"name": None, "nodes": [], "edges": []}
+    syntax = [_defect(f, range_of) for f in findings if f.rule == "json-syntax"]
+    return {"uri": uri, "version": version, "stale": True, "name": base.get("name"),
+            "nodes": base.get("nodes", []), "edges": base.get("edges", []),
+            "defects": syntax}
