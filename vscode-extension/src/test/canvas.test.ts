@@ -95,6 +95,7 @@ test('asGraphView accepts the answer, refuses what is no graph', () => {
     [{ nodes: 'x', edges: [] }, false],
     [{ nodes: [{ id: 1, kind: 'agent' }, { id: 'a', kind: 'agent' }], edges: [{ from: 'a' }] }, true],
   ];
+  assert.equal(asGraphView({ nodes: [{ id: 'x', kind: null }], edges: [] })!.nodes[0].kind, '', 'a kind that is no string');
   for (const [value, ok] of cases) {
     assert.equal(asGraphView(value) !== undefined, ok, JSON.stringify(value)?.slice(0, 60));
   }

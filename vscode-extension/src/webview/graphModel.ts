@@ -110,7 +110,9 @@ export function asGraphView(value: unknown): GraphView | undefined {
   if (!isObject(value) || !Array.isArray(value.nodes) || !Array.isArray(value.edges)) {
     return undefined;
   }
-  const nodes = value.nodes.filter((n): n is GraphNode => isObject(n) && typeof n.id === 'string' && typeof n.kind === 'string');
+  const nodes = value.nodes
+    .filter((n): n is GraphNode => isObject(n) && typeof n.id === 'string')
+    .map((n) => (typeof n.kind === 'string' ? n : { ...n, kind: '' })); // a `type` that is no string: drawn as unknown
   const edges = value.edges.filter((e): e is GraphEdge => isObject(e) && typeof e.from === 'string' && typeof e.to === 'string');
   return {
     uri: typeof value.uri === 'string' ? value.uri : '',
