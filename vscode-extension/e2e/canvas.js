@@ -77,11 +77,10 @@ async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
     await wb.goTo(lines.findIndex((l) => l.includes('"id": "good-enough"')) + 1, 8);
     await waitFor('good-enough highlighted', async () => (await frame.locator('.hwf-current').getAttribute('data-node-id')) === 'good-enough');
     await node('draft').locator('.hwf-node-title').click();
-    const line = lines.findIndex((l) => l.includes('"id": "draft"'));
-    await waitFor('the editor selection on the draft node', async () => {
-      const text = await wb.statusBarText();
-      return /\(\d+ selected\)/.test(text) && new RegExp(`Ln ${line}|Ln ${line + 1}|Ln ${line + 9}`).test(text);
-    }, { timeout: 10000 });
+    const start = lines.findIndex((l) => l.includes('"id": "draft"')); // the 1-based line of its "{"
+    const column = lines[start - 1].indexOf('{') + 1;
+    await waitFor(`the draft object selected, the cursor at Ln ${start}, Col ${column}`, async () =>
+      new RegExp(`Ln ${start}, Col ${column} \\(\\d+ selected\\)`).test(await wb.statusBarText()), { timeout: 10000 });
     return 'good-enough highlighted from the text; draft node click selected its object in the editor';
   });
 

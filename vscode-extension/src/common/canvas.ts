@@ -254,8 +254,9 @@ class CanvasPanel {
     const editor = await vscode.window.showTextDocument(this.document, {
       viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One,
       preserveFocus: true,
-      selection: range,
     });
-    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    // The object selected, the cursor at its start: that is what scrolls into view.
+    editor.selection = new vscode.Selection(range.end, range.start);
+    editor.revealRange(new vscode.Range(range.start, range.start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../common/canvasModel';
 import { RunSummary, stepsOfRun } from '../common/runModel';
 import { dashboardHost, FetchJSON, routeError } from '../webview/dashboardHost';
-import { asGraphView, GraphView, NODE_WIDTH, nodeAt, nodeRuns, toFlow } from '../webview/graphModel';
+import { asGraphView, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
 import { editCommand, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
 
 const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
@@ -85,6 +85,19 @@ test('toFlow keeps a given layout (text-only edits do not move nodes) and marks 
   assert.equal(byId.get('draft')!.data.current, false);
   assert.equal(byId.get('publish')!.selected, true);
   assert.equal(again.edges.find((e) => e.id === 'draft->review')!.selected, true);
+});
+
+test('reuseUnchanged keeps the objects of elements that show the same (ranges aside)', () => {
+  const kept = new Map();
+  const first = toFlow(REVIEW_FLOW).nodes;
+  reuseUnchanged(kept, first);
+  const moved = { ...REVIEW_FLOW, nodes: REVIEW_FLOW.nodes.map((n) => (n.id === 'draft' ? { ...n, main: { field: 'prompt', value: 'Draft it!' } } : { ...n, range: range(90, 0, 91, 0) })) };
+  const second = reuseUnchanged(kept, toFlow(moved).nodes);
+  const same = second.filter((n, i) => n === first.find((f) => f.id === n.id) && i >= 0).map((n) => n.id);
+  assert.deepEqual(same.sort(), ['good-enough', 'how-it-works', 'publish', 'review', 'sign-off', 'start']);
+  assert.equal(second.find((n) => n.id === 'draft')!.data.node.main!.value, 'Draft it!');
+  reuseUnchanged(kept, second.filter((n) => n.id !== 'start'));
+  assert.equal(kept.has('start'), false, 'a node gone is forgotten');
 });
 
 test('asGraphView accepts the answer, refuses what is no graph', () => {

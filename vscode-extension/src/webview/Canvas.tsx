@@ -16,7 +16,7 @@ import {
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { RunSummary, StepInfo } from '../common/runModel';
 import { statusLabel } from '../common/runModel';
-import { defectText, GraphView, HwfNodeData, KINDS, kindIcon, layoutKey, Layout, nodeRuns, toFlow } from './graphModel';
+import { defectText, GraphView, HwfNodeData, KINDS, kindIcon, layoutKey, Layout, nodeRuns, reuseUnchanged, toFlow } from './graphModel';
 import { makeHwfNode } from './HwfNode';
 import type { CanvasConfig, CanvasMessage, Host, HostMessage } from './protocol';
 
@@ -45,6 +45,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [config, setConfig] = useState<CanvasConfig>(DEFAULT_CONFIG);
   const [notice, setNotice] = useState<string>('');
   const layoutCache = useRef<{ key: string; positions: Layout } | null>(null);
+  const keptNodes = useRef(new Map<string, { key: string; value: Node<HwfNodeData> }>());
+  const keptEdges = useRef(new Map<string, { key: string; value: Edge }>());
   const configRef = useRef(config);
   configRef.current = config;
 
@@ -93,7 +95,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     const cached = layoutCache.current?.key === key ? layoutCache.current.positions : undefined;
     const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions: cached });
     layoutCache.current = { key, positions: result.positions };
-    return result;
+    return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges) };
   }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled]);
 
   const reveal = useCallback((id: string) => post({ type: 'reveal', id }), [post]);

@@ -266,6 +266,34 @@ export function nodeAt(graph: GraphView | undefined, line: number, character: nu
   return graph?.nodes.find((n) => inside(n.range))?.id;
 }
 
+/** What a drawn element shows: ranges are not drawn (a keystroke moves them), the rest is. */
+function drawnKey(value: unknown): string {
+  return JSON.stringify(value, (key, v) => (key === 'range' || key === 'id_range' ? undefined : v));
+}
+
+/**
+ * Elements equal in what they show to the last drawn ones, as the very same objects: React
+ * Flow then re-renders only the nodes and edges an edit changed (a 50-node design redraws
+ * one node per prompt keystroke). `kept` is updated for the next call.
+ */
+export function reuseUnchanged<T extends { id: string }>(kept: Map<string, { key: string; value: T }>, next: readonly T[]): T[] {
+  const seen = new Set<string>();
+  const result = next.map((item) => {
+    seen.add(item.id);
+    const key = drawnKey(item);
+    const old = kept.get(item.id);
+    if (old && old.key === key) {
+      return old.value;
+    }
+    kept.set(item.id, { key, value: item });
+    return item;
+  });
+  for (const id of [...kept.keys()]) {
+    if (!seen.has(id)) kept.delete(id);
+  }
+  return result;
+}
+
 /** One line per defect, for a node's or edge's tooltip. */
 export function defectText(defects: readonly GraphDefect[] | undefined): string {
   return (defects ?? []).map((d) => d.message).join('\n');
