@@ -79,6 +79,9 @@ async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
     await node('draft').locator('.hwf-node-title').click();
     const start = lines.findIndex((l) => l.includes('"id": "draft"')); // the 1-based line of its "{"
     const column = lines[start - 1].indexOf('{') + 1;
+    await page.waitForTimeout(500);
+    await wb.screenshot(shot('20b-canvas-click-reveals-json'));
+    await wb.runCommand('View: Focus First Editor Group'); // the status bar shows the text editor's cursor
     await waitFor(`the draft object selected, the cursor at Ln ${start}, Col ${column}`, async () =>
       new RegExp(`Ln ${start}, Col ${column} \\(\\d+ selected\\)`).test(await wb.statusBarText()), { timeout: 10000 });
     return 'good-enough highlighted from the text; draft node click selected its object in the editor';

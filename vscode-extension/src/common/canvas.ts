@@ -257,6 +257,7 @@ class CanvasPanel {
     });
     // The object selected, the cursor at its start: that is what scrolls into view.
     editor.selection = new vscode.Selection(range.end, range.start);
-    editor.revealRange(new vscode.Range(range.start, range.start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    const lineStart = new vscode.Position(range.start.line, 0);
+    editor.revealRange(new vscode.Range(lineStart, lineStart), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 }

@@ -200,7 +200,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
               nodeTypes={nodeTypes}
               colorMode={colorMode()}
               fitView
-              fitViewOptions={{ maxZoom: 1, padding: 0.1 }}
+              fitViewOptions={{ maxZoom: 1, minZoom: 0.5, padding: 0.1 }}
               minZoom={0.2}
               nodesDraggable={false}
               nodesConnectable={config.editable}
