@@ -11,9 +11,10 @@ import * as vscode from 'vscode';
 import { ServerCommand, UiCommand } from './constants';
 import { canvasHtml, designNameFor, makeNonce, RedrawClock } from './canvasModel';
 import { errorText, getLog } from './log';
-import { newestRunOf, RunSummary, stepsOfRun } from './runModel';
+import { Pickers } from './pickers';
+import { asRunSummary, newestRunOf, RunSummary, stepsOfRun } from './runModel';
 import { RunsModel } from './runs';
-import { readRunFile } from './runsView';
+import { readRunFile, RunItem, StepItem } from './runsView';
 import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';
 import { isTrusted } from './trust';
@@ -33,30 +34,44 @@ export class CanvasPanels implements vscode.Disposable {
   ) {
     this.disposables.push(
       vscode.commands.registerCommand(UiCommand.openCanvas, (uri?: vscode.Uri) => this.open(uri)),
+      vscode.commands.registerCommand(UiCommand.showRunOnCanvas, (target?: unknown) => this.showRun(target)),
       vscode.languages.registerCodeLensProvider(designSelector(server.settings.designGlobs), new OpenCanvasLens()),
     );
   }
 
-  async open(uri?: vscode.Uri): Promise<void> {
+  /** A run picked in the Runs view, on the canvas of its design (instead of the newest). */
+  async showRun(target: unknown): Promise<void> {
+    const run = target instanceof RunItem || target instanceof StepItem ? target.run : asRunSummary(target);
+    if (!run) {
+      return;
+    }
+    const document = await new Pickers(this.server, this.model).designOf(run);
+    if (document) {
+      (await this.open(document.uri))?.pin(run.run_id);
+    }
+  }
+
+  async open(uri?: vscode.Uri): Promise<CanvasPanel | undefined> {
     const target = uri ?? vscode.window.activeTextEditor?.document.uri;
     if (!target) {
       void vscode.window.showInformationMessage('Hermes Workflow: open a design first, then its canvas.');
-      return;
+      return undefined;
     }
     const document = await vscode.workspace.openTextDocument(target);
     if (!isDesignDocument(document, this.server.settings.designGlobs)) {
       void vscode.window.showInformationMessage(`Hermes Workflow: ${vscode.workspace.asRelativePath(target)} is not a design (setting hwf.designs.globs).`);
-      return;
+      return undefined;
     }
     const key = document.uri.toString();
     const existing = this.panels.get(key);
     if (existing) {
       existing.reveal();
-      return;
+      return existing;
     }
     await this.server.ensureStarted();
     const panel = new CanvasPanel(this.extensionUri, document, this.server, this.model, () => this.panels.delete(key));
     this.panels.set(key, panel);
+    return panel;
   }
 
   dispose(): void {
@@ -82,6 +97,8 @@ class CanvasPanel {
   private ready = false;
   private readonly clock = new RedrawClock();
   private lastRunKey = '';
+  /** A run picked in the Runs view; none: the newest run of the design. */
+  private pinned: string | undefined;
 
   constructor(
     extensionUri: vscode.Uri,
@@ -127,6 +144,12 @@ class CanvasPanel {
       this.disposables.forEach((d) => d.dispose());
       onDisposed();
     });
+  }
+
+  pin(runId: string | undefined): void {
+    this.pinned = runId;
+    this.lastRunKey = '';
+    void this.sendRun();
   }
 
   reveal(): void {
@@ -183,14 +206,14 @@ class CanvasPanel {
   /** The newest run of this design, with each step's state and output preview. */
   private async sendRun(): Promise<void> {
     const name = designNameFor(this.graph, this.document.fileName);
-    const run: RunSummary | undefined = newestRunOf(this.model.runs, name);
+    const run: RunSummary | undefined = (this.pinned ? this.model.find(this.pinned) : undefined) ?? newestRunOf(this.model.runs, name);
     const key = run ? `${run.run_id}:${run.status}:${run.updated_at}:${JSON.stringify(run.step_states)}` : '';
     if (key === this.lastRunKey && key !== '') {
       return;
     }
     this.lastRunKey = key;
     const steps = run ? stepsOfRun(await readRunFile(run), run) : [];
-    this.post({ type: 'run', run: run ?? null, steps });
+    this.post({ type: 'run', run: run ?? null, steps, pinned: run !== undefined && run.run_id === this.pinned });
   }
 
   private async onMessage(raw: unknown): Promise<void> {
@@ -216,6 +239,8 @@ class CanvasPanel {
       }
       case 'reveal':
         return this.revealNode(message.id);
+      case 'newest':
+        return this.pin(undefined);
       case 'edit': {
         const { command, args } = editCommand(uri, message);
         await this.send(command, args);

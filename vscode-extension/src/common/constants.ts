@@ -43,6 +43,7 @@ export const UiCommand = {
   showLog: 'hwf.ui.showLog',
   restartServer: 'hwf.restartServer',
   openCanvas: 'hwf.ui.openCanvas',
+  showRunOnCanvas: 'hwf.ui.showRunOnCanvas',
 } as const;
 
 /** Context keys used in package.json `when` clauses. */

@@ -200,6 +200,7 @@ test('edit and run requests become the contract\'s server commands', () => {
 test('parseCanvasMessage passes good messages and drops bad ones with a reason', () => {
   const cases: [unknown, boolean][] = [
     [{ type: 'ready' }, true],
+    [{ type: 'newest' }, true],
     [{ type: 'drawn', seq: 3 }, true],
     [{ type: 'drawn' }, false],
     [{ type: 'reveal', id: 'a' }, true],

@@ -8,6 +8,7 @@ import {
   Controls,
   ReactFlow,
   ReactFlowProvider,
+  useReactFlow,
   type Connection,
   type Edge,
   type Node,
@@ -38,7 +39,7 @@ export function Canvas({ host, header }: { host: Host; header?: ReactNode }) {
 function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [graph, setGraph] = useState<GraphView | null>(null);
   const [seq, setSeq] = useState(0);
-  const [run, setRun] = useState<{ run: RunSummary | null; steps: StepInfo[] }>({ run: null, steps: [] });
+  const [run, setRun] = useState<{ run: RunSummary | null; steps: StepInfo[]; pinned?: boolean }>({ run: null, steps: [] });
   const [cursor, setCursor] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
@@ -51,6 +52,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   configRef.current = config;
 
   const post = useCallback((m: CanvasMessage) => host.post(m), [host]);
+  const flowInstance = useReactFlow();
+  const pane = useRef<HTMLDivElement | null>(null);
 
   useEffect(() => {
     const off = host.onMessage((m: HostMessage) => {
@@ -60,7 +63,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           setSeq(m.seq);
           break;
         case 'run':
-          setRun({ run: m.run, steps: m.steps });
+          setRun({ run: m.run, steps: m.steps, pinned: m.pinned });
           break;
         case 'cursor':
           setCursor(m.id);
@@ -99,6 +102,22 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled]);
 
   const reveal = useCallback((id: string) => post({ type: 'reveal', id }), [post]);
+
+  // The node under the text cursor scrolls into view when it is off screen.
+  useEffect(() => {
+    const node = flow.nodes.find((n) => n.id === cursor);
+    const box = pane.current?.getBoundingClientRect();
+    if (!node || !box) {
+      return;
+    }
+    const { x, y, zoom } = flowInstance.getViewport();
+    const left = node.position.x * zoom + x;
+    const top = node.position.y * zoom + y;
+    if (left < 0 || top < 0 || left + (node.width ?? 0) * zoom > box.width || top + (node.initialHeight ?? 0) * zoom > box.height) {
+      void flowInstance.setCenter(node.position.x + (node.width ?? 0) / 2, node.position.y + (node.initialHeight ?? 0) / 2, { zoom, duration: 200 });
+    }
+    // Only when the cursor moves to another node, not on every redraw.
+  }, [cursor]);
 
   // Enter on a focused node (Tab walks them in plan order) reveals its JSON.
   useEffect(() => {
@@ -183,6 +202,11 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         )}
         <span className="hwf-spacer" />
         <RunStatus run={run.run} />
+        {run.pinned && (
+          <button className="hwf-newest" title="Show the newest run of the design again" onClick={() => post({ type: 'newest' })}>
+            newest run
+          </button>
+        )}
         {config.runsEnabled && (
           <button className="hwf-start-run" onClick={() => post({ type: 'run', action: 'start' })}>
             ▶ Start run
@@ -192,7 +216,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
       {(graph?.defects?.length ?? 0) > 0 && <div className="hwf-graph-defects" role="alert">{defectText(graph?.defects)}</div>}
       {notice && <div className="hwf-notice" role="status">{notice}</div>}
       <div className="hwf-body">
-        <div className="hwf-flow">
+        <div className="hwf-flow" ref={pane}>
           {graph && (
             <ReactFlow
               nodes={flow.nodes}

@@ -25,6 +25,8 @@ export type CanvasMessage =
   | { type: 'ready' }
   | { type: 'drawn'; seq: number }
   | { type: 'reveal'; id: string }
+  /** Back to the newest run of the design (after one picked in the Runs view). */
+  | { type: 'newest' }
   | ({ type: 'edit' } & EditRequest)
   | ({ type: 'run' } & RunRequest);
 
@@ -39,7 +41,7 @@ export interface CanvasConfig {
 /** Host → canvas. */
 export type HostMessage =
   | { type: 'graph'; graph: GraphView; seq: number }
-  | { type: 'run'; run: RunSummary | null; steps: StepInfo[] }
+  | { type: 'run'; run: RunSummary | null; steps: StepInfo[]; pinned?: boolean }
   | { type: 'cursor'; id: string | null }
   | { type: 'config'; config: CanvasConfig }
   | { type: 'notice'; text: string };
@@ -98,6 +100,8 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
   switch (m.type) {
     case 'ready':
       return { type: 'ready' };
+    case 'newest':
+      return { type: 'newest' };
     case 'drawn':
       return typeof m.seq === 'number' ? { type: 'drawn', seq: m.seq } : { invalid: 'drawn without seq' };
     case 'reveal':
