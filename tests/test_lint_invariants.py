@@ -48,6 +48,11 @@ LAYERS = {
     "cli": ("hwf_lsp.server",),
     "hermes": ("hwf_lsp.server", "hwf_lsp.analysis"),
 }
+ALLOWED = {
+    # module: the banned package it may import, and why
+    "hwf_lsp/hermes/plugin_api.py": "hwf_lsp.analysis",  # the dashboard draws the editor's
+    # graph (analysis/graph_view.py, pure) on the stored file's text
+}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -67,7 +72,8 @@ def test_each_layer_imports_only_the_layers_below(package: str) -> None:
     assert modules, package
     wrong = {f"{path.relative_to(ROOT)}: {name}"
              for path in modules for name in imported_modules(path)
-             for banned in LAYERS[package] if name == banned or name.startswith(banned + ".")}
+             for banned in LAYERS[package] if name == banned or name.startswith(banned + ".")
+             if ALLOWED.get(path.relative_to(ROOT).as_posix()) != banned}
     assert not wrong, sorted(wrong)
 
 

@@ -62,7 +62,8 @@ def _install(args: argparse.Namespace) -> int:
     except Exception:  # noqa: BLE001 - not installed as a distribution: still installable
         release = "0"
     target = write_plugin_dir(home, release, TOOL_NAMES)
-    print(f"wrote {target}/plugin.yaml and __init__.py (loads hwf_lsp from {package_dir()})")
+    print(f"wrote {target}/plugin.yaml, __init__.py and dashboard/ (loads hwf_lsp from "
+          f"{package_dir()})")
     if args.no_enable:
         print("not enabled: run `hermes plugins enable visual-workflow` when you want it")
         return EXIT_OK

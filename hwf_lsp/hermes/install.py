@@ -3,7 +3,9 @@
 For Hermes installs that cannot `pip install 'hwf-lsp[hermes]'` into their own
 environment: `$HERMES_HOME/plugins/visual-workflow/` gets a `plugin.yaml` and an
 `__init__.py` whose `register(ctx)` loads this very `hwf_lsp` package by path (no
-change to `sys.path`, so none of Hermes' modules can be shadowed). Then
+change to `sys.path`, so none of Hermes' modules can be shadowed), and `dashboard/`,
+the dashboard tab (Hermes finds a tab only in a plugin directory: its manifest, the
+built bundle, and a `plugin_api.py` loading the routes the same way). Then
 `plugins.enabled` in `config.yaml` names the plugin, as `hermes plugins enable`
 would. The config is rewritten through PyYAML (as Hermes' own `save_config`
 does, comments are not kept) and atomically; a config this cannot safely edit
@@ -29,15 +31,7 @@ provides_tools:
 {tools}
 """
 
-INIT_PY = '''\
-"""{name}, written by `hwf hermes install`: the Hermes Workflow plugin from hwf-lsp.
-
-Hermes imports this file and calls register(ctx). It loads the hwf_lsp package
-from HWF_LSP_PACKAGE by path (sys.path is not changed), or the hwf_lsp installed in
-Hermes' own environment when that directory is gone. Re-run `hwf hermes install`
-after moving hwf-lsp.
-"""
-
+LOADER = '''\
 import importlib.util
 import sys
 from pathlib import Path
@@ -45,7 +39,7 @@ from pathlib import Path
 HWF_LSP_PACKAGE = Path({package!r})
 
 
-def _plugin():
+def _hwf_lsp():
     init = HWF_LSP_PACKAGE / "__init__.py"
     if "hwf_lsp" not in sys.modules and init.is_file():
         spec = importlib.util.spec_from_file_location(
@@ -57,14 +51,44 @@ def _plugin():
         except BaseException:
             sys.modules.pop("hwf_lsp", None)
             raise
-    import hwf_lsp.hermes
+'''
+"""Loads the hwf_lsp package from HWF_LSP_PACKAGE by path (sys.path is not changed), or
+the hwf_lsp installed in Hermes' own environment when that directory is gone."""
 
-    return hwf_lsp.hermes
+INIT_PY = '''\
+"""{name}, written by `hwf hermes install`: the Hermes Workflow plugin from hwf-lsp.
 
+Hermes imports this file and calls register(ctx). Re-run `hwf hermes install` after
+moving hwf-lsp.
+"""
+
+''' + LOADER + '''
 
 def register(ctx):
-    _plugin().register(ctx)
+    _hwf_lsp()
+    import hwf_lsp.hermes
+
+    hwf_lsp.hermes.register(ctx)
 '''
+
+DASHBOARD_API_PY = '''\
+"""{name}'s dashboard routes, written by `hwf hermes install`.
+
+Hermes' web server imports this file (the manifest's `api`) and mounts `router` under
+/api/plugins/{name}/. Re-run `hwf hermes install` after moving hwf-lsp.
+"""
+
+''' + LOADER + '''
+
+_hwf_lsp()
+from hwf_lsp.hermes.plugin_api import router  # noqa: E402
+
+__all__ = ["router"]
+'''
+
+DASHBOARD = "dashboard"
+"""The tab: Hermes discovers `plugins/<name>/dashboard/manifest.json` (the directory
+form only) and serves the files beside it."""
 
 
 def plugin_dir(home: Path) -> Path:
@@ -84,7 +108,19 @@ def write_plugin_dir(home: Path, version: str, tool_names: tuple[str, ...]) -> P
         name=PLUGIN_NAME, version=version, tools=tools).encode("utf-8"))
     atomic_write_bytes(target / "__init__.py", INIT_PY.format(
         name=PLUGIN_NAME, package=str(package_dir())).encode("utf-8"))
+    write_dashboard(target / DASHBOARD)
     return target
+
+
+def write_dashboard(target: Path) -> None:
+    """The tab: the package's manifest and built bundle (`dist/`, when `make` built it)
+    copied, and the `plugin_api.py` that loads the routes from this package."""
+    source = package_dir() / "hermes" / DASHBOARD
+    for path in sorted(source.rglob("*")):
+        if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts:
+            atomic_write_bytes(target / path.relative_to(source), path.read_bytes())
+    atomic_write_bytes(target / "plugin_api.py", DASHBOARD_API_PY.format(
+        name=PLUGIN_NAME, package=str(package_dir())).encode("utf-8"))
 
 
 def _mapping(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:

@@ -58,6 +58,8 @@ def test_build_makes_an_sdist_and_a_wheel_of_the_package(dist: Path) -> None:
         entry_points = next(whl.read(n).decode() for n in in_wheel
                             if n.endswith(".dist-info/entry_points.txt"))
     assert "hwf_lsp/server/main.py" in in_wheel
+    assert "hwf_lsp/hermes/dashboard/manifest.json" in in_wheel  # the Hermes dashboard tab
+    assert "hwf_lsp/hermes/dashboard/manifest.json" in in_sdist
     assert {name.split("/")[0] for name in in_wheel} == {
         "hwf_lsp", wheel.name.split("-py3")[0] + ".dist-info"}, "only the package ships"
     assert "hwf = hwf_lsp.cli:main" in entry_points

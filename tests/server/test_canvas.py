@@ -9,6 +9,7 @@ same text, so the positions on the wire are right in every encoding.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -34,6 +35,7 @@ from support.lsp import CLIENTS, client_fixture
 from hwf_lsp.analysis import design_edits
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.server.features.canvas import CANVAS_COMMANDS
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -106,6 +108,8 @@ def as_dict(value: Any) -> Any:
 
 
 async def test_graph_ranges_are_exact_on_non_ascii_text(client: LanguageClient) -> None:
+    provider = client.init_result.capabilities.execute_command_provider
+    assert set(CANVAS_COMMANDS) <= set(provider.commands)
     uri = fresh(client)
     answer = as_dict(await graph(client, uri))
     assert (answer["uri"], answer["version"], answer["stale"], answer["name"]) == (
@@ -217,6 +221,9 @@ async def test_a_refused_edit_is_invalid_params_and_sends_nothing(
         assert caught.value.code == -32602, (command, caught.value)
         assert message in str(caught.value) and command in str(caught.value)
     assert client.edits_received[before:] == []
+    await asyncio.sleep(0.05)
+    shown = [m.message for m in client.messages if m.type == types.MessageType.Error]
+    assert any(m.startswith("hwf.edit.connect: ") and "would make a cycle" in m for m in shown)
 
 
 async def test_graph_of_a_design_that_is_not_open_reads_the_file(

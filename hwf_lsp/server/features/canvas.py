@@ -11,9 +11,10 @@ any keystroke.  Arguments and answers: docs/commands.md, "Canvas".
 
 from __future__ import annotations
 
-import logging
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -28,18 +29,15 @@ from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.features.commands import (
     CommandError,
     _arg,
-    _message_of,
     _string,
     bad_arguments,
+    refusal,
 )
-from hwf_lsp.server.guard import RequestRefused
 from hwf_lsp.server.protocol import WireResult
 
 if TYPE_CHECKING:
     from hwf_lsp.server.documents import Analysis
     from hwf_lsp.server.server import HwfServer
-
-log = logging.getLogger(__name__)
 
 GRAPH = "hwf.graph"
 CONNECT = "hwf.edit.connect"
@@ -52,6 +50,48 @@ CANVAS_COMMANDS = (GRAPH, CONNECT, DISCONNECT, ADD_NODE, DELETE_NODE, RENAME_NOD
 
 LAST_GOOD_KEPT = 64
 """Documents whose last good graph is kept (for the stale answer on broken JSON)."""
+
+
+STRING, OPTIONAL, ANY = "string", "string or null", "any JSON value"
+
+
+@dataclass(frozen=True, slots=True)
+class EditCommand:
+    """An `hwf.edit.*` command: its arguments after the uri, the edit, the undo label."""
+
+    arguments: tuple[tuple[str, str], ...]
+    """(name, STRING | OPTIONAL | ANY) of each argument after the uri."""
+    compute: Callable[..., design_edits.DesignEdit]
+    label: str
+
+    @property
+    def usage(self) -> str:
+        return "[" + ", ".join(["uri", *(name if kind == STRING else f"{name} ({kind})"
+                                         for name, kind in self.arguments)]) + "]"
+
+    def argument(self, args: tuple[Any, ...], index: int) -> Any:
+        name, kind = self.arguments[index - 1]
+        if kind == ANY:
+            if index >= len(args):
+                raise bad_arguments(self.usage, f"missing {name} ({kind}, null included)")
+            return args[index]
+        value = _arg(args, index, self.usage, name, required=kind == STRING)
+        return None if value is None else _string(value, self.usage, name)
+
+
+EDITS: dict[str, EditCommand] = {
+    CONNECT: EditCommand((("from_id", STRING), ("to_id", STRING)), design_edits.connect,
+                         "Connect {0} to {1}"),
+    DISCONNECT: EditCommand((("from_id", STRING), ("to_id", STRING)), design_edits.disconnect,
+                            "Disconnect {0} from {1}"),
+    ADD_NODE: EditCommand((("kind", STRING), ("after_id", OPTIONAL)), design_edits.add_node,
+                          "Add a {0} node"),
+    DELETE_NODE: EditCommand((("id", STRING),), design_edits.delete_node, "Delete node {0}"),
+    RENAME_NODE: EditCommand((("id", STRING), ("new_id", STRING)), design_edits.rename_node,
+                             "Rename node {0} to {1}"),
+    SET_FIELD: EditCommand((("id", STRING), ("field", STRING), ("value", ANY)),
+                           design_edits.set_field, "Set {1} of {0}"),
+}
 
 
 class Canvas:
@@ -98,65 +138,19 @@ class Canvas:
                                 "the open document")
         return uri, analysis
 
-    async def connect(self, *args: Any) -> dict[str, Any]:
-        usage = "[uri, from_id, to_id]"
-        uri, analysis = self._open_design(args, usage)
-        source, target = (_string(_arg(args, i, usage, what), usage, what)
-                          for i, what in ((1, "from_id"), (2, "to_id")))
-        return await self._apply(uri, analysis, usage, f"Connect {source} to {target}",
-                                 design_edits.connect, source, target)
-
-    async def disconnect(self, *args: Any) -> dict[str, Any]:
-        usage = "[uri, from_id, to_id]"
-        uri, analysis = self._open_design(args, usage)
-        source, target = (_string(_arg(args, i, usage, what), usage, what)
-                          for i, what in ((1, "from_id"), (2, "to_id")))
-        return await self._apply(uri, analysis, usage, f"Disconnect {source} from {target}",
-                                 design_edits.disconnect, source, target)
-
-    async def add_node(self, *args: Any) -> dict[str, Any]:
-        usage = "[uri, kind, after_id | null]"
-        uri, analysis = self._open_design(args, usage)
-        kind = _string(_arg(args, 1, usage, "kind"), usage, "kind")
-        after = _arg(args, 2, usage, "after_id", required=False)
-        if after is not None:
-            after = _string(after, usage, "after_id")
-        return await self._apply(uri, analysis, usage, f"Add a {kind} node",
-                                 design_edits.add_node, kind, after)
-
-    async def delete_node(self, *args: Any) -> dict[str, Any]:
-        usage = "[uri, id]"
-        uri, analysis = self._open_design(args, usage)
-        node_id = _string(_arg(args, 1, usage, "id"), usage, "id")
-        return await self._apply(uri, analysis, usage, f"Delete node {node_id}",
-                                 design_edits.delete_node, node_id)
-
-    async def rename_node(self, *args: Any) -> dict[str, Any]:
-        usage = "[uri, id, new_id]"
-        uri, analysis = self._open_design(args, usage)
-        node_id, new_id = (_string(_arg(args, i, usage, what), usage, what)
-                           for i, what in ((1, "id"), (2, "new_id")))
-        return await self._apply(uri, analysis, usage, f"Rename node {node_id} to {new_id}",
-                                 design_edits.rename_node, node_id, new_id)
-
-    async def set_field(self, *args: Any) -> dict[str, Any]:
-        usage = "[uri, id, field, value]"
-        uri, analysis = self._open_design(args, usage)
-        node_id, name = (_string(_arg(args, i, usage, what), usage, what)
-                         for i, what in ((1, "id"), (2, "field")))
-        if len(args) < 4:
-            raise bad_arguments(usage, "missing value (any JSON value, null included)")
-        return await self._apply(uri, analysis, usage, f"Set {name} of {node_id}",
-                                 design_edits.set_field, node_id, name, args[3])
-
-    async def _apply(self, uri: str, analysis: Analysis, usage: str, label: str,
-                     compute: Callable[..., design_edits.DesignEdit],
-                     *args: Any) -> dict[str, Any]:
-        """Compute the edit on the analysed text, have the editor apply it; the answer."""
+    async def edit(self, spec: EditCommand, *args: Any) -> dict[str, Any]:
+        """One `hwf.edit.*` command: its arguments checked, the edit made and applied."""
+        uri, analysis = self._open_design(args, spec.usage)
+        values = [spec.argument(args, index) for index in range(1, len(spec.arguments) + 1)]
         try:
-            result = compute(analysis.doc, *args)
+            result = spec.compute(analysis.doc, *values)
         except design_edits.DesignEditError as exc:
-            raise bad_arguments(usage, str(exc)) from None
+            raise bad_arguments(spec.usage, str(exc)) from None
+        return await self._apply(uri, analysis, result, spec.label.format(*values))
+
+    async def _apply(self, uri: str, analysis: Analysis, result: design_edits.DesignEdit,
+                     label: str) -> dict[str, Any]:
+        """Have the editor apply the edit; the answer."""
         encoding = self.server.encoding
         edits = [convert.text_edit(analysis.lines, start, end, text, encoding)
                  for start, end, text in result.edits]
@@ -198,33 +192,24 @@ def _read_closed(uri: str) -> tuple[Any, list[Any], LineIndex]:
     return doc, check_document(doc), LineIndex(text)
 
 
-def _refusing(command: str, handler: Callable[..., Coroutine[Any, Any, Any]]
-              ) -> Callable[..., Any]:
-    """Every failure is a JSON-RPC error naming the command (the canvas shows it)."""
+def _refusing(server: HwfServer, command: str,
+              handler: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
+    """Every failure is a JSON-RPC error naming the command, also shown with
+    window/showMessage, as for every command (docs/commands.md): a refused drag on the
+    canvas says why."""
 
     async def run(*args):  # unannotated: pygls passes the raw JSON arguments through
         try:
             return await handler(*args)
-        except RequestRefused:
-            raise
         except Exception as exc:  # noqa: BLE001 - every failure is an answer
-            message, code = _message_of(exc)
-            raise RequestRefused(message=f"{command}: {message}", code=code) from None
+            raise refusal(server, command, exc) from None
 
-    run.__name__ = handler.__name__
+    run.__name__ = command.replace(".", "_")
     return run
 
 
 def register(server: HwfServer) -> None:
     canvas = Canvas(server)
-    handlers = {
-        GRAPH: canvas.graph,
-        CONNECT: canvas.connect,
-        DISCONNECT: canvas.disconnect,
-        ADD_NODE: canvas.add_node,
-        DELETE_NODE: canvas.delete_node,
-        RENAME_NODE: canvas.rename_node,
-        SET_FIELD: canvas.set_field,
-    }
-    for name, handler in handlers.items():
-        server.command(name)(_refusing(name, handler))
+    server.command(GRAPH)(_refusing(server, GRAPH, canvas.graph))
+    for name, spec in EDITS.items():
+        server.command(name)(_refusing(server, name, functools.partial(canvas.edit, spec)))

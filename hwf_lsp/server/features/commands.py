@@ -327,13 +327,18 @@ def _answering(server: HwfServer, command: str,
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure is an answer
-            message, code = _message_of(exc)
-            server.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Error, message=f"{command}: {message}"))
-            raise RequestRefused(message=f"{command}: {message}", code=code) from None
+            raise refusal(server, command, exc) from None
 
     run.__name__ = handler.__name__
     return run
+
+
+def refusal(server: HwfServer, command: str, exc: BaseException) -> RequestRefused:
+    """A command's failure as its error answer, the message also shown to the user."""
+    message, code = _message_of(exc)
+    server.window_show_message(types.ShowMessageParams(
+        type=types.MessageType.Error, message=f"{command}: {message}"))
+    return RequestRefused(message=f"{command}: {message}", code=code)
 
 
 async def _shut_down_runs(server: HwfServer) -> None:
