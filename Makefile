@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PEER_STAMP := bench/peer/node_modules/.package-lock.json
 
-.PHONY: demo test test-python test-hermes test-vscode lint bench bench-smoke soak vsix dashboard-js clean
+.PHONY: demo test test-python test-hermes test-vscode test-dashboard-tab lint bench bench-smoke soak vsix dashboard-js clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -109,6 +109,10 @@ vsix: $(STAMP) $(EXT_NPM)
 dashboard-js: $(EXT_NPM)
 	cd $(EXT) && npm run --silent build:dashboard
 	@ls -l hwf_lsp/hermes/dashboard/dist/canvas-dashboard.js | awk '{printf "canvas-dashboard.js: %.0f KB\n", $$5 / 1024}'
+
+# The tab in a real `hermes dashboard` (headless Chromium; screenshots in artifacts/dashboard/).
+test-dashboard-tab: $(HERMES_STAMP) dashboard-js $(E2E_NPM)
+	node $(EXT)/e2e/dashboard.js
 
 # HWF_SKIP_E2E=1 runs the unit tests only: no code-server, no Chromium.
 test-vscode: $(STAMP) vsix $(E2E_NPM)
