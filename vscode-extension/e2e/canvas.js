@@ -123,6 +123,31 @@ async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
     return `added ${JSON.stringify(added)}; undone`;
   });
 
+  await step('canvas: the side form edits the main field and renames the node, each one undoable edit', async () => {
+    await node('draft').locator('.hwf-node-title').click();
+    const prompt = 'Draft the notes — für 2.4 ✨';
+    await frame.locator('textarea.hwf-main-input').fill(prompt);
+    await frame.locator('button.hwf-save-main').click();
+    const oldPrompt = JSON.parse(original).nodes.find((n) => n.id === 'draft').prompt;
+    const expectedField = original.replace(JSON.stringify(oldPrompt), JSON.stringify(prompt));
+    await waitFor('the new prompt on the node', async () => (await node('draft').locator('.hwf-node-main').innerText()).includes('für 2.4'), { timeout: 15000 });
+    const afterField = await saveAndRead(wb, page, file);
+    if (afterField !== expectedField) throw new Error(`setField changed more than the prompt:\n${afterField}`);
+    await page.keyboard.press('Control+Z');
+    await node('draft').locator('.hwf-node-title').click();
+    await frame.locator('input.hwf-rename-input').fill('draft-notes');
+    await frame.locator('button.hwf-rename').click();
+    await waitFor('the renamed node', () => node('draft-notes').isVisible(), { timeout: 15000 });
+    await wb.screenshot(shot('23b-canvas-renamed'));
+    const afterRename = await saveAndRead(wb, page, file);
+    if (afterRename !== original.split('"draft"').join('"draft-notes"')) throw new Error(`rename is not the id and its after entries:\n${afterRename}`);
+    await page.keyboard.press('Control+Z');
+    await waitFor('draft again', () => node('draft').isVisible(), { timeout: 15000 });
+    const undone = await saveAndRead(wb, page, file);
+    if (undone !== original) throw new Error('Ctrl+Z did not restore the text');
+    return 'prompt set (non-ASCII) and draft renamed to draft-notes (id + 2 after entries), each exactly; both undone';
+  });
+
   await step('canvas: a run shows its states, parks at the approval, is answered on the canvas and completes', async () => {
     await frame.locator('button.hwf-start-run').click();
     await waitFor('sign-off waiting with its options', async () =>
