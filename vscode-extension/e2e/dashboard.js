@@ -14,11 +14,7 @@ const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const { chromium } = require('playwright-core');
 const { freePort } = require('./lib/codeServer');
 const { waitFor, LAUNCH_ARGS } = require('./lib/workbench');
-
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
+const { option } = require('./lib/cli');
 
 const repo = path.resolve(option('repo', path.join(__dirname, '..', '..')));
 const bin = path.join(repo, '.venv-hermes', 'bin');

@@ -16,12 +16,8 @@ const { execFileSync } = require('node:child_process');
 const { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons } = require('./lib/workspace');
 const { Workbench, waitFor, LAUNCH_ARGS } = require('./lib/workbench');
 const { matchProblems } = require('./lib/expectations');
+const { option } = require('./lib/cli');
 const { canvasSteps } = require('./canvas');
-
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 const repo = path.resolve(option('repo', path.join(__dirname, '..', '..')));
 const vsix = path.resolve(option('vsix', path.join(repo, 'vscode-extension', 'hermes-workflow.vsix')));
