@@ -5,6 +5,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { waitFor } = require('./lib/workbench');
 const { hermesLog } = require('./lib/workspace');
 
@@ -48,7 +49,7 @@ async function drag(page, from, to) {
   await page.mouse.up();
 }
 
-async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
+async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
   const file = path.join(world.folder, 'review-flow.hwf.json');
   const original = fs.readFileSync(file, 'utf8');
   const frame = canvasFrame(page);
@@ -56,6 +57,7 @@ async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
 
   await step('canvas: Open Canvas on review-flow draws its 7 nodes (a note among them) and 7 edges', async () => {
     await wb.openFile('review-flow.hwf.json');
+    await wb.goTo(1, 1); // the lens is above the first line (an earlier step may have scrolled)
     const lens = page.locator('.codelens-decoration a', { hasText: /open canvas/i }).first();
     await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 30000 });
     await wb.runCommand('Hermes Workflow: Open Canvas');
@@ -173,6 +175,20 @@ async function canvasSteps({ step, world, wb, page, shot, runFiles }) {
       throw new Error(`run file says ${JSON.stringify(run && { status: run.status, answers: run.answers })}`);
     }
     return `parked: [${parkedStates.join(', ')}]; draft preview "${preview.slice(0, 60)}"; completed: [${doneStates.join(', ')}]; run ${run.run_id}`;
+  });
+
+  await step('canvas: a run answered outside the editor (hwf answer) shows completed soon after its file changed', async () => {
+    const before = new Set(runFiles(world.hermesHome).map((r) => r.run_id));
+    await frame.locator('button.hwf-start-run').click();
+    const parked = await waitFor('a new parked run', async () =>
+      runFiles(world.hermesHome).find((r) => !before.has(r.run_id) && r.status === 'awaiting_approval'), { timeout: 60000 });
+    await waitFor('sign-off waiting on the canvas', async () => (await node('sign-off').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+    execFileSync(path.join(repo, '.venv', 'bin', 'hwf'), ['answer', parked.run_id, 'approve', '--hermes-home', world.hermesHome],
+      { env: { ...process.env, HERMES_HOME: world.hermesHome }, encoding: 'utf8' });
+    const written = fs.statSync(path.join(world.hermesHome, 'workflow-runs', `${parked.run_id}.json`)).mtimeMs;
+    await waitFor('completed on the canvas', async () => /completed/.test(await frame.locator('.hwf-run-status').innerText()), { timeout: 10000, interval: 20 });
+    const ms = Date.now() - written;
+    return `run ${parked.run_id}: the canvas showed "completed" ${Math.round(ms)} ms after hwf answer wrote the run file (polled every 20 ms)`;
   });
 
   await step('canvas: broken JSON keeps the last graph, marked stale; a 50-node design redraws after each edit (latency from the log)', async () => {

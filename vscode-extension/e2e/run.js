@@ -267,7 +267,7 @@ async function main() {
       return `hwf run → ${runId}, shown by the hwf/runsChanged notification`;
     });
 
-    await canvasSteps({ step, world, wb, page, shot, runFiles });
+    await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
 
     await step('a settings change applies without a reload: with no agent command a run parks, a typed response completes it', async () => {
       const settingsFile = path.join(world.folder, '.vscode', 'settings.json');
