@@ -74,19 +74,19 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     return `${seen.nodes} nodes, ${seen.edges} edges; titles: ${titles.join(' | ')}`;
   });
 
-  await step('canvas: the text cursor highlights its node; clicking a node selects its JSON', async () => {
+  await step('canvas: the text cursor highlights its node; clicking a node reveals its JSON', async () => {
     const lines = original.split('\n');
     await wb.goTo(lines.findIndex((l) => l.includes('"id": "good-enough"')) + 1, 8);
     await waitFor('good-enough highlighted', async () => (await frame.locator('.hwf-current').getAttribute('data-node-id')) === 'good-enough');
     await node('draft').locator('.hwf-node-title').click();
-    const start = lines.findIndex((l) => l.includes('"id": "draft"')); // the 1-based line of its "{"
-    const column = lines[start - 1].indexOf('{') + 1;
+    const idLine = lines.findIndex((l) => l.includes('"id": "draft"')) + 1;
+    const idColumn = lines[idLine - 1].indexOf('"draft"') + 1 + '"draft"'.length; // the cursor after the selected id
     await page.waitForTimeout(500);
     await wb.screenshot(shot('20b-canvas-click-reveals-json'));
     await wb.runCommand('View: Focus First Editor Group'); // the status bar shows the text editor's cursor
-    await waitFor(`the draft object selected, the cursor at Ln ${start}, Col ${column}`, async () =>
-      new RegExp(`Ln ${start}, Col ${column} \\(\\d+ selected\\)`).test(await wb.statusBarText()), { timeout: 10000 });
-    return 'good-enough highlighted from the text; draft node click selected its object in the editor';
+    await waitFor(`the draft id selected, the cursor at Ln ${idLine}, Col ${idColumn}`, async () =>
+      new RegExp(`Ln ${idLine}, Col ${idColumn} \\(7 selected\\)`).test(await wb.statusBarText()), { timeout: 10000 });
+    return 'good-enough highlighted from the text; a click on the draft node selected its id in the editor, its object in view';
   });
 
   await step('canvas: dragging start → review adds "start" to review\'s after, nothing else changes; Ctrl+Z undoes it', async () => {

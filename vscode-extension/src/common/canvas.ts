@@ -267,22 +267,26 @@ class CanvasPanel {
     }
   }
 
-  /** Selects the node's JSON in the text editor beside the canvas (the canvas keeps focus). */
+  /**
+   * Shows the node's JSON in the text editor beside the canvas (the canvas keeps focus):
+   * its object scrolled into view, its id selected (a one-line selection: the view does
+   * not scroll sideways to a long prompt).
+   */
   private async revealNode(id: string): Promise<void> {
     const node = this.graph?.nodes.find((n) => n.id === id);
     if (!node?.range) {
       return;
     }
-    const { start, end } = node.range;
-    const range = new vscode.Range(start.line, start.character, end.line, end.character);
+    const toRange = (r: { start: { line: number; character: number }; end: { line: number; character: number } }) =>
+      new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+    const object = toRange(node.range);
+    const idRange = node.id_range ? toRange(node.id_range) : new vscode.Range(object.start, object.start);
     const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
     const editor = await vscode.window.showTextDocument(this.document, {
       viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One,
       preserveFocus: true,
     });
-    // The object selected, the cursor at its start: that is what scrolls into view.
-    editor.selection = new vscode.Selection(range.end, range.start);
-    const lineStart = new vscode.Position(range.start.line, 0);
-    editor.revealRange(new vscode.Range(lineStart, lineStart), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    editor.selection = new vscode.Selection(idRange.start, idRange.end);
+    editor.revealRange(object, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
 }
