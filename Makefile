@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PEER_STAMP := bench/peer/node_modules/.package-lock.json
 
-.PHONY: demo test test-python test-hermes test-vscode lint bench bench-smoke soak vsix screenshots clean
+.PHONY: demo test test-python test-hermes test-vscode test-dashboard-tab lint bench bench-smoke soak vsix dashboard-js screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -104,6 +104,16 @@ vsix: $(STAMP) $(EXT_NPM)
 	$(PY) $(EXT)/scripts/bundle_server.py $(EXT)/bundled/libs
 	cd $(EXT) && npm run --silent package
 	@ls -l $(EXT)/hermes-workflow.vsix | awk '{printf "hermes-workflow.vsix: %.2f MB\n", $$5 / 1048576}'
+
+# The Hermes dashboard tab's script: the canvas with the fetch host, built into
+# hwf_lsp/hermes/dashboard/dist/ (build output; the wheel carries it when it was built first).
+dashboard-js: $(EXT_NPM)
+	cd $(EXT) && npm run --silent build:dashboard
+	@ls -l hwf_lsp/hermes/dashboard/dist/canvas-dashboard.js | awk '{printf "canvas-dashboard.js: %.0f KB\n", $$5 / 1024}'
+
+# The tab in a real `hermes dashboard` (headless Chromium; screenshots in artifacts/dashboard/).
+test-dashboard-tab: $(HERMES_STAMP) dashboard-js $(E2E_NPM)
+	node $(EXT)/e2e/dashboard.js
 
 # HWF_SKIP_E2E=1 runs the unit tests only: no code-server, no Chromium.
 test-vscode: $(STAMP) $(DEB_STAMP) vsix $(E2E_NPM)

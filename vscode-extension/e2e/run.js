@@ -4,21 +4,24 @@
 // the extension as a person would. Screenshots of every step go to
 // artifacts/vscode/. Prints "N passed, N failed" last; exits 1 if any step failed.
 //
-//   node run.js [--repo DIR] [--vsix FILE] [--code-server DIR] [--python PY] [--keep]
+//   node run.js [--repo DIR] [--vsix FILE] [--code-server DIR] [--python PY] [--keep] [--only PREFIX]
+// --only PREFIX runs the steps whose names start with PREFIX (e.g. `--only canvas`).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 const { installExtension } = require('./lib/codeServer');
-const { commonOptions } = require('./lib/options');
+const { commonOptions, option } = require('./lib/options');
 const { openSession: openWindow } = require('./lib/session');
 const { execFileSync } = require('node:child_process');
 const { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons } = require('./lib/workspace');
 const { waitFor } = require('./lib/workbench');
 const { matchProblems } = require('./lib/expectations');
+const { canvasSteps } = require('./canvas');
 
 const { repo, vsix, codeServerDir, python } = commonOptions();
 const artifacts = path.join(repo, 'artifacts', 'vscode');
 const keep = process.argv.includes('--keep');
+const only = option('only', '');
 const KINDS = ['trigger', 'agent', 'condition', 'approval', 'output', 'note'];
 
 const results = [];
@@ -26,6 +29,9 @@ const results = [];
 let currentPage;
 
 async function step(name, fn) {
+  if (only && !name.startsWith(only) && !name.startsWith('the .vsix installs')) {
+    return;
+  }
   const started = Date.now();
   try {
     const detail = await fn();
@@ -229,6 +235,8 @@ async function main() {
       await wb.screenshot(shot('08-cli-run-in-runs-view'));
       return `hwf run → ${runId}, shown by the hwf/runsChanged notification`;
     });
+
+    await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
 
     await step('a settings change applies without a reload: with no agent command a run parks, a typed response completes it', async () => {
       const settingsFile = path.join(world.folder, '.vscode', 'settings.json');

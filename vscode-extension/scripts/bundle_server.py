@@ -66,6 +66,9 @@ def main(argv: list[str]) -> int:
     finally:
         shutil.rmtree(REPO / "build", ignore_errors=True)
     shutil.rmtree(target / "bin", ignore_errors=True)  # console scripts: the extension runs none
+    # The Hermes dashboard's canvas bundle (package data when it was built): the
+    # extension has its own copy of the canvas, the server never serves it.
+    shutil.rmtree(target / "hwf_lsp" / "hermes" / "dashboard" / "dist", ignore_errors=True)
     for cache in target.rglob("__pycache__"):
         shutil.rmtree(cache, ignore_errors=True)
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())

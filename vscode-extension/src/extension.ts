@@ -3,6 +3,7 @@
  * src/common/ with one job (see README "How it is built").
  */
 import * as vscode from 'vscode';
+import { CanvasPanels } from './common/canvas';
 import { Commands } from './common/commands';
 import { disposeLog, getLog } from './common/log';
 import { RunsModel } from './common/runs';
@@ -36,6 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     new RunStatusBar(model, server),
     new ServerStatusItem(server),
+    new CanvasPanels(context.extensionUri, server, model),
     server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
     view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
     vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),

@@ -14,6 +14,8 @@ export const ServerCommand = {
   respondAgent: 'hwf.respondAgent',
   cancelRun: 'hwf.cancelRun',
   listRuns: 'hwf.listRuns',
+  /** The canvas's graph of a design's current text (docs/commands.md, "Canvas"). */
+  graph: 'hwf.graph',
 } as const;
 
 /** Server commands that act on runs: refused in an untrusted workspace (so does the server). */
@@ -40,6 +42,8 @@ export const UiCommand = {
   refreshRuns: 'hwf.ui.refreshRuns',
   showLog: 'hwf.ui.showLog',
   restartServer: 'hwf.restartServer',
+  openCanvas: 'hwf.ui.openCanvas',
+  showRunOnCanvas: 'hwf.ui.showRunOnCanvas',
 } as const;
 
 /** Context keys used in package.json `when` clauses. */

@@ -1,0 +1,226 @@
+// The canvas scenario of the e2e (issue 18): open the canvas on review-flow, count its
+// nodes and edges, connect two nodes by dragging, undo it in the text editor, add a node
+// from the palette, run the design and answer its approval on the canvas; then the
+// redraw latency of a 50-node design after edits (the extension logs each redraw).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { waitFor } = require('./lib/workbench');
+const { hermesLog } = require('./lib/workspace');
+
+/** The canvas's document inside the webview's two iframes. */
+function canvasFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/** A design of `count` nodes: a trigger, then a chain of agents (the rulebook's maximum is 50). */
+function chainDesign(count) {
+  const nodes = [{ id: 'start', type: 'trigger', title: 'Start' }];
+  for (let i = 1; i < count; i += 1) {
+    nodes.push({ id: `step-${i}`, type: 'agent', title: `Step ${i}`, prompt: `Do step ${i}.`, after: [i === 1 ? 'start' : `step-${i - 1}`] });
+  }
+  return `${JSON.stringify({ name: 'fifty', nodes }, null, 2)}\n`;
+}
+
+async function saveAndRead(wb, page, file) {
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+S');
+  await page.waitForTimeout(500);
+  return fs.readFileSync(file, 'utf8');
+}
+
+async function counts(frame) {
+  const nodes = await frame.locator('.react-flow__node').count();
+  const edges = await frame.locator('.react-flow__edge').count();
+  return { nodes, edges };
+}
+
+async function drag(page, from, to) {
+  const a = await from.boundingBox();
+  const b = await to.boundingBox();
+  if (!a || !b) {
+    throw new Error('a handle to drag is not on screen');
+  }
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2 + 10, { steps: 8 });
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+  await page.mouse.up();
+}
+
+async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
+  const file = path.join(world.folder, 'review-flow.hwf.json');
+  const original = fs.readFileSync(file, 'utf8');
+  const frame = canvasFrame(page);
+  const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
+
+  await step('canvas: Open Canvas on review-flow draws its 7 nodes (a note among them) and 7 edges', async () => {
+    await wb.openFile('review-flow.hwf.json');
+    await wb.goTo(1, 1); // the lens is above the first line (an earlier step may have scrolled)
+    const lens = page.locator('.codelens-decoration a', { hasText: /open canvas/i }).first();
+    await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 30000 });
+    await wb.runCommand('Hermes Workflow: Open Canvas');
+    await wb.runCommand('View: Close Primary Side Bar'); // room for the canvas beside the text
+    const seen = await waitFor('the canvas with the graph', async () => {
+      const c = await counts(frame);
+      return c.nodes === 7 && c.edges === 7 ? c : false;
+    }, { timeout: 60000 });
+    const note = await node('how-it-works').locator('.hwf-kind-note').count();
+    const titles = await frame.locator('.hwf-node-title').allInnerTexts();
+    await page.waitForTimeout(500);
+    await wb.screenshot(shot('20-canvas-review-flow'));
+    if (note !== 1) throw new Error('the note is not drawn as a note');
+    return `${seen.nodes} nodes, ${seen.edges} edges; titles: ${titles.join(' | ')}`;
+  });
+
+  await step('canvas: the text cursor highlights its node; clicking a node reveals its JSON', async () => {
+    const lines = original.split('\n');
+    await wb.goTo(lines.findIndex((l) => l.includes('"id": "good-enough"')) + 1, 8);
+    await waitFor('good-enough highlighted', async () => (await frame.locator('.hwf-current').getAttribute('data-node-id')) === 'good-enough');
+    await node('draft').locator('.hwf-node-title').click();
+    const idLine = lines.findIndex((l) => l.includes('"id": "draft"')) + 1;
+    const idColumn = lines[idLine - 1].indexOf('"draft"') + 1 + '"draft"'.length; // the cursor after the selected id
+    await page.waitForTimeout(500);
+    await wb.screenshot(shot('20b-canvas-click-reveals-json'));
+    await wb.runCommand('View: Focus First Editor Group'); // the status bar shows the text editor's cursor
+    await waitFor(`the draft id selected, the cursor at Ln ${idLine}, Col ${idColumn}`, async () =>
+      new RegExp(`Ln ${idLine}, Col ${idColumn} \\(7 selected\\)`).test(await wb.statusBarText()), { timeout: 10000 });
+    return 'good-enough highlighted from the text; a click on the draft node selected its id in the editor, its object in view';
+  });
+
+  await step('canvas: dragging start → review adds "start" to review\'s after, nothing else changes; Ctrl+Z undoes it', async () => {
+    await drag(page, node('start').locator('.react-flow__handle.source'), node('review').locator('.react-flow__handle.target'));
+    await waitFor('8 edges on the canvas', async () => (await counts(frame)).edges === 8, { timeout: 15000 });
+    await wb.screenshot(shot('21-canvas-connected'));
+    const after = await saveAndRead(wb, page, file);
+    const expected = original.replace('"after": ["draft"]\n    },\n    {\n      "id": "good-enough"', '"after": ["draft", "start"]\n    },\n    {\n      "id": "good-enough"');
+    if (expected === original) throw new Error('test bug: the expected text equals the original');
+    if (after !== expected) {
+      throw new Error(`the text after connect is not the expected one:\n${after}`);
+    }
+    await page.keyboard.press('Control+Z');
+    await waitFor('7 edges again', async () => (await counts(frame)).edges === 7, { timeout: 15000 });
+    const undone = await saveAndRead(wb, page, file);
+    if (undone !== original) throw new Error(`Ctrl+Z did not restore the text:\n${undone}`);
+    await wb.screenshot(shot('22-canvas-undone'));
+    return 'review.after became ["draft", "start"], every other byte the same; Ctrl+Z in the editor restored the file byte for byte';
+  });
+
+  await step('canvas: "agent" from the palette adds a node after the selected one', async () => {
+    await node('sign-off').locator('.hwf-node-title').click();
+    await frame.locator('button.hwf-add[data-kind="agent"]').click();
+    await waitFor('8 nodes on the canvas', async () => (await counts(frame)).nodes === 8, { timeout: 15000 });
+    await waitFor('the new node after sign-off', () => node('agent').isVisible());
+    await page.waitForTimeout(300);
+    await wb.screenshot(shot('23-canvas-added-node'));
+    const text = await saveAndRead(wb, page, file);
+    const added = JSON.parse(text).nodes.find((n) => n.id === 'agent');
+    if (!added || JSON.stringify(added.after) !== '["sign-off"]') {
+      throw new Error(`no agent node after sign-off in the text: ${JSON.stringify(added)}`);
+    }
+    await page.keyboard.press('Control+Z');
+    await waitFor('7 nodes again', async () => (await counts(frame)).nodes === 7, { timeout: 15000 });
+    await saveAndRead(wb, page, file);
+    return `added ${JSON.stringify(added)}; undone`;
+  });
+
+  await step('canvas: the side form edits the main field and renames the node, each one undoable edit', async () => {
+    await node('draft').locator('.hwf-node-title').click();
+    const prompt = 'Draft the notes — für 2.4 ✨';
+    await frame.locator('textarea.hwf-main-input').fill(prompt);
+    await frame.locator('button.hwf-save-main').click();
+    const oldPrompt = JSON.parse(original).nodes.find((n) => n.id === 'draft').prompt;
+    const expectedField = original.replace(JSON.stringify(oldPrompt), JSON.stringify(prompt));
+    await waitFor('the new prompt on the node', async () => (await node('draft').locator('.hwf-node-main').innerText()).includes('für 2.4'), { timeout: 15000 });
+    const afterField = await saveAndRead(wb, page, file);
+    if (afterField !== expectedField) throw new Error(`setField changed more than the prompt:\n${afterField}`);
+    await page.keyboard.press('Control+Z');
+    await node('draft').locator('.hwf-node-title').click();
+    await frame.locator('input.hwf-rename-input').fill('draft-notes');
+    await frame.locator('button.hwf-rename').click();
+    await waitFor('the renamed node', () => node('draft-notes').isVisible(), { timeout: 15000 });
+    await wb.screenshot(shot('23b-canvas-renamed'));
+    const afterRename = await saveAndRead(wb, page, file);
+    if (afterRename !== original.split('"draft"').join('"draft-notes"')) throw new Error(`rename is not the id and its after entries:\n${afterRename}`);
+    await page.keyboard.press('Control+Z');
+    await waitFor('draft again', () => node('draft').isVisible(), { timeout: 15000 });
+    const undone = await saveAndRead(wb, page, file);
+    if (undone !== original) throw new Error('Ctrl+Z did not restore the text');
+    return 'prompt set (non-ASCII) and draft renamed to draft-notes (id + 2 after entries), each exactly; both undone';
+  });
+
+  await step('canvas: a run shows its states, parks at the approval, is answered on the canvas and completes', async () => {
+    await frame.locator('button.hwf-start-run').click();
+    await waitFor('sign-off waiting with its options', async () =>
+      (await node('sign-off').locator('.hwf-badge-waiting').count()) === 1 &&
+      (await node('sign-off').locator('button.hwf-answer', { hasText: 'approve' }).count()) === 1, { timeout: 60000 });
+    const parkedStates = await frame.locator('.hwf-state-badge').allInnerTexts();
+    await page.waitForTimeout(300);
+    await wb.screenshot(shot('24-canvas-run-parked'));
+    await node('draft').hover();
+    await page.waitForTimeout(300);
+    const preview = await node('draft').locator('.hwf-preview').innerText();
+    await wb.screenshot(shot('25-canvas-output-preview'));
+    await node('sign-off').locator('button.hwf-answer', { hasText: 'approve' }).click();
+    await waitFor('the run completed on the canvas', async () => /completed/.test(await frame.locator('.hwf-run-status').innerText()), { timeout: 60000 });
+    await waitFor('publish done', async () => (await node('publish').locator('.hwf-badge-done').count()) === 1);
+    const doneStates = await frame.locator('.hwf-state-badge').allInnerTexts();
+    await wb.runCommand('Notifications: Clear All Notifications');
+    await page.waitForTimeout(300);
+    await wb.screenshot(shot('26-canvas-run-completed'));
+    const run = runFiles(world.hermesHome).filter((r) => r.name === 'review-flow')
+      .sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)))[0];
+    if (!run || run.status !== 'completed' || run.answers['sign-off'] !== 'approve') {
+      throw new Error(`run file says ${JSON.stringify(run && { status: run.status, answers: run.answers })}`);
+    }
+    return `parked: [${parkedStates.join(', ')}]; draft preview "${preview.slice(0, 60)}"; completed: [${doneStates.join(', ')}]; run ${run.run_id}`;
+  });
+
+  await step('canvas: a run answered outside the editor (hwf answer) shows completed soon after its file changed', async () => {
+    const before = new Set(runFiles(world.hermesHome).map((r) => r.run_id));
+    await frame.locator('button.hwf-start-run').click();
+    const parked = await waitFor('a new parked run', async () =>
+      runFiles(world.hermesHome).find((r) => !before.has(r.run_id) && r.status === 'awaiting_approval'), { timeout: 60000 });
+    await waitFor('sign-off waiting on the canvas', async () => (await node('sign-off').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+    execFileSync(path.join(repo, '.venv', 'bin', 'hwf'), ['answer', parked.run_id, 'approve', '--hermes-home', world.hermesHome],
+      { env: { ...process.env, HERMES_HOME: world.hermesHome }, encoding: 'utf8' });
+    const written = fs.statSync(path.join(world.hermesHome, 'workflow-runs', `${parked.run_id}.json`)).mtimeMs;
+    await waitFor('completed on the canvas', async () => /completed/.test(await frame.locator('.hwf-run-status').innerText()), { timeout: 10000, interval: 20 });
+    const ms = Date.now() - written;
+    return `run ${parked.run_id}: the canvas showed "completed" ${Math.round(ms)} ms after hwf answer wrote the run file (polled every 20 ms)`;
+  });
+
+  await step('canvas: broken JSON keeps the last graph, marked stale; a 50-node design redraws after each edit (latency from the log)', async () => {
+    const fifty = path.join(world.folder, 'fifty.hwf.json');
+    fs.writeFileSync(fifty, chainDesign(50));
+    await wb.runCommand('View: Close All Editors');
+    await wb.openFile('fifty.hwf.json');
+    await wb.runCommand('Hermes Workflow: Open Canvas');
+    await wb.runCommand('View: Close Primary Side Bar');
+    await waitFor('50 nodes on the canvas', async () => (await counts(frame)).nodes === 50, { timeout: 60000 });
+    const lines = fs.readFileSync(fifty, 'utf8').split('\n');
+    const logBefore = hermesLog(world.userDataDir).split('\n').length;
+    await wb.goTo(lines.findIndex((l) => l.includes('"prompt": "Do step 25."')) + 1, 24);
+    for (const ch of ' quickly') {
+      await page.keyboard.type(ch);
+      await page.waitForTimeout(120);
+    }
+    await page.keyboard.type('"'); // a stray quote: the JSON is broken
+    await waitFor('the stale mark', () => frame.locator('.hwf-stale').isVisible(), { timeout: 10000 });
+    const staleNodes = (await counts(frame)).nodes;
+    await wb.screenshot(shot('27-canvas-stale-fifty'));
+    await page.keyboard.press('Backspace');
+    await waitFor('the stale mark to go', async () => !(await frame.locator('.hwf-stale').isVisible()), { timeout: 10000 });
+    await page.waitForTimeout(1000);
+    const measured = hermesLog(world.userDataDir).split('\n').slice(logBefore)
+      .map((l) => /Canvas: version \d+ drawn (\d+) ms after the edit/.exec(l)).filter(Boolean).map((m) => Number(m[1]));
+    if (measured.length < 5) throw new Error(`only ${measured.length} redraws logged`);
+    const sorted = [...measured].sort((a, b) => a - b);
+    const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    if (staleNodes !== 50) throw new Error(`the stale graph has ${staleNodes} nodes`);
+    return `stale kept 50 nodes; ${measured.length} redraws of 50 nodes: p50 ${pct(0.5)} ms, max ${sorted[sorted.length - 1]} ms (${measured.join(', ')})`;
+  });
+}
+
+module.exports = { canvasSteps, chainDesign };

@@ -1,0 +1,292 @@
+/**
+ * The canvas beside a design: a webview panel per design document that draws the
+ * server's `hwf.graph` of the current text on every edit (unsaved and broken text
+ * included), follows the text cursor, reveals a clicked node's JSON, sends the canvas's
+ * edits as `hwf.edit.*` server commands (the server applies them with
+ * workspace/applyEdit, so the text editor's undo undoes them) and shows the newest run
+ * of the design. The canvas never writes the file.
+ */
+import * as crypto from 'crypto';
+import * as vscode from 'vscode';
+import { ServerCommand, UiCommand } from './constants';
+import { canvasHtml, designNameFor, makeNonce, RedrawClock } from './canvasModel';
+import { errorText, getLog } from './log';
+import { Pickers } from './pickers';
+import { asRunSummary, newestRunOf, RunSummary, stepsOfRun } from './runModel';
+import { RunsModel } from './runs';
+import { readRunFile, RunItem, StepItem } from './runsView';
+import { ServerManager } from './server';
+import { designSelector, isDesignDocument } from './settings';
+import { isTrusted } from './trust';
+import { asGraphView, GraphView, nodeAt } from '../webview/graphModel';
+import { editCommand, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
+
+const VIEW_TYPE = 'hwf.canvas';
+
+export class CanvasPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, CanvasPanel>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly server: ServerManager,
+    private readonly model: RunsModel,
+  ) {
+    this.disposables.push(
+      vscode.commands.registerCommand(UiCommand.openCanvas, (uri?: vscode.Uri) => this.open(uri)),
+      vscode.commands.registerCommand(UiCommand.showRunOnCanvas, (target?: unknown) => this.showRun(target)),
+      vscode.languages.registerCodeLensProvider(designSelector(server.settings.designGlobs), new OpenCanvasLens()),
+    );
+  }
+
+  /** A run picked in the Runs view, on the canvas of its design (instead of the newest). */
+  async showRun(target: unknown): Promise<void> {
+    const run = target instanceof RunItem || target instanceof StepItem ? target.run : asRunSummary(target);
+    if (!run) {
+      return;
+    }
+    const document = await new Pickers(this.server, this.model).designOf(run);
+    if (document) {
+      (await this.open(document.uri))?.pin(run.run_id);
+    }
+  }
+
+  async open(uri?: vscode.Uri): Promise<CanvasPanel | undefined> {
+    const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+    if (!target) {
+      void vscode.window.showInformationMessage('Hermes Workflow: open a design first, then its canvas.');
+      return undefined;
+    }
+    const document = await vscode.workspace.openTextDocument(target);
+    if (!isDesignDocument(document, this.server.settings.designGlobs)) {
+      void vscode.window.showInformationMessage(`Hermes Workflow: ${vscode.workspace.asRelativePath(target)} is not a design (setting hwf.designs.globs).`);
+      return undefined;
+    }
+    const key = document.uri.toString();
+    const existing = this.panels.get(key);
+    if (existing) {
+      existing.reveal();
+      return existing;
+    }
+    await this.server.ensureStarted();
+    const panel = new CanvasPanel(this.extensionUri, document, this.server, this.model, () => this.panels.delete(key));
+    this.panels.set(key, panel);
+    return panel;
+  }
+
+  dispose(): void {
+    this.panels.forEach((p) => p.dispose());
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+/** "Open canvas" above the first line of every design. */
+class OpenCanvasLens implements vscode.CodeLensProvider {
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    return [new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), { title: '$(type-hierarchy) Open canvas', command: UiCommand.openCanvas, arguments: [document.uri] })];
+  }
+}
+
+class CanvasPanel {
+  private readonly panel: vscode.WebviewPanel;
+  private readonly disposables: vscode.Disposable[] = [];
+  private graph: GraphView | undefined;
+  private seq = 0;
+  private inFlight = false;
+  private again = false;
+  private ready = false;
+  private readonly clock = new RedrawClock();
+  private lastRunKey = '';
+  /** A run picked in the Runs view; none: the newest run of the design. */
+  private pinned: string | undefined;
+
+  constructor(
+    extensionUri: vscode.Uri,
+    private readonly document: vscode.TextDocument,
+    private readonly server: ServerManager,
+    private readonly model: RunsModel,
+    onDisposed: () => void,
+  ) {
+    const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+    this.panel = vscode.window.createWebviewPanel(
+      VIEW_TYPE,
+      `Canvas: ${document.uri.path.split('/').pop()}`,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, localResourceRoots: [root], retainContextWhenHidden: true },
+    );
+    this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'images', 'activitybar.svg');
+    const webview = this.panel.webview;
+    webview.html = canvasHtml({
+      cspSource: webview.cspSource,
+      nonce: makeNonce((n) => crypto.randomBytes(n)),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'canvas.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'canvas.css')).toString(),
+    });
+    this.disposables.push(
+      webview.onDidReceiveMessage((m) => void this.onMessage(m)),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === this.document && e.contentChanges.length > 0) {
+          this.clock.changed(e.document.version, Date.now());
+          void this.refresh();
+        }
+      }),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.textEditor.document === this.document) {
+          const at = e.selections[0].active;
+          this.post({ type: 'cursor', id: nodeAt(this.graph, at.line, at.character) ?? null });
+        }
+      }),
+      model.onDidChange(() => void this.sendRun()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.sendConfig()),
+      server.onDidChangeState((state) => state === 'running' && void this.refresh()),
+    );
+    this.panel.onDidDispose(() => {
+      this.disposables.forEach((d) => d.dispose());
+      onDisposed();
+    });
+  }
+
+  pin(runId: string | undefined): void {
+    this.pinned = runId;
+    this.lastRunKey = '';
+    void this.sendRun();
+  }
+
+  reveal(): void {
+    this.panel.reveal(vscode.ViewColumn.Beside, true);
+  }
+
+  dispose(): void {
+    this.panel.dispose();
+  }
+
+  private post(message: HostMessage): void {
+    if (this.ready) {
+      void this.panel.webview.postMessage(message);
+    }
+  }
+
+  private sendConfig(): void {
+    const trusted = isTrusted();
+    this.post({ type: 'config', config: { editable: true, runsEnabled: trusted, answerable: trusted } });
+  }
+
+  /** One `hwf.graph` in flight at a time; edits meanwhile ask once more after it. */
+  private async refresh(): Promise<void> {
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
+    this.inFlight = true;
+    let behind = 0;
+    try {
+      do {
+        this.again = false;
+        const answer = await this.server.execute(ServerCommand.graph, [this.document.uri.toString()], { quiet: true });
+        const graph = asGraphView(answer);
+        if (graph && graph.version !== null && graph.version < this.document.version && behind < 3) {
+          behind += 1;
+          this.again = true; // an answer for text the editor has moved past: ask again
+        }
+        if (graph) {
+          this.graph = graph;
+          this.seq += 1;
+          this.clock.sentAs(this.seq, graph.version);
+          this.post({ type: 'graph', graph, seq: this.seq });
+          void this.sendRun();
+        }
+      } while (this.again);
+    } catch (error) {
+      getLog().warn(`Canvas: hwf.graph failed: ${errorText(error)}`);
+    } finally {
+      this.inFlight = false;
+    }
+  }
+
+  /** The newest run of this design, with each step's state and output preview. */
+  private async sendRun(): Promise<void> {
+    const name = designNameFor(this.graph, this.document.fileName);
+    const run: RunSummary | undefined = (this.pinned ? this.model.find(this.pinned) : undefined) ?? newestRunOf(this.model.runs, name);
+    const key = run ? `${run.run_id}:${run.status}:${run.updated_at}:${JSON.stringify(run.step_states)}` : '';
+    if (key === this.lastRunKey && key !== '') {
+      return;
+    }
+    this.lastRunKey = key;
+    const steps = run ? stepsOfRun(await readRunFile(run), run) : [];
+    this.post({ type: 'run', run: run ?? null, steps, pinned: run !== undefined && run.run_id === this.pinned });
+  }
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const message = parseCanvasMessage(raw);
+    if ('invalid' in message) {
+      getLog().warn(`Canvas: dropped a message from the webview: ${message.invalid}`);
+      return;
+    }
+    const uri = this.document.uri.toString();
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.lastRunKey = '';
+        this.sendConfig();
+        await this.refresh();
+        return;
+      case 'drawn': {
+        const measured = this.clock.drawn(message.seq, Date.now());
+        if (measured) {
+          getLog().info(`Canvas: version ${measured.version} drawn ${measured.ms} ms after the edit`);
+        }
+        return;
+      }
+      case 'reveal':
+        return this.revealNode(message.id);
+      case 'newest':
+        return this.pin(undefined);
+      case 'edit': {
+        const { command, args } = editCommand(uri, message);
+        await this.send(command, args);
+        return;
+      }
+      case 'run': {
+        const { command, args } = runCommand(uri, message);
+        await this.send(command, args);
+        return;
+      }
+    }
+  }
+
+  private async send(command: string, args: unknown[]): Promise<void> {
+    try {
+      const answer = await this.server.execute(command, args);
+      if (command.startsWith('hwf.edit.') && typeof answer === 'object' && answer !== null && (answer as { applied?: unknown }).applied === false) {
+        this.post({ type: 'notice', text: `${command.replace('hwf.edit.', '')}: not applied (the text changed meanwhile?)` });
+      } else {
+        this.post({ type: 'notice', text: '' });
+      }
+    } catch (error) {
+      this.post({ type: 'notice', text: errorText(error) }); // shown and logged by ServerManager too
+    }
+  }
+
+  /**
+   * Shows the node's JSON in the text editor beside the canvas (the canvas keeps focus):
+   * its object scrolled into view, its id selected (a one-line selection: the view does
+   * not scroll sideways to a long prompt).
+   */
+  private async revealNode(id: string): Promise<void> {
+    const node = this.graph?.nodes.find((n) => n.id === id);
+    if (!node?.range) {
+      return;
+    }
+    const toRange = (r: { start: { line: number; character: number }; end: { line: number; character: number } }) =>
+      new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+    const object = toRange(node.range);
+    const idRange = node.id_range ? toRange(node.id_range) : new vscode.Range(object.start, object.start);
+    const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
+    const editor = await vscode.window.showTextDocument(this.document, {
+      viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One,
+      preserveFocus: true,
+    });
+    editor.selection = new vscode.Selection(idRange.start, idRange.end);
+    editor.revealRange(object, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The pure parts of the canvas panel: its HTML with a strict Content-Security-Policy,
+ * the design name its runs are filed under, and the bookkeeping of edit → redraw
+ * latency. No VS Code API (unit tested with node's test runner).
+ */
+import type { GraphView } from '../webview/graphModel';
+
+export interface CanvasAssets {
+  /** `webview.cspSource`. */
+  cspSource: string;
+  nonce: string;
+  scriptUri: string;
+  styleUri: string;
+}
+
+/**
+ * The webview's page: only our bundled script (by nonce) and stylesheet (by the
+ * webview's own source) load; no remote anything, no inline script, no eval.
+ */
+export function canvasHtml({ cspSource, nonce, scriptUri, styleUri }: CanvasAssets): string {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${cspSource}`,
+    `img-src ${cspSource} data:`,
+    `font-src ${cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${styleUri}">
+<title>Hermes Workflow canvas</title>
+</head>
+<body>
+<div id="root"></div>
+<script nonce="${nonce}" src="${scriptUri}"></script>
+</body>
+</html>`;
+}
+
+/** A nonce of 32 characters from [A-Za-z0-9], from `random` (crypto in the extension). */
+export function makeNonce(random: (n: number) => Uint8Array): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(random(32), (b) => chars[b % chars.length]).join('');
+}
+
+/**
+ * The name a design's runs are filed under: its `name`, else the file stem made legal
+ * (the engine's `design_name_for`), so the canvas finds the runs the server writes.
+ */
+export function designNameFor(graph: Pick<GraphView, 'name'> | undefined, fileName: string): string {
+  if (graph?.name) {
+    return graph.name;
+  }
+  const base = fileName.replace(/^.*[\\/]/, '').replace(/\.hwf\.json$|\.json$/i, '');
+  const legal = base.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+  return legal || 'design';
+}
+
+/**
+ * Document version → when its change happened, until the canvas has drawn the graph of
+ * that version (or a newer one): `drawn` gives the edit → redraw latency of the newest.
+ */
+export class RedrawClock {
+  private readonly changes = new Map<number, number>();
+  private readonly sent = new Map<number, number>();
+
+  changed(version: number, at: number): void {
+    this.changes.set(version, at);
+  }
+
+  /** The graph of `version` went to the canvas as message `seq`. */
+  sentAs(seq: number, version: number | null): void {
+    if (version !== null) {
+      this.sent.set(seq, version);
+    }
+  }
+
+  /** The canvas drew message `seq` at `at`: ms since the change of its version, if known. */
+  drawn(seq: number, at: number): { version: number; ms: number } | undefined {
+    const version = this.sent.get(seq);
+    this.sent.delete(seq);
+    if (version === undefined) {
+      return undefined;
+    }
+    const changedAt = this.changes.get(version);
+    for (const v of [...this.changes.keys()]) {
+      if (v <= version) {
+        this.changes.delete(v);
+      }
+    }
+    return changedAt === undefined ? undefined : { version, ms: at - changedAt };
+  }
+}

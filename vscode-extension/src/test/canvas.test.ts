@@ -1,0 +1,307 @@
+// Unit tests of the canvas's pure parts (node --test): graph → flow elements, run state
+// mapping, the messages between canvas and host, the panel's HTML and the dashboard host.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../common/canvasModel';
+import { RunSummary, stepsOfRun } from '../common/runModel';
+import { dashboardHost, FetchJSON, routeError } from '../webview/dashboardHost';
+import { asGraphView, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
+import { editCommand, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
+
+const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
+
+/** review-flow as the server's hwf.graph answers it (docs/commands.md, "Canvas"). */
+const REVIEW_FLOW: GraphView = {
+  uri: 'file:///w/review-flow.hwf.json',
+  version: 3,
+  stale: false,
+  name: 'review-flow',
+  nodes: [
+    { id: 'start', kind: 'trigger', title: 'Release branch cut', plan_index: null, main: { field: 'title', value: 'Release branch cut' }, range: range(3, 4, 3, 70), defects: [] },
+    { id: 'draft', kind: 'agent', title: 'Draft release notes', plan_index: 0, main: { field: 'prompt', value: 'Draft…' }, range: range(4, 4, 12, 5), defects: [] },
+    { id: 'review', kind: 'agent', title: 'Review the draft', plan_index: 1, main: { field: 'prompt', value: 'Review…' }, range: range(13, 4, 22, 5), defects: [] },
+    { id: 'good-enough', kind: 'condition', plan_index: 2, main: { field: 'expression', value: 'out.review.score >= 7' }, range: range(23, 4, 29, 5) },
+    { id: 'sign-off', kind: 'approval', plan_index: 3, main: { field: 'question', value: 'Publish?' }, range: range(30, 4, 39, 5) },
+    { id: 'publish', kind: 'output', plan_index: 4, main: { field: 'deliver', value: 'channel' }, range: range(40, 4, 47, 5) },
+    { id: 'how-it-works', kind: 'note', plan_index: null, main: { field: 'text', value: 'A draft…' }, range: range(48, 4, 53, 5) },
+  ],
+  edges: [
+    { from: 'start', to: 'draft' },
+    { from: 'draft', to: 'review' },
+    { from: 'review', to: 'good-enough' },
+    { from: 'good-enough', to: 'sign-off' },
+    { from: 'sign-off', to: 'publish' },
+    { from: 'draft', to: 'publish' },
+    { from: 'review', to: 'publish' },
+  ],
+  defects: [],
+};
+
+test('toFlow draws every node and edge, nodes in plan order, laid out top to bottom', () => {
+  const { nodes, edges } = toFlow(REVIEW_FLOW);
+  assert.equal(nodes.length, 7);
+  assert.equal(edges.length, 7);
+  assert.deepEqual(nodes.map((n) => n.id), ['draft', 'review', 'good-enough', 'sign-off', 'publish', 'start', 'how-it-works']);
+  const y = (id: string) => nodes.find((n) => n.id === id)!.position.y;
+  for (const e of REVIEW_FLOW.edges) {
+    assert.ok(y(e.from) < y(e.to), `${e.from} is above ${e.to}`);
+  }
+  assert.ok(nodes.every((n) => n.width === NODE_WIDTH && n.type === 'hwf'));
+  assert.equal(nodes.find((n) => n.id === 'how-it-works')!.connectable, false);
+  assert.deepEqual(edges.map((e) => e.id).slice(0, 2), ['start->draft', 'draft->review']);
+});
+
+test('toFlow on broken designs: repeated ids drawn apart, edges to nowhere dropped, defects marked', () => {
+  const cases: [string, Partial<GraphView>, string[], string[], string[]][] = [
+    [
+      'a repeated id',
+      { nodes: [{ id: 'a', kind: 'trigger' }, { id: 'a', kind: 'agent', defects: [{ message: 'duplicate id a' }] }], edges: [] },
+      ['a', 'a#2'], [], ['a#2'],
+    ],
+    [
+      'an after naming no node',
+      { nodes: [{ id: 't', kind: 'trigger' }, { id: 'x', kind: 'agent' }], edges: [{ from: 'nowhere', to: 'x' }, { from: 't', to: 'x', defects: [{ message: 'bad' }] }] },
+      ['t', 'x'], ['t->x'], [],
+    ],
+  ];
+  for (const [name, partial, ids, edgeIds, withDefects] of cases) {
+    const { nodes, edges } = toFlow({ ...REVIEW_FLOW, ...partial });
+    assert.deepEqual(nodes.map((n) => n.id), ids, name);
+    assert.deepEqual(edges.map((e) => e.id), edgeIds, name);
+    assert.deepEqual(nodes.filter((n) => (n.data.node.defects ?? []).length > 0).map((n) => n.id), withDefects, name);
+  }
+  const { edges } = toFlow({ ...REVIEW_FLOW, edges: [{ from: 'start', to: 'draft', defects: [{ message: 'x' }] }] });
+  assert.equal(edges[0].className, 'hwf-edge-defect');
+});
+
+test('toFlow keeps a given layout (text-only edits do not move nodes) and marks cursor and selection', () => {
+  const first = toFlow(REVIEW_FLOW);
+  const moved = new Map(first.positions);
+  moved.set('draft', { x: 999, y: 5 });
+  const again = toFlow(REVIEW_FLOW, { positions: moved, current: 'review', selected: 'publish', selectedEdge: 'draft->review' });
+  const byId = new Map(again.nodes.map((n) => [n.id, n]));
+  assert.deepEqual(byId.get('draft')!.position, { x: 999, y: 5 });
+  assert.equal(byId.get('review')!.data.current, true);
+  assert.equal(byId.get('draft')!.data.current, false);
+  assert.equal(byId.get('publish')!.selected, true);
+  assert.equal(again.edges.find((e) => e.id === 'draft->review')!.selected, true);
+});
+
+test('reuseUnchanged keeps the objects of elements that show the same (ranges aside)', () => {
+  const kept = new Map();
+  const first = toFlow(REVIEW_FLOW).nodes;
+  reuseUnchanged(kept, first);
+  const moved = { ...REVIEW_FLOW, nodes: REVIEW_FLOW.nodes.map((n) => (n.id === 'draft' ? { ...n, main: { field: 'prompt', value: 'Draft it!' } } : { ...n, range: range(90, 0, 91, 0) })) };
+  const second = reuseUnchanged(kept, toFlow(moved).nodes);
+  const same = second.filter((n, i) => n === first.find((f) => f.id === n.id) && i >= 0).map((n) => n.id);
+  assert.deepEqual(same.sort(), ['good-enough', 'how-it-works', 'publish', 'review', 'sign-off', 'start']);
+  assert.equal(second.find((n) => n.id === 'draft')!.data.node.main!.value, 'Draft it!');
+  reuseUnchanged(kept, second.filter((n) => n.id !== 'start'));
+  assert.equal(kept.has('start'), false, 'a node gone is forgotten');
+});
+
+test('asGraphView accepts the answer, refuses what is no graph', () => {
+  const cases: [unknown, boolean][] = [
+    [REVIEW_FLOW, true],
+    [{ ...REVIEW_FLOW, stale: true, version: 9 }, true],
+    [null, false],
+    [{ nodes: 'x', edges: [] }, false],
+    [{ nodes: [{ id: 1, kind: 'agent' }, { id: 'a', kind: 'agent' }], edges: [{ from: 'a' }] }, true],
+  ];
+  assert.equal(asGraphView({ nodes: [{ id: 'x', kind: null }], edges: [] })!.nodes[0].kind, '', 'a kind that is no string');
+  for (const [value, ok] of cases) {
+    assert.equal(asGraphView(value) !== undefined, ok, JSON.stringify(value)?.slice(0, 60));
+  }
+  const weird = asGraphView({ nodes: [{ id: 1, kind: 'agent' }, { id: 'a', kind: 'agent' }], edges: [{ from: 'a' }] })!;
+  assert.deepEqual([weird.nodes.length, weird.edges.length, weird.stale], [1, 0, false]);
+});
+
+const summary = (status: string, steps: [string, string, string | null][], extra: Partial<RunSummary> = {}): RunSummary => ({
+  run_id: 'r1',
+  name: 'review-flow',
+  status,
+  step_states: steps.map(([id, type, s]) => ({ id, type, status: s })),
+  ...extra,
+});
+
+test('nodeRuns maps a run to node states: done, reused, skipped, waiting (with options), failed, running', () => {
+  const cases: [string, RunSummary, Record<string, string>, string[] | undefined][] = [
+    [
+      'parked at the approval',
+      summary('awaiting_approval', [['draft', 'agent', 'done'], ['review', 'agent', 'reused'], ['sign-off', 'approval', 'waiting'], ['publish', 'output', null]],
+        { pending: { kind: 'approval', node: 'sign-off', options: ['ship', 'hold'] } }),
+      { draft: 'done', review: 'reused', 'sign-off': 'waiting', publish: 'not-run' },
+      ['ship', 'hold'],
+    ],
+    [
+      'running: the first step not run yet is running',
+      summary('running', [['draft', 'agent', 'done'], ['review', 'agent', null], ['publish', 'output', null]]),
+      { draft: 'done', review: 'running', publish: 'not-run' },
+      undefined,
+    ],
+    [
+      'failed and skipped; an answered approval is done',
+      summary('failed', [['gate', 'condition', 'skipped'], ['sign-off', 'approval', 'answered'], ['publish', 'output', 'failed']]),
+      { gate: 'skipped', 'sign-off': 'done', publish: 'failed' },
+      undefined,
+    ],
+    [
+      'parked agent step: respond, no options',
+      summary('awaiting_agent', [['draft', 'agent', 'waiting']], { pending: { kind: 'agent', node: 'draft' } }),
+      { draft: 'waiting' },
+      [],
+    ],
+  ];
+  for (const [name, run, expected, options] of cases) {
+    const states = nodeRuns(run, stepsOfRun(undefined, run));
+    assert.deepEqual(Object.fromEntries([...states].map(([id, s]) => [id, s.state])), expected, name);
+    const parked = [...states.values()].find((s) => s.runId);
+    assert.deepEqual(parked?.options, options, name);
+    if (parked) assert.equal(parked.runId, 'r1', name);
+  }
+  assert.equal(nodeRuns(undefined, []).size, 0);
+});
+
+test('nodeAt finds the node under the text cursor', () => {
+  const cases: [number, number, string | undefined][] = [
+    [3, 4, 'start'], [3, 70, 'start'], [5, 0, 'draft'], [12, 5, 'draft'], [12, 6, undefined], [0, 0, undefined], [49, 2, 'how-it-works'],
+  ];
+  for (const [line, character, id] of cases) {
+    assert.equal(nodeAt(REVIEW_FLOW, line, character), id, `${line}:${character}`);
+  }
+  assert.equal(nodeAt(undefined, 1, 1), undefined);
+});
+
+test('edit and run requests become the contract\'s server commands', () => {
+  const uri = 'file:///d.hwf.json';
+  const cases: [Parameters<typeof editCommand>[1], string, unknown[]][] = [
+    [{ edit: 'connect', from: 'a', to: 'b' }, 'hwf.edit.connect', [uri, 'a', 'b']],
+    [{ edit: 'disconnect', from: 'a', to: 'b' }, 'hwf.edit.disconnect', [uri, 'a', 'b']],
+    [{ edit: 'addNode', kind: 'agent', after: 'a' }, 'hwf.edit.addNode', [uri, 'agent', 'a']],
+    [{ edit: 'addNode', kind: 'note', after: null }, 'hwf.edit.addNode', [uri, 'note', null]],
+    [{ edit: 'deleteNode', id: 'a' }, 'hwf.edit.deleteNode', [uri, 'a']],
+    [{ edit: 'renameNode', id: 'a', newId: 'b' }, 'hwf.edit.renameNode', [uri, 'a', 'b']],
+    [{ edit: 'setField', id: 'a', field: 'prompt', value: 'héllo 👋' }, 'hwf.edit.setField', [uri, 'a', 'prompt', 'héllo 👋']],
+  ];
+  for (const [request, command, args] of cases) {
+    assert.deepEqual(editCommand(uri, request), { command, args });
+  }
+  const runs: [Parameters<typeof runCommand>[1], string, unknown[]][] = [
+    [{ action: 'start' }, 'hwf.startRun', [uri]],
+    [{ action: 'fromHere', id: 'review' }, 'hwf.runFromHere', [uri, 'review']],
+    [{ action: 'answer', runId: 'r1', choice: 'approve' }, 'hwf.answerApproval', ['r1', 'approve']],
+    [{ action: 'respond', runId: 'r1', output: 'done' }, 'hwf.respondAgent', ['r1', { output: 'done' }]],
+  ];
+  for (const [request, command, args] of runs) {
+    assert.deepEqual(runCommand(uri, request), { command, args });
+  }
+});
+
+test('parseCanvasMessage passes good messages and drops bad ones with a reason', () => {
+  const cases: [unknown, boolean][] = [
+    [{ type: 'ready' }, true],
+    [{ type: 'newest' }, true],
+    [{ type: 'drawn', seq: 3 }, true],
+    [{ type: 'drawn' }, false],
+    [{ type: 'reveal', id: 'a' }, true],
+    [{ type: 'reveal', id: 3 }, false],
+    [{ type: 'edit', edit: 'connect', from: 'a', to: 'b' }, true],
+    [{ type: 'edit', edit: 'connect', from: 'a' }, false],
+    [{ type: 'edit', edit: 'addNode', kind: 'agent', after: null }, true],
+    [{ type: 'edit', edit: 'addNode', kind: 'agent', after: 4 }, false],
+    [{ type: 'edit', edit: 'setField', id: 'a', field: 'prompt', value: null }, true],
+    [{ type: 'edit', edit: 'setField', id: 'a', field: 'prompt' }, false],
+    [{ type: 'edit', edit: 'format', id: 'a' }, false],
+    [{ type: 'run', action: 'start' }, true],
+    [{ type: 'run', action: 'answer', runId: 'r', choice: 'approve' }, true],
+    [{ type: 'run', action: 'respond', runId: 'r' }, false],
+    [{ type: 'shell', cmd: 'rm' }, false],
+    ['ready', false],
+    [null, false],
+  ];
+  for (const [value, ok] of cases) {
+    const parsed = parseCanvasMessage(value);
+    assert.equal(!('invalid' in parsed), ok, JSON.stringify(value));
+  }
+});
+
+test('the panel HTML has a strict CSP: our nonce for the one script, no remote, no inline', () => {
+  const nonce = makeNonce((n) => new Uint8Array(n).map((_, i) => i * 7));
+  assert.match(nonce, /^[A-Za-z0-9]{32}$/);
+  const html = canvasHtml({ cspSource: 'https://x.vscode-cdn.net', nonce, scriptUri: 'https://x/canvas.js', styleUri: 'https://x/canvas.css' });
+  const csp = /content="([^"]*)"/.exec(html)![1];
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, new RegExp(`script-src 'nonce-${nonce}'`));
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+  assert.equal((html.match(/<script /g) ?? []).length, 1);
+  assert.match(html, new RegExp(`<script nonce="${nonce}" src="https://x/canvas.js">`));
+});
+
+test('designNameFor: the design name, else the file stem made legal', () => {
+  const cases: [string | null, string, string][] = [
+    ['review-flow', '/w/other.hwf.json', 'review-flow'],
+    [null, '/w/My Flow.hwf.json', 'my-flow'],
+    [null, '/w/workflow-designs/nightly.json', 'nightly'],
+    [null, 'C:\\w\\__x.hwf.json', 'x'],
+  ];
+  for (const [name, file, expected] of cases) {
+    assert.equal(designNameFor({ name }, file), expected);
+  }
+});
+
+test('RedrawClock: the latency of the newest drawn version, older changes forgotten', () => {
+  const clock = new RedrawClock();
+  clock.changed(4, 1000);
+  clock.changed(5, 1010);
+  clock.sentAs(1, 5);
+  assert.deepEqual(clock.drawn(1, 1042), { version: 5, ms: 32 });
+  assert.equal(clock.drawn(1, 1050), undefined, 'a seq is measured once');
+  clock.sentAs(2, 4);
+  assert.equal(clock.drawn(2, 1060), undefined, 'version 4 was forgotten with 5');
+  clock.sentAs(3, null);
+  assert.equal(clock.drawn(3, 1070), undefined);
+});
+
+test('the dashboard host: graph and newest run on ready, answer and respond POSTed, edits ignored', async () => {
+  const calls: [string, string | undefined][] = [];
+  const parked = summary('awaiting_approval', [['sign-off', 'approval', 'waiting']], { pending: { node: 'sign-off', options: ['approve', 'reject'] } });
+  const done = summary('completed', [['sign-off', 'approval', 'answered']]);
+  const fake: FetchJSON = async (path, init) => {
+    calls.push([`${init?.method ?? 'GET'} ${path}`, init?.body]);
+    if (path.endsWith('/graph')) return REVIEW_FLOW;
+    if (path.includes('/runs?')) return { runs: [parked] };
+    if (path.endsWith('/answer')) return done;
+    if (path.endsWith('/respond')) throw new Error('400: {"error": "run r1 is not waiting for an agent"}');
+    throw new Error(`404: ${path}`);
+  };
+  const scheduled: (() => void)[] = [];
+  const host = dashboardHost('review flow', fake, { schedule: ((f: () => void) => scheduled.push(f)) as never, cancel: () => undefined });
+  const seen: HostMessage[] = [];
+  host.onMessage((m) => seen.push(m));
+  host.post({ type: 'ready' });
+  await new Promise((r) => setImmediate(r));
+  host.post({ type: 'edit', edit: 'deleteNode', id: 'draft' });
+  host.post({ type: 'run', action: 'answer', runId: 'r1', choice: 'approve' });
+  await new Promise((r) => setImmediate(r));
+  host.post({ type: 'run', action: 'respond', runId: 'r1', output: 'x' });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(calls, [
+    ['GET /api/plugins/visual-workflow/designs/review%20flow/graph', undefined],
+    ['GET /api/plugins/visual-workflow/runs?design=review%20flow&limit=1', undefined],
+    ['POST /api/plugins/visual-workflow/runs/r1/answer', '{"choice":"approve"}'],
+    ['POST /api/plugins/visual-workflow/runs/r1/respond', '{"output":"x"}'],
+  ]);
+  assert.deepEqual(seen.map((m) => m.type), ['config', 'graph', 'run', 'notice', 'run', 'notice']);
+  const config = seen[0] as Extract<HostMessage, { type: 'config' }>;
+  assert.deepEqual(config.config, { editable: false, runsEnabled: false, answerable: true });
+  assert.equal((seen[4] as Extract<HostMessage, { type: 'run' }>).run?.status, 'completed');
+  assert.equal((seen[5] as Extract<HostMessage, { type: 'notice' }>).text, 'run r1 is not waiting for an agent');
+  assert.equal(scheduled.length, 1, 'the next poll is scheduled');
+  host.dispose();
+});
+
+test('routeError reads the routes\' error body', () => {
+  assert.equal(routeError(new Error('404: {"error": "no design x"}')), 'no design x');
+  assert.equal(routeError(new Error('500: oops')), '500: oops');
+  assert.equal(routeError('plain'), 'plain');
+});

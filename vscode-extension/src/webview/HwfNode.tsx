@@ -1,0 +1,103 @@
+/**
+ * One design node on the canvas: kind glyph, title, id, main field, defects, its state
+ * in the shown run (hover: the output), and in place: Answer / Respond when the run is
+ * parked here, Run from here.
+ */
+import { Handle, NodeProps, Position, type Node } from '@xyflow/react';
+import { useState } from 'react';
+import { defectText, HwfNodeData, kindIcon } from './graphModel';
+import type { CanvasMessage } from './protocol';
+
+const STATE_LABEL: Record<string, string> = {
+  done: 'done',
+  reused: 'reused',
+  skipped: 'skipped',
+  waiting: 'waiting',
+  failed: 'failed',
+  running: 'running',
+  'not-run': 'not run',
+};
+
+function mainText(value: unknown): string {
+  if (value === undefined || value === null) {
+    return '';
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: () => boolean) {
+  return function HwfNode({ data }: NodeProps<Node<HwfNodeData>>) {
+    const { node, run, current, runsEnabled } = data;
+    const defects = node.defects ?? [];
+    const classes = ['hwf-node', `hwf-kind-${node.kind}`];
+    if (defects.length) classes.push('hwf-has-defects');
+    if (current) classes.push('hwf-current');
+    if (run) classes.push(`hwf-state-${run.state}`);
+    const main = mainText(node.main?.value);
+    return (
+      <div className={classes.join(' ')} title={defects.length ? defectText(defects) : undefined} data-node-id={node.id}>
+        {node.kind !== 'note' && node.kind !== 'trigger' && <Handle type="target" position={Position.Top} />}
+        <div className="hwf-node-head">
+          <span className="hwf-kind-icon" aria-hidden="true">{kindIcon(node.kind)}</span>
+          <span className="hwf-node-title">{node.title || node.id}</span>
+          {defects.length > 0 && <span className="hwf-defect-badge" aria-label={`${defects.length} problems`}>{defects.length}</span>}
+          {run && <span className={`hwf-state-badge hwf-badge-${run.state}`}>{STATE_LABEL[run.state] ?? run.state}</span>}
+        </div>
+        <div className="hwf-node-sub">
+          <span className="hwf-node-id">{node.id}</span> · <span className="hwf-node-kind">{node.kind}</span>
+        </div>
+        {main && <div className="hwf-node-main">{main}</div>}
+        {run && run.preview && <div className="hwf-preview" role="tooltip">{run.detail || run.preview}</div>}
+        {run?.runId && answerable() && <ParkedActions runId={run.runId} options={run.options ?? []} post={post} />}
+        {runsEnabled && node.kind !== 'note' && (
+          <button
+            className="hwf-run-here nodrag"
+            title={`Run from here: ${node.id} and everything after it`}
+            aria-label={`Run from ${node.id}`}
+            onClick={(e) => {
+              e.stopPropagation();
+              post({ type: 'run', action: 'fromHere', id: node.id });
+            }}
+          >
+            ▶
+          </button>
+        )}
+        {node.kind !== 'note' && <Handle type="source" position={Position.Bottom} />}
+      </div>
+    );
+  };
+}
+
+/** Answer buttons (an approval) or a response box (an agent step) on the parked node. */
+function ParkedActions({ runId, options, post }: { runId: string; options: string[]; post: (m: CanvasMessage) => void }) {
+  const [text, setText] = useState('');
+  if (options.length > 0) {
+    return (
+      <div className="hwf-parked nodrag" onClick={(e) => e.stopPropagation()}>
+        {options.map((choice) => (
+          <button key={choice} className="hwf-answer" onClick={() => post({ type: 'run', action: 'answer', runId, choice })}>
+            {choice}
+          </button>
+        ))}
+      </div>
+    );
+  }
+  return (
+    <div className="hwf-parked nodrag nowheel" onClick={(e) => e.stopPropagation()}>
+      <input
+        className="hwf-respond-input"
+        placeholder="Response…"
+        aria-label="Agent response"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          e.stopPropagation();
+          if (e.key === 'Enter' && text) post({ type: 'run', action: 'respond', runId, output: text });
+        }}
+      />
+      <button className="hwf-respond" disabled={!text} onClick={() => post({ type: 'run', action: 'respond', runId, output: text })}>
+        Respond
+      </button>
+    </div>
+  );
+}

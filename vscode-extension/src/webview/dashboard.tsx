@@ -1,0 +1,98 @@
+/**
+ * The Hermes dashboard tab (`visual-workflow` plugin, manifest in
+ * hwf_lsp/hermes/dashboard/): a design picker and the canvas, with the fetch host. The
+ * host SPA gives us `window.__HERMES_PLUGIN_SDK__` (its React, `fetchJSON` with the
+ * session token); the canvas renders with the React bundled here, in its own root
+ * inside the host's component, so the host's React version does not matter.
+ */
+import '@xyflow/react/dist/style.css';
+import './canvas.css';
+import './dashboard.css';
+import { useEffect, useMemo, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Canvas } from './Canvas';
+import { dashboardHost, DesignEntry, FetchJSON, listDesigns, routeError } from './dashboardHost';
+
+interface HostReact {
+  createElement(type: string, props: Record<string, unknown>): unknown;
+  useRef<T>(value: T): { current: T };
+  useEffect(effect: () => void | (() => void), deps: unknown[]): void;
+}
+
+declare global {
+  interface Window {
+    __HERMES_PLUGIN_SDK__?: { React: HostReact; fetchJSON?: FetchJSON };
+    __HERMES_PLUGINS__?: { register(name: string, component: unknown): void };
+    __HERMES_SESSION_TOKEN__?: string;
+  }
+}
+
+/** The SDK's fetchJSON, else fetch with the session token header (same contract). */
+function fetcher(): FetchJSON {
+  const sdk = window.__HERMES_PLUGIN_SDK__;
+  if (sdk?.fetchJSON) {
+    return sdk.fetchJSON;
+  }
+  return async (path, init) => {
+    const response = await fetch(path, {
+      ...init,
+      credentials: 'include',
+      headers: { ...(init?.headers ?? {}), 'X-Hermes-Session-Token': window.__HERMES_SESSION_TOKEN__ ?? '' },
+    });
+    if (!response.ok) {
+      throw new Error(`${response.status}: ${await response.text()}`);
+    }
+    return response.json();
+  };
+}
+
+function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
+  const [designs, setDesigns] = useState<DesignEntry[]>([]);
+  const [name, setName] = useState<string>('');
+  const [error, setError] = useState('');
+  useEffect(() => {
+    listDesigns(fetchJSON).then((list) => {
+      setDesigns(list);
+      setName((current) => current || list[0]?.name || '');
+    }, (e) => setError(routeError(e)));
+  }, [fetchJSON]);
+  const host = useMemo(() => (name ? dashboardHost(name, fetchJSON) : undefined), [name, fetchJSON]);
+  useEffect(() => () => host?.dispose(), [host]);
+  const picker = (
+    <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => setName(e.target.value)}>
+      {designs.map((d) => (
+        <option key={d.name} value={d.name}>{d.name}{d.error ? ' (unreadable)' : ''}</option>
+      ))}
+    </select>
+  );
+  if (error) {
+    return <div className="hwf-canvas hwf-dashboard-error" role="alert">Workflows: {error}</div>;
+  }
+  if (!host) {
+    return <div className="hwf-canvas"><div className="hwf-empty">{designs.length ? 'Pick a design.' : 'No stored designs yet (workflow-designs/).'}</div></div>;
+  }
+  return <Canvas key={name} host={host} header={picker} />;
+}
+
+function register(): void {
+  const sdk = window.__HERMES_PLUGIN_SDK__;
+  const plugins = window.__HERMES_PLUGINS__;
+  if (!sdk || !plugins) {
+    return;
+  }
+  const R = sdk.React;
+  const fetchJSON = fetcher();
+  /** The host's component: a div the canvas mounts its own React root into. */
+  function WorkflowsTab() {
+    const ref = R.useRef<HTMLDivElement | null>(null);
+    R.useEffect(() => {
+      const root = createRoot(ref.current!);
+      root.render(<DashboardApp fetchJSON={fetchJSON} />);
+      return () => root.unmount();
+    }, []);
+    return R.createElement('div', { ref, className: 'hwf-dashboard' });
+  }
+  plugins.register('visual-workflow', WorkflowsTab);
+}
+
+register();

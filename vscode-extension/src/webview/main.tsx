@@ -1,0 +1,26 @@
+/**
+ * The VS Code webview's entry: the canvas with a host that talks postMessage to the
+ * extension (src/common/canvas.ts).
+ */
+import '@xyflow/react/dist/style.css';
+import './canvas.css';
+import './page.css';
+import { createRoot } from 'react-dom/client';
+import { Canvas } from './Canvas';
+import type { CanvasMessage, Host, HostMessage } from './protocol';
+
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
+
+function vscodeHost(): Host {
+  const api = acquireVsCodeApi();
+  return {
+    post: (message: CanvasMessage) => api.postMessage(message),
+    onMessage: (listener: (message: HostMessage) => void) => {
+      const handler = (event: MessageEvent) => listener(event.data as HostMessage);
+      window.addEventListener('message', handler);
+      return () => window.removeEventListener('message', handler);
+    },
+  };
+}
+
+createRoot(document.getElementById('root')!).render(<Canvas host={vscodeHost()} />);

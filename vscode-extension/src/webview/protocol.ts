@@ -1,0 +1,145 @@
+/**
+ * The messages between the canvas and its host (the VS Code extension through
+ * postMessage, or the Hermes dashboard's fetch adapter). One spelling for both sides.
+ */
+import type { RunSummary, StepInfo } from '../common/runModel';
+import type { GraphView } from './graphModel';
+
+/** The edit commands of the contract (`hwf.edit.<name>`), with their arguments after the uri. */
+export type EditRequest =
+  | { edit: 'connect'; from: string; to: string }
+  | { edit: 'disconnect'; from: string; to: string }
+  | { edit: 'addNode'; kind: string; after: string | null }
+  | { edit: 'deleteNode'; id: string }
+  | { edit: 'renameNode'; id: string; newId: string }
+  | { edit: 'setField'; id: string; field: string; value: unknown };
+
+export type RunRequest =
+  | { action: 'start' }
+  | { action: 'fromHere'; id: string }
+  | { action: 'answer'; runId: string; choice: string }
+  | { action: 'respond'; runId: string; output: string };
+
+/** Canvas → host. */
+export type CanvasMessage =
+  | { type: 'ready' }
+  | { type: 'drawn'; seq: number }
+  | { type: 'reveal'; id: string }
+  /** Back to the newest run of the design (after one picked in the Runs view). */
+  | { type: 'newest' }
+  | ({ type: 'edit' } & EditRequest)
+  | ({ type: 'run' } & RunRequest);
+
+/** What the canvas may offer: the dashboard is read-only but for answer / respond. */
+export interface CanvasConfig {
+  editable: boolean;
+  runsEnabled: boolean;
+  /** Answer / respond in place (true wherever runs are shown). */
+  answerable: boolean;
+}
+
+/** Host → canvas. */
+export type HostMessage =
+  | { type: 'graph'; graph: GraphView; seq: number }
+  | { type: 'run'; run: RunSummary | null; steps: StepInfo[]; pinned?: boolean }
+  | { type: 'cursor'; id: string | null }
+  | { type: 'config'; config: CanvasConfig }
+  | { type: 'notice'; text: string };
+
+/** Where the canvas lives: it only ever talks to this. */
+export interface Host {
+  post(message: CanvasMessage): void;
+  /** Subscribes; returns the unsubscribe. */
+  onMessage(listener: (message: HostMessage) => void): () => void;
+}
+
+/** The server command and its arguments for one edit on `uri` (docs/commands.md, "Canvas"). */
+export function editCommand(uri: string, request: EditRequest): { command: string; args: unknown[] } {
+  switch (request.edit) {
+    case 'connect':
+    case 'disconnect':
+      return { command: `hwf.edit.${request.edit}`, args: [uri, request.from, request.to] };
+    case 'addNode':
+      return { command: 'hwf.edit.addNode', args: [uri, request.kind, request.after] };
+    case 'deleteNode':
+      return { command: 'hwf.edit.deleteNode', args: [uri, request.id] };
+    case 'renameNode':
+      return { command: 'hwf.edit.renameNode', args: [uri, request.id, request.newId] };
+    case 'setField':
+      return { command: 'hwf.edit.setField', args: [uri, request.id, request.field, request.value] };
+  }
+}
+
+/** The server command for one run request on the design `uri`. */
+export function runCommand(uri: string, request: RunRequest): { command: string; args: unknown[] } {
+  switch (request.action) {
+    case 'start':
+      return { command: 'hwf.startRun', args: [uri] };
+    case 'fromHere':
+      return { command: 'hwf.runFromHere', args: [uri, request.id] };
+    case 'answer':
+      return { command: 'hwf.answerApproval', args: [request.runId, request.choice] };
+    case 'respond':
+      return { command: 'hwf.respondAgent', args: [request.runId, { output: request.output }] };
+  }
+}
+
+const EDITS = new Set(['connect', 'disconnect', 'addNode', 'deleteNode', 'renameNode', 'setField']);
+const ACTIONS = new Set(['start', 'fromHere', 'answer', 'respond']);
+const str = (v: unknown): v is string => typeof v === 'string';
+
+/**
+ * A message from the webview, checked: the webview is our code, but a message is data
+ * and a wrong one is dropped (with why) rather than sent to the server half-formed.
+ */
+export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: string } {
+  if (typeof value !== 'object' || value === null) {
+    return { invalid: 'not an object' };
+  }
+  const m = value as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+      return { type: 'ready' };
+    case 'newest':
+      return { type: 'newest' };
+    case 'drawn':
+      return typeof m.seq === 'number' ? { type: 'drawn', seq: m.seq } : { invalid: 'drawn without seq' };
+    case 'reveal':
+      return str(m.id) ? { type: 'reveal', id: m.id } : { invalid: 'reveal without id' };
+    case 'edit':
+      return EDITS.has(String(m.edit)) && editArgsOk(m) ? (m as CanvasMessage) : { invalid: `bad edit ${String(m.edit)}` };
+    case 'run':
+      return ACTIONS.has(String(m.action)) && runArgsOk(m) ? (m as CanvasMessage) : { invalid: `bad run request ${String(m.action)}` };
+    default:
+      return { invalid: `unknown message type ${String(m.type)}` };
+  }
+}
+
+function editArgsOk(m: Record<string, unknown>): boolean {
+  switch (m.edit) {
+    case 'connect':
+    case 'disconnect':
+      return str(m.from) && str(m.to);
+    case 'addNode':
+      return str(m.kind) && (m.after === null || str(m.after));
+    case 'deleteNode':
+      return str(m.id);
+    case 'renameNode':
+      return str(m.id) && str(m.newId);
+    default:
+      return str(m.id) && str(m.field) && 'value' in m;
+  }
+}
+
+function runArgsOk(m: Record<string, unknown>): boolean {
+  switch (m.action) {
+    case 'fromHere':
+      return str(m.id);
+    case 'answer':
+      return str(m.runId) && str(m.choice);
+    case 'respond':
+      return str(m.runId) && str(m.output);
+    default:
+      return true;
+  }
+}
