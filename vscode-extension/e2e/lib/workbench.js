@@ -150,7 +150,9 @@ class Workbench {
       await this.page.mouse.wheel(0, -400);
     }
     await this.page.waitForTimeout(150);
-    for (let round = 0; round < 60; round += 1) {
+    // Stop after three scrolls that show no new problem: a problem's related places are
+    // rows too, and one scroll may show only those.
+    for (let round = 0, still = 0; round < 60 && still < 3; round += 1) {
       const before = seen.size;
       for (const label of await rows.evaluateAll((els) => els.map((el) => [el.getAttribute('aria-label') ?? '', el.innerText]))) {
         const [aria, text] = label;
@@ -159,9 +161,7 @@ class Workbench {
           seen.set(aria, parseProblemRow(marker[1], text));
         }
       }
-      if (round > 0 && seen.size === before) {
-        break;
-      }
+      still = round > 0 && seen.size === before ? still + 1 : 0;
       await this.page.mouse.wheel(0, 300);
       await this.page.waitForTimeout(100);
     }
