@@ -492,12 +492,8 @@ def _not_upstream(at: _At) -> list[Fix]:
     target = at.raw
     if would_create_cycle(at.design.nodes, info.id, target):
         return []
-    return [Fix(f"Add '{target}' to after", at.finding, _add_to_after(info, target),
+    return [Fix(f"Add '{target}' to after", at.finding, _append_to_list(info, "after", target),
                 preferred=True)]
-
-
-def _add_to_after(info: NodeInfo, target: str) -> list[Edit]:
-    return _append_to_list(info, "after", target)
 
 
 def _append_to_list(info: NodeInfo, key: str, item: str) -> list[Edit]:
