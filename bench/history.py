@@ -10,7 +10,9 @@ under bench/results/history-cache), hard-linked into a fresh Hermes home.  Per h
   with SIGKILL halfway, and the listing after it compared with a full read;
 - `hwf runs` (default page), warm: median wall time of a whole process;
 - the server, spawned again for each sample: spawn → first publishDiagnostics of an open
-  design, and spawn → the first completion that offers a path from the newest run;
+  design, and spawn → the first completion that offers a path from the newest run; the
+  samples alternate with a server on an empty runs dir, and the first-diagnostics ratio is
+  to those (a ratio of one moment: start-up times swing with the machine's load);
 - on the last server: RSS once settled, idle CPU over IDLE_S seconds (/proc utime+stime),
   `hwf.listRuns` latency, and run files written by this (another) process → the
   `hwf/runsChanged` naming them.
@@ -157,8 +159,8 @@ def full_read_newest(root: Path, count: int) -> list[str]:
     return [run_id for _, run_id in found[:count]]
 
 
-def prepare_home(base: Path, cache: Path, count: int) -> Path:
-    home = base / f"home-{count}"
+def prepare_home(base: Path, cache: Path, count: int, name: str | None = None) -> Path:
+    home = base / (name or f"home-{count}")
     if home.exists():
         shutil.rmtree(home)
     runs = home / "workflow-runs"
@@ -374,7 +376,8 @@ async def measure(out: Path, smoke: bool, log: Any = print) -> dict[str, Any]:
     workspace.mkdir(exist_ok=True)
     (workspace / f"{DESIGN}.hwf.json").write_text(design_text())
     counts = SMOKE_COUNTS if smoke else COUNTS
-    samples = 2 if smoke else 3
+    samples = 2 if smoke else 7
+    empty = prepare_home(base, cache, 0, name="home-reference")
     rows: list[dict[str, Any]] = []
     for count in counts:
         log(f"  history: {count} runs")
@@ -388,8 +391,13 @@ async def measure(out: Path, smoke: bool, log: Any = print) -> dict[str, Any]:
             build_index(home)
         hwf_runs = [hwf_runs_s(home) for _ in range(3 if smoke else 7)]
         row["hwf_runs_s"] = statistics.median(hwf_runs)
-        sessions = [await server_sample(home, workspace, bool(count)) for _ in range(samples)]
+        sessions, reference = [], []
+        for _ in range(samples):  # alternated with the 0-run server: the ratio is of one moment
+            sessions.append(await server_sample(home, workspace, bool(count)))
+            reference.append(await server_sample(empty, workspace, False))
         row["first_diagnostics_s"] = statistics.median(s["first_diagnostics_s"] for s in sessions)
+        row["first_diagnostics_ref_s"] = statistics.median(
+            s["first_diagnostics_s"] for s in reference)
         aware = [s["run_aware_completion_s"] for s in sessions]
         row["run_aware_completion_s"] = None if None in aware else statistics.median(aware)
         after = [s["aware_after_first_s"] for s in sessions]
@@ -415,7 +423,11 @@ def ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     def ratio(row: dict[str, Any], key: str) -> float | None:
         return row[key] / base[key] if base.get(key) and row.get(key) is not None else None
 
-    return [{"runs": row["runs"], "first_diagnostics": ratio(row, "first_diagnostics_s"),
+    def first_ratio(row: dict[str, Any]) -> float | None:
+        reference = row.get("first_diagnostics_ref_s")
+        return row["first_diagnostics_s"] / reference if reference else None
+
+    return [{"runs": row["runs"], "first_diagnostics": first_ratio(row),
              "rss": ratio(row, "rss_kb"), "hwf_runs": ratio(row, "hwf_runs_s")} for row in rows]
 
 
@@ -464,7 +476,8 @@ def _fmt(value: Any, digits: int = 2) -> str:
 def markdown(result: dict[str, Any]) -> str:
     lines = ["", "## Run history", "",
              "Same server and CLI, runs on disk from bench/history_gen.py (~4 KB each, 26 "
-             "designs, mtimes over 90 days); ratios to the 0-run figures of this run. "
+             "designs, mtimes over 90 days); ratios to the 0-run figures of this run (spawn → first "
+             "diagnostics: to a 0-run server spawned alternately with it). "
              f"Load average (1 min) at start / end: {_fmt(result.get('load', {}).get('start'))}"
              f" / {_fmt(result.get('load', {}).get('end'))}; hwf_lsp byte-compiled first: "
              f"{_fmt(result.get('compiled'))}.", "",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from ..workflow.defects import Defect
@@ -26,9 +27,25 @@ hint in the rulebook and the unknown-field warning use the same."""
 
 
 def closest(word: str, candidates: Iterable[str], cutoff: float = CUTOFF) -> str | None:
-    """The candidate most like `word`, if any is alike enough."""
-    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
-    return found[0] if found else None
+    """The candidate most like `word`, if any is alike enough: what
+    `difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)` answers, with each
+    pair's score remembered (a keystroke in one id changes one candidate, not all 50)."""
+    best: tuple[float, str] | None = None
+    for candidate in candidates:
+        score = _score(candidate, word, cutoff)
+        if score >= cutoff and (best is None or (score, candidate) > best):
+            best = (score, candidate)
+    return best[1] if best is not None else None
+
+
+@lru_cache(maxsize=8192)
+def _score(candidate: str, word: str, cutoff: float) -> float:
+    """difflib's ratio of the pair, or -1 when its cheap upper bounds are under `cutoff`
+    (the same tests, in the same order, as `get_close_matches`)."""
+    matcher = difflib.SequenceMatcher(None, candidate, word)
+    if matcher.real_quick_ratio() < cutoff or matcher.quick_ratio() < cutoff:
+        return -1.0
+    return matcher.ratio()
 
 
 def did_you_mean(word: str, candidates: Iterable[str], cutoff: float = CUTOFF) -> str:

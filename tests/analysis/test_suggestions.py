@@ -127,3 +127,24 @@ def test_no_option_hover_on_another_kinds_options_field():
 def test_a_text_with_no_json_value_has_one_finding(text):
     _doc, findings = check_text(text)
     assert [f.rule for f in findings] == ["json-syntax"]
+
+
+def test_closest_answers_what_get_close_matches_answers():
+    """`closest` remembers pair scores; it must still pick what difflib picks, ties
+    included (the larger candidate wins a tie, as in `get_close_matches`)."""
+    import difflib
+    import random
+
+    from hwf_lsp.analysis.suggestions import closest
+
+    rng = random.Random(5)
+    letters = "abnde0125-"
+    names = ["draft", "review", "publish", "sign-off", "n00025", "n00026", "ab", "ba"]
+    for _ in range(3000):
+        candidates = ["".join(rng.choice(letters) for _ in range(rng.randint(1, 8)))
+                      for _ in range(rng.randint(0, 12))] + rng.sample(names, 3)
+        word = rng.choice([*candidates, "revew", "n0002"]) if rng.random() < 0.5 else \
+            "".join(rng.choice(letters) for _ in range(rng.randint(1, 8)))
+        expected = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+        assert closest(word, candidates) == (expected[0] if expected else None), \
+            (word, candidates)
