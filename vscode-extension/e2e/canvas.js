@@ -107,6 +107,28 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     return 'review.after became ["draft", "start"], every other byte the same; Ctrl+Z in the editor restored the file byte for byte';
   });
 
+  await step('canvas: selecting the edge draft → review and "Delete edge" takes "draft" out of review\'s after, nothing else changes; Ctrl+Z undoes it', async () => {
+    const edge = frame.locator('.react-flow__edge[aria-label^="after: draft → review"]');
+    await edge.locator('.react-flow__edge-interaction').first().click({ force: true });
+    const button = frame.locator('button.hwf-delete-edge');
+    await waitFor('the "Delete edge" button', () => button.isVisible(), { timeout: 10000 });
+    const label = await button.innerText();
+    await button.click();
+    await waitFor('6 edges on the canvas', async () => (await counts(frame)).edges === 6, { timeout: 15000 });
+    await wb.screenshot(shot('21b-canvas-edge-deleted'));
+    const after = await saveAndRead(wb, page, file);
+    const expected = original.replace('"timeout_minutes": 10,\n      "after": ["draft"]', '"timeout_minutes": 10,\n      "after": []');
+    if (expected === original) throw new Error('test bug: the expected text equals the original');
+    if (after !== expected) {
+      throw new Error(`the text after deleting the edge is not the expected one:\n${after}`);
+    }
+    await page.keyboard.press('Control+Z');
+    await waitFor('7 edges again', async () => (await counts(frame)).edges === 7, { timeout: 15000 });
+    const undone = await saveAndRead(wb, page, file);
+    if (undone !== original) throw new Error(`Ctrl+Z did not restore the text:\n${undone}`);
+    return `"${label.trim()}": review.after became [], every other byte the same; Ctrl+Z restored the file byte for byte`;
+  });
+
   await step('canvas: "agent" from the palette adds a node after the selected one', async () => {
     await node('sign-off').locator('.hwf-node-title').click();
     await frame.locator('button.hwf-add[data-kind="agent"]').click();
@@ -177,18 +199,30 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     return `parked: [${parkedStates.join(', ')}]; draft preview "${preview.slice(0, 60)}"; completed: [${doneStates.join(', ')}]; run ${run.run_id}`;
   });
 
-  await step('canvas: a run answered outside the editor (hwf answer) shows completed soon after its file changed', async () => {
-    const before = new Set(runFiles(world.hermesHome).map((r) => r.run_id));
-    await frame.locator('button.hwf-start-run').click();
-    const parked = await waitFor('a new parked run', async () =>
-      runFiles(world.hermesHome).find((r) => !before.has(r.run_id) && r.status === 'awaiting_approval'), { timeout: 60000 });
-    await waitFor('sign-off waiting on the canvas', async () => (await node('sign-off').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
-    execFileSync(path.join(repo, '.venv', 'bin', 'hwf'), ['answer', parked.run_id, 'approve', '--hermes-home', world.hermesHome],
-      { env: { ...process.env, HERMES_HOME: world.hermesHome }, encoding: 'utf8' });
-    const written = fs.statSync(path.join(world.hermesHome, 'workflow-runs', `${parked.run_id}.json`)).mtimeMs;
-    await waitFor('completed on the canvas', async () => /completed/.test(await frame.locator('.hwf-run-status').innerText()), { timeout: 10000, interval: 20 });
-    const ms = Date.now() - written;
-    return `run ${parked.run_id}: the canvas showed "completed" ${Math.round(ms)} ms after hwf answer wrote the run file (polled every 20 ms)`;
+  await step('canvas: runs answered outside the editor (hwf answer) show completed soon after their file changed', async () => {
+    const polled = [];
+    const drawn = [];
+    for (let sample = 0; sample < 3; sample += 1) {
+      const before = new Set(runFiles(world.hermesHome).map((r) => r.run_id));
+      await frame.locator('button.hwf-start-run').click();
+      const parked = await waitFor('a new parked run', async () =>
+        runFiles(world.hermesHome).find((r) => !before.has(r.run_id) && r.status === 'awaiting_approval'), { timeout: 60000 });
+      await waitFor('sign-off waiting on the canvas', async () => (await node('sign-off').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+      const logBefore = hermesLog(world.userDataDir).split('\n').length;
+      execFileSync(path.join(repo, '.venv', 'bin', 'hwf'), ['answer', parked.run_id, 'approve', '--hermes-home', world.hermesHome],
+        { env: { ...process.env, HERMES_HOME: world.hermesHome }, encoding: 'utf8' });
+      const written = fs.statSync(path.join(world.hermesHome, 'workflow-runs', `${parked.run_id}.json`)).mtimeMs;
+      await waitFor('completed on the canvas', async () => /completed/.test(await frame.locator('.hwf-run-status').innerText()), { timeout: 10000, interval: 20 });
+      polled.push(Math.round(Date.now() - written));
+      // the canvas's own figure: its file's mtime → the frame that shows "completed" (canvas.ts)
+      const logged = await waitFor('the canvas logging when it drew the completed run', () => {
+        const line = hermesLog(world.userDataDir).split('\n').slice(logBefore)
+          .map((l) => new RegExp(`Canvas: run ${parked.run_id} completed drawn (\\d+) ms after its file changed`).exec(l)).find(Boolean);
+        return line ? { ms: Number(line[1]) } : false;
+      }, { timeout: 10000 });
+      drawn.push(logged.ms);
+    }
+    return `file written → "completed" on the canvas: drawn ${drawn.join(', ')} ms (the canvas's log); seen ${polled.join(', ')} ms (polled every 20 ms)`;
   });
 
   await step('canvas: broken JSON keeps the last graph, marked stale; a 50-node design redraws after each edit (latency from the log)', async () => {

@@ -14,7 +14,7 @@ import { errorText, getLog } from './log';
 import { Pickers } from './pickers';
 import { asRunSummary, newestRunOf, RunSummary, stepsOfRun } from './runModel';
 import { RunsModel } from './runs';
-import { readRunFile, RunItem, StepItem } from './runsView';
+import { readRunFile, RunItem, runFileMtime, StepItem } from './runsView';
 import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';
 import { isTrusted } from './trust';
@@ -97,6 +97,9 @@ class CanvasPanel {
   private ready = false;
   private readonly clock = new RedrawClock();
   private lastRunKey = '';
+  private runSeq = 0;
+  /** The last run message sent, until the canvas says it is on screen. */
+  private runSent: { seq: number; label: string; changedAt: number } | undefined;
   /** A run picked in the Runs view; none: the newest run of the design. */
   private pinned: string | undefined;
 
@@ -212,8 +215,11 @@ class CanvasPanel {
       return;
     }
     this.lastRunKey = key;
-    const steps = run ? stepsOfRun(await readRunFile(run), run) : [];
-    this.post({ type: 'run', run: run ?? null, steps, pinned: run !== undefined && run.run_id === this.pinned });
+    const [file, changedAt] = run ? await Promise.all([readRunFile(run), runFileMtime(run)]) : [undefined, undefined];
+    const steps = run ? stepsOfRun(file, run) : [];
+    this.runSeq += 1;
+    this.runSent = run && changedAt !== undefined ? { seq: this.runSeq, label: `${run.run_id} ${run.status}`, changedAt } : undefined;
+    this.post({ type: 'run', run: run ?? null, steps, pinned: run !== undefined && run.run_id === this.pinned, seq: this.runSeq });
   }
 
   private async onMessage(raw: unknown): Promise<void> {
@@ -230,6 +236,14 @@ class CanvasPanel {
         this.sendConfig();
         await this.refresh();
         return;
+      case 'runDrawn': {
+        const sent = this.runSent;
+        if (sent && sent.seq === message.seq) {
+          this.runSent = undefined;
+          getLog().info(`Canvas: run ${sent.label} drawn ${Date.now() - sent.changedAt} ms after its file changed`);
+        }
+        return;
+      }
       case 'drawn': {
         const measured = this.clock.drawn(message.seq, Date.now());
         if (measured) {

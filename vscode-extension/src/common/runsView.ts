@@ -44,6 +44,18 @@ export async function readRunFile(run: RunSummary): Promise<unknown> {
   }
 }
 
+/** When the run file last changed (ms since the epoch); undefined when it cannot be told. */
+export async function runFileMtime(run: RunSummary): Promise<number | undefined> {
+  if (!run.path) {
+    return undefined;
+  }
+  try {
+    return (await vscode.workspace.fs.stat(vscode.Uri.file(run.path))).mtime;
+  } catch {
+    return undefined;
+  }
+}
+
 function runTooltip(run: RunSummary): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${run.name}** · run \`${run.run_id}\`\n\n`);

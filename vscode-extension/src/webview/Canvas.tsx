@@ -39,7 +39,7 @@ export function Canvas({ host, header }: { host: Host; header?: ReactNode }) {
 function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [graph, setGraph] = useState<GraphView | null>(null);
   const [seq, setSeq] = useState(0);
-  const [run, setRun] = useState<{ run: RunSummary | null; steps: StepInfo[]; pinned?: boolean }>({ run: null, steps: [] });
+  const [run, setRun] = useState<{ run: RunSummary | null; steps: StepInfo[]; pinned?: boolean; seq?: number }>({ run: null, steps: [] });
   const [cursor, setCursor] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
@@ -63,7 +63,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           setSeq(m.seq);
           break;
         case 'run':
-          setRun({ run: m.run, steps: m.steps, pinned: m.pinned });
+          setRun({ run: m.run, steps: m.steps, pinned: m.pinned, seq: m.seq });
           break;
         case 'cursor':
           setCursor(m.id);
@@ -86,6 +86,14 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
       requestAnimationFrame(() => post({ type: 'drawn', seq }));
     }
   }, [graph, seq, post]);
+
+  // The same for a run's states: the host measures run file change → canvas.
+  useLayoutEffect(() => {
+    const runSeq = run.seq;
+    if (runSeq !== undefined) {
+      requestAnimationFrame(() => post({ type: 'runDrawn', seq: runSeq }));
+    }
+  }, [run, post]);
 
   const nodeTypes: NodeTypes = useMemo(() => ({ hwf: makeHwfNode(post, () => configRef.current.answerable) }), [post]);
   const runs = useMemo(() => nodeRuns(run.run ?? undefined, run.steps), [run]);

@@ -24,6 +24,8 @@ export type RunRequest =
 export type CanvasMessage =
   | { type: 'ready' }
   | { type: 'drawn'; seq: number }
+  /** The run message `seq` is on screen (the host measures run file change → canvas). */
+  | { type: 'runDrawn'; seq: number }
   | { type: 'reveal'; id: string }
   /** Back to the newest run of the design (after one picked in the Runs view). */
   | { type: 'newest' }
@@ -41,7 +43,7 @@ export interface CanvasConfig {
 /** Host → canvas. */
 export type HostMessage =
   | { type: 'graph'; graph: GraphView; seq: number }
-  | { type: 'run'; run: RunSummary | null; steps: StepInfo[]; pinned?: boolean }
+  | { type: 'run'; run: RunSummary | null; steps: StepInfo[]; pinned?: boolean; seq?: number }
   | { type: 'cursor'; id: string | null }
   | { type: 'config'; config: CanvasConfig }
   | { type: 'notice'; text: string };
@@ -103,7 +105,8 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
     case 'newest':
       return { type: 'newest' };
     case 'drawn':
-      return typeof m.seq === 'number' ? { type: 'drawn', seq: m.seq } : { invalid: 'drawn without seq' };
+    case 'runDrawn':
+      return typeof m.seq === 'number' ? { type: m.type, seq: m.seq } : { invalid: `${String(m.type)} without seq` };
     case 'reveal':
       return str(m.id) ? { type: 'reveal', id: m.id } : { invalid: 'reveal without id' };
     case 'edit':
