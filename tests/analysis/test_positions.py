@@ -118,3 +118,29 @@ def test_first_lookups_by_counting_match_the_table(text: str) -> None:
     table.line_starts  # noqa: B018 - build the table now
     for offset in range(len(text) + 1):
         assert LineIndex(text).position(offset) == table.position(offset)
+
+
+@given(st.text(alphabet=st.sampled_from("ab\n\r😀"), max_size=60),
+       st.lists(st.tuples(st.integers(-1, 30), st.integers(-1, 8)), max_size=8))
+def test_offsets_by_counting_match_the_table(text: str, lookups: list) -> None:
+    """Without the table, offset() counts line breaks from the last lookup: same answers."""
+    table = LineIndex(text)
+    table.line_starts  # noqa: B018 - build the table now
+    counting = LineIndex(text)
+    for line, character in lookups:
+        assert counting.offset(line, character) == table.offset(line, character)
+
+
+def test_offsets_by_counting_across_chunks_of_a_megabyte() -> None:
+    """Lines of every length around the 1 KB and 64 KB steps of the count, forwards and
+    back, with CRLF and non-ASCII: the counted answers are the table's, and no table is
+    built for the first lookups (a request on a fresh version of a big design)."""
+    lines = ["x" * (i % 97) + ("é" if i % 5 == 0 else "") for i in range(40_000)]
+    text = "".join(line + ("\r\n" if i % 3 == 0 else "\n") for i, line in enumerate(lines))
+    table = LineIndex(text)
+    table.line_starts  # noqa: B018
+    for line in (0, 1, 39_999, 20_000, 20_001, 7, 40_000, 40_001, 12_345, 655, 656):
+        counting = LineIndex(text)
+        for character in (0, 3, 50, 200):
+            assert counting.offset(line, character) == table.offset(line, character)
+        assert counting._starts is None
