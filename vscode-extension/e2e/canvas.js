@@ -24,7 +24,7 @@ function chainDesign(count) {
 }
 
 async function saveAndRead(wb, page, file) {
-  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  await wb.focusText();
   await page.keyboard.press('Control+S');
   await page.waitForTimeout(500);
   return fs.readFileSync(file, 'utf8');
@@ -83,6 +83,9 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     const idColumn = lines[idLine - 1].indexOf('"draft"') + 1 + '"draft"'.length; // the cursor after the selected id
     await page.waitForTimeout(500);
     await wb.screenshot(shot('20b-canvas-click-reveals-json'));
+    const slider = page.locator('.editor-instance .monaco-editor .scrollbar.horizontal .slider').first();
+    const sideways = await slider.evaluate((el) => parseFloat(el.style.left || '0'));
+    if (sideways > 0) throw new Error(`the text is scrolled sideways (${sideways}px): the selected id is out of view`);
     await wb.runCommand('View: Focus First Editor Group'); // the status bar shows the text editor's cursor
     await waitFor(`the draft id selected, the cursor at Ln ${idLine}, Col ${idColumn}`, async () =>
       new RegExp(`Ln ${idLine}, Col ${idColumn} \\(7 selected\\)`).test(await wb.statusBarText()), { timeout: 10000 });

@@ -105,8 +105,19 @@ class Workbench {
   }
 
   /** Puts the cursor at a 1-based line and column with Go to Line (Ctrl+G). */
+  /**
+   * Focus the text editor with a click at a point of its visible box, right of most text.
+   * (A click on `.view-lines` aims at the middle of the lines' full width, off screen when
+   * a line is long, and Playwright scrolls the editor sideways to reach it.)
+   */
+  async focusText() {
+    const editor = this.page.locator('.editor-instance .monaco-editor').first();
+    const box = await editor.boundingBox();
+    await editor.click({ position: { x: Math.round(box.width * 0.75), y: Math.round(box.height / 2) } });
+  }
+
   async goTo(line, column) {
-    await this.page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await this.focusText();
     await this.page.keyboard.press('Control+G');
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: 10000 });
