@@ -28,6 +28,7 @@ from typing import Any
 from weakref import ref as _ref
 
 from .resync import BracketBalance, member_follows, object_follows, stray_closer, string_end
+from .scan_reuse import Scans
 
 __all__ = [
     "JsonNode",
@@ -382,9 +383,13 @@ class _Token:
 class _Builder:
     """One pass over the text: tokens -> tree (+ Python value when asked)."""
 
-    def __init__(self, text: str, with_values: bool) -> None:
+    def __init__(self, text: str, with_values: bool, reuse: Scans | None = None) -> None:
         self.text = text
         self.with_values = with_values
+        self.reuse: Scans = reuse or {}
+        """Scans of the last parse still true in this text (analysis/scan_reuse.py)."""
+        self.scans: Scans = {}
+        """Every container scanned whole here, for the next parse."""
         self.issues: list[SyntaxIssue] = []
         self.root: JsonNode | None = None
         self.root_value: Any = None
@@ -450,16 +455,26 @@ class _Builder:
         Most of a document being typed is valid: only the containers around the
         error go token by token, everything else costs one C call.
         """
-        watch = self.watch
-        watch.seen = False
-        try:
-            value, end = self.scan(self.text, start)
-        except (ValueError, RecursionError, StopIteration):
-            return None
-        if watch.seen:
+        if start in self.reuse:
+            carried = self.reuse[start]
+            if carried is None:  # it held the error last time: token by token again
+                self.scans[start] = None
+                return None
+            end, value, seen = carried
+        else:
+            watch = self.watch
+            watch.seen = False
+            try:
+                value, end = self.scan(self.text, start)
+            except (ValueError, RecursionError, StopIteration):
+                self.scans[start] = None
+                return None
+            seen = watch.seen
+        self.scans[start] = (end, value, seen)
+        if seen:
             self.duplicates = True
         self.valid_value = value if self.with_values else None
-        return _lazy_value(self.text, start, None, end, None if watch.seen else value)
+        return _lazy_value(self.text, start, None, end, None if seen else value)
 
     # the loop ----------------------------------------------------------------
     # One token at a time: read it (`_token`), decide where it goes given the innermost
@@ -983,7 +998,7 @@ _UNSET: Any = object()
 class ParsedDocument:
     """The text, its tree (built on first use for valid JSON) and its syntax issues."""
 
-    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates", "memo")
+    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates", "memo", "scans")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -994,11 +1009,13 @@ class ParsedDocument:
         self._errors: list[SyntaxIssue] | None = None
         self._value: Any = _UNSET
         self._has_duplicates: bool | None = None
+        self.scans: Scans = {}
+        """The containers the tolerant parser scanned whole (none for valid JSON)."""
 
     # --- lazily built state ---
 
-    def _build(self, with_values: bool) -> None:
-        builder = _Builder(self.text, with_values)
+    def _build(self, with_values: bool, reuse: Scans | None = None) -> None:
+        builder = _Builder(self.text, with_values, reuse)
         # Millions of new objects would trigger full collections over and over
         # (quadratic on deep documents); collect once afterwards instead.
         collecting = gc.isenabled()
@@ -1011,6 +1028,7 @@ class ParsedDocument:
         self._root = builder.root
         self._errors = builder.issues
         self._has_duplicates = builder.duplicates
+        self.scans = builder.scans
         if with_values:
             self._value = builder.root_value
 
@@ -1207,8 +1225,17 @@ def source_offset(text: str, node: JsonNode, index: int) -> int:
 # --- entry point -------------------------------------------------------------
 
 
-def parse(text: str) -> ParsedDocument:
-    """Parse `text` (any string): never raises, never recurses."""
+def parse(text: str, reuse: Scans | None = None) -> ParsedDocument:
+    """Parse `text` (any string): never raises, never recurses.
+
+    `reuse`: the last parse's scans carried through the edit that made `text`
+    (`scan_reuse.through_edit`), when that parse was of broken JSON: the text is parsed
+    tolerantly at once, with them; if it turns out valid, it is parsed as valid JSON."""
+    if reuse:
+        doc = ParsedDocument(text)
+        doc._build(with_values=True, reuse=reuse)
+        if doc._errors:
+            return doc
     doc = ParsedDocument(text)
     watch = _DuplicateWatch()
     try:  # json.loads refuses a leading BOM too: that text takes the slow way

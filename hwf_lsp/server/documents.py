@@ -20,6 +20,7 @@ from hwf_lsp.analysis.carry_over import Carried, carry_over, string_value_at
 from hwf_lsp.analysis.check import check_document
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex, line_index
+from hwf_lsp.analysis.scan_reuse import Scans, through_edit
 from hwf_lsp.workflow.design_files import design_name_for
 
 log = logging.getLogger(__name__)
@@ -161,12 +162,13 @@ class Analysis:
 
 
 def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
-            check: bool = True) -> Analysis:
+            check: bool = True, reuse: Scans | None = None) -> Analysis:
     """Parse (and with `check`, check) one version of a design, with its newest run.
 
     One parse serves the design name (which run to read), the rulebook and the lint.
+    `reuse`: the last parse's scans through the edit that made `text` (`jsontree.parse`).
     """
-    doc = parse(text)
+    doc = parse(text, reuse)
     run = None
     if runs is not None:
         try:
@@ -180,6 +182,16 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     if check:
         result.findings  # noqa: B018 - computed here, in the caller's thread
     return result
+
+
+def scans_through(prev: Analysis, start: int, end: int, replacement: str) -> Scans | None:
+    """The containers prev's parse scanned whole, still true after prev.text[start:end]
+    became `replacement` (analysis/scan_reuse.py); None when its parse scanned none (it
+    was valid JSON, or it has no parse)."""
+    doc = prev._doc
+    if doc is None or not doc.scans:
+        return None
+    return through_edit(doc.scans, start, end, replacement)
 
 
 def after_string_edit(prev: Analysis, version: int | None, text: str, start: int,

@@ -2,7 +2,8 @@
 prompts (whose findings are carried over, analysis/carry_over.py), ids, `after` entries,
 conditions and numbers, and in the whitespace between tokens, with emoji before them,
 with requests in between (which parse the text), sent as range edits and as whole texts
-(the protocol then finds the part that changed)."""
+(the protocol then finds the part that changed), and on in broken JSON (whose parse
+reuses the last one's scans, analysis/scan_reuse.py) until it is mended."""
 
 from __future__ import annotations
 
@@ -101,6 +102,14 @@ async def test_typing_publishes_what_a_fresh_open_does(client, whole):
         ('"id": "Gate",\n\n', 0, 14, 1, "", True),  # one blank line less, after a hover
         ('"type": "condition"', 0, 7, 0, "  ", False),  # spaces after a colon
         ("Write", 0, 0, 1, '"', False),  # not a string any more: the full check
+        # typing on in broken JSON: the parse reuses the last one's scans (scan_reuse.py)
+        ('"question"', 0, 0, 0, " ", False),  # between tokens of another node
+        ('"late"', 0, 1, 0, "x", True),  # an id, after a hover
+        ('"xlate"', 0, 1, 1, "", False),
+        ('""rite', 0, 1, 1, "W", False),  # mended
+        ('"on_timeout"', 0, 0, 1, "", False),  # a key's opening quote gone
+        ('on_timeout"', 0, 0, 0, "y", False),  # typing on in the broken node
+        ('yon_timeout"', 0, 0, 1, '"', False),  # mended again
     ]
     for needle, occurrence, skip, delete, replacement, hover in steps:
         start = _find(text, needle, occurrence) + skip

@@ -145,7 +145,8 @@ class Validator:
             elif cached is not None and not cached.stale and len(text) <= ON_LOOP_CHARS:
                 # a keystroke: on the loop, with the runs as last read (the watcher's
                 # thread reads the disk, and marks every analysis stale when runs change)
-                result = analyse(key, version, text, server.runs)
+                result = analyse(key, version, text, server.runs,
+                                 reuse=server.scans_for(key, cached, version, text))
             else:
                 runs = server.runs
                 if runs is not None:  # opened, saved, runs changed, or big: the worker
@@ -170,9 +171,8 @@ class Validator:
         from `cached.text` inside one string value; else None."""
         if cached is None:
             return None
-        edit = self.server.protocol.last_edit(key)
-        if edit is None or edit.after is not text or edit.before is not cached.text \
-                or edit.version != version:
+        edit = self.server.edit_from(key, cached, version, text)
+        if edit is None:
             return None
         try:
             return after_string_edit(cached, version, text, edit.start, edit.end,
