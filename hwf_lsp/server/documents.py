@@ -184,14 +184,29 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     return result
 
 
-def scans_through(prev: Analysis, start: int, end: int, replacement: str) -> Scans | None:
-    """The containers prev's parse scanned whole, still true after prev.text[start:end]
-    became `replacement` (analysis/scan_reuse.py); None when its parse scanned none (it
-    was valid JSON, or it has no parse)."""
-    doc = prev._doc
+def edit_from(protocol: Any, key: str, cached: Analysis, version: int | None,
+              text: str) -> Any:
+    """The document's last didChange (`protocol.last_edit`: a protocol.TextEdit), when it
+    made `text` (version `version`) from `cached.text`; else None."""
+    edit = protocol.last_edit(key)
+    if edit is None or edit.after is not text or edit.before is not cached.text \
+            or edit.version != version:
+        return None
+    return edit
+
+
+def scans_for(protocol: Any, key: str, cached: Analysis, version: int | None,
+              text: str) -> Scans | None:
+    """What the parse of `text` may reuse of `cached`'s parse (analysis/scan_reuse.py):
+    the containers it scanned, through the didChange that made `text`; None when there
+    is no such edit, or its parse scanned nothing (valid JSON, or no parse)."""
+    doc = cached._doc
     if doc is None or not doc.scans:
         return None
-    return through_edit(doc.scans, start, end, replacement)
+    edit = edit_from(protocol, key, cached, version, text)
+    if edit is None:
+        return None
+    return through_edit(doc.scans, edit.start, edit.end, edit.replacement)
 
 
 def after_string_edit(prev: Analysis, version: int | None, text: str, start: int,

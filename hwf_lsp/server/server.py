@@ -24,14 +24,13 @@ from pygls.lsp.server import LanguageServer
 
 from hwf_lsp import __version__
 from hwf_lsp.analysis.runs_index import RunsIndex
-from hwf_lsp.analysis.scan_reuse import Scans
 from hwf_lsp.server import guard, stdio
 from hwf_lsp.server.convert import WirePublish, encoding_name
-from hwf_lsp.server.documents import Analysis, analyse, is_design_uri, scans_through
+from hwf_lsp.server.documents import Analysis, analyse, is_design_uri, scans_for
 from hwf_lsp.server.features import register_all
 from hwf_lsp.server.features.diagnostics import Validator, client_pulls
 from hwf_lsp.server.guard import guarded
-from hwf_lsp.server.protocol import HwfProtocol, TextEdit
+from hwf_lsp.server.protocol import HwfProtocol
 from hwf_lsp.server.runs.manager import RunManager
 from hwf_lsp.server.runs.notify import on_runs_changed
 from hwf_lsp.server.runs.watcher import RunsWatcher
@@ -215,28 +214,10 @@ class HwfServer(LanguageServer):
             cached.text is text or cached.text == text
         ):
             return cached
-        reuse = self.scans_for(key, cached, version, text) if cached is not None else None
+        reuse = scans_for(self.protocol, key, cached, version, text) if cached else None
         result = analyse(key, version, text, self.runs, check=False, reuse=reuse)
         self.remember(result)
         return result
-
-    def edit_from(self, key: str, cached: Analysis, version: int | None,
-                  text: str) -> TextEdit | None:
-        """The document's last didChange, when it made `text` (this version) from
-        `cached.text`; else None."""
-        edit = self.protocol.last_edit(key)
-        if edit is None or edit.after is not text or edit.before is not cached.text \
-                or edit.version != version:
-            return None
-        return edit
-
-    def scans_for(self, key: str, cached: Analysis, version: int | None,
-                  text: str) -> Scans | None:
-        """What the parse of `text` may reuse of `cached`'s (analysis/scan_reuse.py)."""
-        edit = self.edit_from(key, cached, version, text)
-        if edit is None:
-            return None
-        return scans_through(cached, edit.start, edit.end, edit.replacement)
 
     def remember(self, result: Analysis) -> None:
         key = unquote(result.uri)

@@ -54,11 +54,16 @@ def slow_analyse(monkeypatch):
 
     def slow(uri, version, text, runs=None, **kw):
         calls.append(version)
+        reused.append(len(kw.get("reuse") or {}))
         time.sleep(0.05)
         return real_analyse(uri, version, text, runs, **kw)
 
     monkeypatch.setattr(diagnostics, "analyse", slow)
     return calls
+
+
+reused: list[int] = []
+"""How many scans each check by `slow_analyse` was handed (analysis/scan_reuse.py)."""
 
 
 async def settle(validator: diagnostics.Validator) -> None:
@@ -140,3 +145,30 @@ async def test_a_free_text_keystroke_is_carried_over_and_an_id_keystroke_checked
         text = new
     assert slow_analyse == [1, 3]  # the prompt keystroke took no check
     assert [(v, n) for _, v, n in server.published] == [(1, 1), (2, 1), (3, 2)]
+
+
+async def test_a_keystroke_in_broken_json_reuses_the_last_parse(slow_analyse):
+    """The second keystroke in broken JSON hands the check the first one's scans, moved."""
+    reused.clear()
+    server = StubServer()
+    validator = diagnostics.Validator(server)
+    uri = "file:///h.hwf.json"
+    server.designs.add(uri)
+    text = json.dumps({"name": "h", "nodes": [
+        {"id": "t", "type": "trigger"},
+        {"id": "a", "type": "agent", "after": ["t"], "prompt": "Write it"},
+        {"id": "b", "type": "agent", "after": ["a"], "prompt": "Check it"}]})
+    at = text.index('"id": "a"') + len('"id": "a"')  # the comma after a's id
+    for version, start, end, char in ((1, 0, 0, ""), (2, at, at + 1, " x"), (3, at, at, "y")):
+        new = text[:start] + char + text[end:]
+        server.texts[uri] = (version, new)
+        server.protocol.edit = TextEdit(text, new, version, start, end, char) if version > 1 \
+            else None
+        validator.schedule(uri)
+        await settle(validator)
+        text = new
+    assert slow_analyse == [1, 2, 3]
+    # valid JSON scans nothing; the first break scanned the trigger and b (a failed);
+    # the keystroke after it in a's object reuses them
+    assert reused[:2] == [0, 0] and reused[2] >= 2
+    assert [(v, n) for _, v, n in server.published][-1][0] == 3

@@ -31,7 +31,13 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from hwf_lsp.server import convert
-from hwf_lsp.server.documents import Analysis, after_string_edit, analyse
+from hwf_lsp.server.documents import (
+    Analysis,
+    after_string_edit,
+    analyse,
+    edit_from,
+    scans_for,
+)
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -146,7 +152,7 @@ class Validator:
                 # a keystroke: on the loop, with the runs as last read (the watcher's
                 # thread reads the disk, and marks every analysis stale when runs change)
                 result = analyse(key, version, text, server.runs,
-                                 reuse=server.scans_for(key, cached, version, text))
+                                 reuse=scans_for(server.protocol, key, cached, version, text))
             else:
                 runs = server.runs
                 if runs is not None:  # opened, saved, runs changed, or big: the worker
@@ -171,7 +177,7 @@ class Validator:
         from `cached.text` inside one string value; else None."""
         if cached is None:
             return None
-        edit = self.server.edit_from(key, cached, version, text)
+        edit = edit_from(self.server.protocol, key, cached, version, text)
         if edit is None:
             return None
         try:
