@@ -193,3 +193,33 @@ def test_the_history_is_primed_without_waiting_for_the_runner_import(monkeypatch
     finally:
         release.set()
         server.runs_watcher.stop()
+
+
+@pytest.mark.parametrize("when", ["while priming", "as the directory appears"])
+def test_a_write_before_the_events_start_is_seen_at_once(tmp_path, monkeypatch, when) -> None:
+    """A run written between the watcher's last look and the start of its file events is
+    named by no event; it is seen as soon as the events start, not a stamp check later."""
+    root = tmp_path / "workflow-runs"
+    if when == "while priming":
+        root.mkdir()
+        os.utime(root, (time.time() - 5,) * 2)
+    real_start = watcher_mod.start_events
+
+    def late_start(where, wake):
+        write_atomic(where / "late.json", {})  # just before the observer starts
+        return real_start(where, wake)
+
+    monkeypatch.setattr(watcher_mod, "start_events", late_start)
+    recorder = Recorder()
+    watcher = RunsWatcher(lambda: root, recorder, interval=0.02, events=True)
+    watcher.start()
+    try:
+        if when == "as the directory appears":
+            time.sleep(0.1)
+            root.mkdir()
+        started = time.monotonic()
+        calls = recorder.wait(1 if when == "while priming" else 2, timeout=3)
+        assert calls and calls[-1][0] - started < watcher_mod.EVENT_WAKE_S / 2, calls
+        assert watcher.using_events
+    finally:
+        watcher.stop()

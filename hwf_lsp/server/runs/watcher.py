@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.run_index import dir_stamp, is_run_file_name, stamp_settled
+from hwf_lsp.workflow.run_index import Stamp, dir_stamp, is_run_file_name, stamp_settled
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +170,17 @@ class RunsWatcher:
         if self._use_events and dir_stamp(root) is not None:
             self._events = start_events(root, self._wake)
 
+    def _watch_since(self, root: Path, stamp: Stamp | None) -> Stamp | None:
+        """Start file events for `root`; then, if the directory changed since `stamp` (a
+        write between that look and the events' start, which no event names), look at
+        everything now rather than at the next stamp check, EVENT_WAKE_S later.  The
+        stamp to compare with from now on."""
+        self._watch(root)
+        now = dir_stamp(root)
+        if self._events is not None and now != stamp:
+            self._call(self._on_change, None)
+        return now
+
     def _call(self, callback: Callable[..., object] | None, *args: Any) -> None:
         if callback is None:
             return
@@ -182,7 +193,7 @@ class RunsWatcher:
         root = self._root()
         stamp = dir_stamp(root)  # before priming: a write during it still moves the stamp
         self._call(self._prime)
-        self._watch(root)
+        stamp = self._watch_since(root, stamp)
         last_write: float | None = None
         counted = 0
         fresh = False
@@ -221,7 +232,7 @@ class RunsWatcher:
                     stamp, fresh = now, not stamp_settled(now)
                     self._call(self._on_change, None)
                     if appeared and now is not None and self._use_events:
-                        self._watch(root)  # the directory appeared: events from now on
+                        stamp = self._watch_since(root, now)  # it appeared: events from now
                 elif fresh and stamp_settled(now):
                     fresh = False  # a second write in the same clock tick would not show
                     self._call(self._on_change, None)
