@@ -48,22 +48,27 @@ class StubServer:
         self.published.append((params.uri, params.version, len(params.diagnostics)))
 
 
+class Calls(list):
+    """The versions `slow_analyse` checked; `reused`: how many scans each was handed
+    (analysis/scan_reuse.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reused: list[int] = []
+
+
 @pytest.fixture
 def slow_analyse(monkeypatch):
-    calls: list[int | None] = []
+    calls = Calls()
 
     def slow(uri, version, text, runs=None, **kw):
         calls.append(version)
-        reused.append(len(kw.get("reuse") or {}))
+        calls.reused.append(len(kw.get("reuse") or {}))
         time.sleep(0.05)
         return real_analyse(uri, version, text, runs, **kw)
 
     monkeypatch.setattr(diagnostics, "analyse", slow)
     return calls
-
-
-reused: list[int] = []
-"""How many scans each check by `slow_analyse` was handed (analysis/scan_reuse.py)."""
 
 
 async def settle(validator: diagnostics.Validator) -> None:
@@ -149,7 +154,6 @@ async def test_a_free_text_keystroke_is_carried_over_and_an_id_keystroke_checked
 
 async def test_a_keystroke_in_broken_json_reuses_the_last_parse(slow_analyse):
     """The second keystroke in broken JSON hands the check the first one's scans, moved."""
-    reused.clear()
     server = StubServer()
     validator = diagnostics.Validator(server)
     uri = "file:///h.hwf.json"
@@ -170,5 +174,5 @@ async def test_a_keystroke_in_broken_json_reuses_the_last_parse(slow_analyse):
     assert slow_analyse == [1, 2, 3]
     # valid JSON scans nothing; the first break scanned the trigger and b (a failed);
     # the keystroke after it in a's object reuses them
-    assert reused[:2] == [0, 0] and reused[2] >= 2
+    assert slow_analyse.reused[:2] == [0, 0] and slow_analyse.reused[2] >= 2
     assert [(v, n) for _, v, n in server.published][-1][0] == 3
