@@ -145,20 +145,18 @@ class LineIndex:
         if line < at_line:
             at, at_line = 0, 0
         pos, need = at, line - at_line
-        while need > 0:  # the need-th "\n" at or after pos: skip whole chunks, then find
+        if need == 0:
+            start = text.rfind("\n", 0, pos) + 1
+        else:  # just past the need-th "\n" from pos: skip whole chunks, then find
             for step in (65_536, 1024):
-                while pos < len(text):
-                    ahead = text.count("\n", pos, pos + step)
-                    if ahead >= need:
-                        break
+                while pos < len(text) and (ahead := text.count("\n", pos, pos + step)) < need:
                     need -= ahead
                     pos += step
             if pos >= len(text):
                 return None
-            while need > 0:
+            for _ in range(need):
                 pos = text.find("\n", pos) + 1
-                need -= 1
-        start = text.rfind("\n", 0, pos) + 1 if line == at_line else pos
+            start = pos
         self._budget -= abs(pos - at) + 1024
         self._at = (start, line)
         end = text.find("\n", start)

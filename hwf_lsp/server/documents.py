@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from hwf_lsp.analysis.carry_over import Carried, carry_over, string_value_at
@@ -22,6 +22,9 @@ from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex, line_index
 from hwf_lsp.analysis.scan_reuse import Scans, through_edit
 from hwf_lsp.workflow.design_files import design_name_for
+
+if TYPE_CHECKING:
+    from hwf_lsp.server.protocol import TextEdit
 
 log = logging.getLogger(__name__)
 
@@ -185,9 +188,9 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
 
 
 def edit_from(protocol: Any, key: str, cached: Analysis, version: int | None,
-              text: str) -> Any:
-    """The document's last didChange (`protocol.last_edit`: a protocol.TextEdit), when it
-    made `text` (version `version`) from `cached.text`; else None."""
+              text: str) -> TextEdit | None:
+    """The document's last didChange (`protocol.last_edit`), when it made `text` (version
+    `version`) from `cached.text`; else None."""
     edit = protocol.last_edit(key)
     if edit is None or edit.after is not text or edit.before is not cached.text \
             or edit.version != version:

@@ -26,8 +26,6 @@ BIG = 60
 class _Marker:
     """A member's key in the walk (pushed before its value, so it comes out first)."""
 
-    kind = "key"
-
     def __init__(self, key: tuple) -> None:
         self.key = key
 

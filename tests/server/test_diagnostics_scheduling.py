@@ -129,6 +129,17 @@ async def test_an_older_version_is_never_published_after_a_newer_one(slow_analys
     assert [v for _, v, _ in server.published] == [5]
 
 
+async def keystroke(server, validator, uri: str, text: str, version: int, start: int,
+                    end: int, char: str) -> str:
+    """One didChange (text[start:end] became `char`), checked; the new text."""
+    new = text[:start] + char + text[end:]
+    server.texts[uri] = (version, new)
+    server.protocol.edit = TextEdit(text, new, version, start, end, char)
+    validator.schedule(uri)
+    await settle(validator)
+    return new
+
+
 async def test_a_free_text_keystroke_is_carried_over_and_an_id_keystroke_checked(slow_analyse):
     server = StubServer()
     validator = diagnostics.Validator(server)
@@ -142,12 +153,7 @@ async def test_a_free_text_keystroke_is_carried_over_and_an_id_keystroke_checked
     await settle(validator)
     for version, needle, char in ((2, "Write", "x"), (3, '"t"', "b")):  # then t's id
         at = text.index(needle) + 1
-        new = text[:at] + char + text[at:]
-        server.texts[uri] = (version, new)
-        server.protocol.edit = TextEdit(text, new, version, at, at, char)
-        validator.schedule(uri)
-        await settle(validator)
-        text = new
+        text = await keystroke(server, validator, uri, text, version, at, at, char)
     assert slow_analyse == [1, 3]  # the prompt keystroke took no check
     assert [(v, n) for _, v, n in server.published] == [(1, 1), (2, 1), (3, 2)]
 
@@ -163,14 +169,11 @@ async def test_a_keystroke_in_broken_json_reuses_the_last_parse(slow_analyse):
         {"id": "a", "type": "agent", "after": ["t"], "prompt": "Write it"},
         {"id": "b", "type": "agent", "after": ["a"], "prompt": "Check it"}]})
     at = text.index('"id": "a"') + len('"id": "a"')  # the comma after a's id
-    for version, start, end, char in ((1, 0, 0, ""), (2, at, at + 1, " x"), (3, at, at, "y")):
-        new = text[:start] + char + text[end:]
-        server.texts[uri] = (version, new)
-        server.protocol.edit = TextEdit(text, new, version, start, end, char) if version > 1 \
-            else None
-        validator.schedule(uri)
-        await settle(validator)
-        text = new
+    server.texts[uri] = (1, text)
+    validator.schedule(uri)
+    await settle(validator)
+    for version, start, end, char in ((2, at, at + 1, " x"), (3, at, at, "y")):
+        text = await keystroke(server, validator, uri, text, version, start, end, char)
     assert slow_analyse == [1, 2, 3]
     # valid JSON scans nothing; the first break scanned the trigger and b (a failed);
     # the keystroke after it in a's object reuses them
