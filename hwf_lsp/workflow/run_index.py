@@ -523,6 +523,9 @@ class RunIndex:
         files left without a row sort at or below the bound.  Files already below the bound
         (left by an earlier reconcile) are history, not news: never read here, never named."""
         stamp = dir_stamp(self.root)
+        # settled when read, not when committed: a rename after the listing in the stamp's
+        # clock tick would leave the stamp as it is, and the claim would hide the file
+        claim = stamp if stamp_settled(stamp) else None
         listing = self._listing()
         if listing is None:
             listing = {}
@@ -560,7 +563,7 @@ class RunIndex:
         rows, vanished = self._read_all(observed, read_limit)
         gone.extend(vanished)
         rows, bound = _written_now(rows + history, None if write_all else max(WRITE_NOW, held))
-        self._commit(rows, gone, claim=stamp, base_gen=gen, bound=bound, set_bound=True)
+        self._commit(rows, gone, claim=claim, base_gen=gen, bound=bound, set_bound=True)
         changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
         if others or many or changed or gone_ids:
             self.generation += 1
