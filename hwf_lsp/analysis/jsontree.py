@@ -36,6 +36,7 @@ __all__ = [
     "SyntaxIssue",
     "ParsedDocument",
     "parse",
+    "parse_valid",
     "source_offset",
     "contains",
 ]
@@ -931,6 +932,45 @@ def _expand(node: JsonNode) -> None:
 _EXPANDING = threading.Lock()
 
 
+_OBJECTS_APART = re.compile(r"\}[ \t\n\r]*,[ \t\n\r]*\{")
+"""Where one object ends and the next begins: `}`, a comma and `{`, JSON blanks between."""
+
+_BOUNDARIES_FROM = 64
+"""Arrays of at least this many objects (a design's `nodes`) find their items' spans
+from the boundaries between them, not by decoding each item again."""
+
+
+def _object_items(node: JsonNode, text: str, first: int, last_end: int,
+                  py: list[Any]) -> list[JsonNode] | None:
+    """The items of a valid array of n objects, found by its n - 1 boundaries, or None
+    when the count differs.  One C regex pass: 3 ms for a 5,000-node design, where
+    scanning each item to its end (it is decoded again) took ~25 ms.
+
+    Why a count of n - 1 proves the spans: every two neighbouring items are separated by
+    `}` blanks `,` blanks `{` outside any string, and no other match can overlap one of
+    those (a match ends with `{`, a boundary starts with `}`), so all n - 1 are found; a
+    match inside a string or between nested objects would make more."""
+    apart = _OBJECTS_APART.finditer(text, first, last_end)
+    starts = [first]
+    ends = []
+    for match in apart:
+        ends.append(match.start() + 1)
+        starts.append(match.end() - 1)
+    if len(starts) != len(py):
+        return None
+    ends.append(last_end)
+    parent_ref = _ref(node)
+    new_node = JsonNode
+    items = []
+    for start, end, sub in zip(starts, ends, py, strict=True):
+        child = new_node("object", start, end)
+        child._source = text
+        child._py = sub
+        child._parent = parent_ref
+        items.append(child)
+    return items
+
+
 def _expand_now(node: JsonNode) -> None:
     """The body of `_expand`.  `_lazy_value` is inlined and the parent's weak reference
     shared by all children: checks expand a few dozen containers on every keystroke."""
@@ -944,6 +984,13 @@ def _expand_now(node: JsonNode) -> None:
     pos = skip(text, node.start + 1).end()
     last = len(py) - 1 if py is not None else -1
     last_end = _end_before_space(text, node.end - 1) if py is not None else -1
+    if node.kind == "array" and py is not None and len(py) >= _BOUNDARIES_FROM \
+            and all(type(item) is dict for item in py):
+        found = _object_items(node, text, pos, last_end, py)
+        if found is not None:
+            node._items = found
+            node._source = node._py = None
+            return
     index = 0
     is_array = node.kind == "array"
     if is_array:
@@ -1049,6 +1096,13 @@ class ParsedDocument:
     @property
     def is_valid(self) -> bool:
         return not self.errors
+
+    @property
+    def has_duplicate_keys(self) -> bool:
+        """Whether some object repeats a key (then the value does not mirror the text)."""
+        if self._has_duplicates is None:
+            self._build(with_values=self._value is _UNSET)
+        return bool(self._has_duplicates)
 
     def to_python(self) -> Any:
         """The recovered value: duplicate keys keep the last; invalid tokens and
@@ -1243,10 +1297,22 @@ def parse(text: str, reuse: Scans | None = None) -> ParsedDocument:
     except Exception:  # noqa: BLE001 - anything json.loads rejects goes the slow way
         doc._build(with_values=True)
         return doc
+    return _valid(doc, value, watch.seen)
+
+
+def parse_valid(text: str, value: Any, has_duplicates: bool) -> ParsedDocument:
+    """The document of a `text` known to be valid JSON whose value is `value` (the
+    keystroke carry-over knows both): no decoding; the tree is built from the text, as
+    `parse` builds it, when asked for."""
+    return _valid(ParsedDocument(text), value, has_duplicates)
+
+
+def _valid(doc: ParsedDocument, value: Any, has_duplicates: bool) -> ParsedDocument:
+    text = doc.text
     doc._value = value
     doc._errors = []
-    doc._has_duplicates = watch.seen
+    doc._has_duplicates = has_duplicates
     start = _SKIP_WS.match(text).end()
     end = _end_before_space(text, len(text))
-    doc._root = _lazy_value(text, start, None, end, None if watch.seen else value)
+    doc._root = _lazy_value(text, start, None, end, None if has_duplicates else value)
     return doc

@@ -146,7 +146,8 @@ class Analysis:
     def doc(self) -> Any:
         """analysis.jsontree.ParsedDocument of `text`."""
         if self._doc is None:
-            self._doc = parse(self.text)
+            carried = self.carried
+            self._doc = carried.document(self.text) if carried is not None else parse(self.text)
         return self._doc
 
     @property

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from hwf_lsp.analysis.carry_over import carry_over, string_value_at
 from hwf_lsp.analysis.check import check_text
+from hwf_lsp.analysis.design import design_of
+from hwf_lsp.analysis.jsontree import ParsedDocument, parse
 
 DESIGN = {
     "name": "carry",
@@ -97,7 +99,7 @@ def test_a_repeated_keys_losing_value_changes_nothing() -> None:
 @pytest.mark.parametrize(("needle", "typed"), [
     ("Review", "abc😀"),  # into a prompt
     ('"late"', "12"),  # into an id other nodes could name
-    ('"start"\n', "x"),  # into an after entry: it stops resolving
+    ('"start"\n', "x1"),  # into an after entry: it stops resolving
 ])
 def test_keystrokes_in_one_string_keep_one_base(needle: str, typed: str) -> None:
     doc, _ = check_text(TEXT)
@@ -109,6 +111,7 @@ def test_keystrokes_in_one_string_keep_one_base(needle: str, typed: str) -> None
         text = text[:start] + char + text[start:]
         assert state is not None and state.findings == check_text(text)[1]
         assert state.base is doc
+        same_document(state.document(text), parse(text))
         start += 1
 
 
@@ -162,4 +165,15 @@ def test_carried_over_edits_give_the_full_checks_findings(edit, more) -> None:
         state = None if state is None else carry_over(state, text, at_, stop, typed, None)
         if state is not None:
             assert state.findings == check_text(new_text)[1]
+            same_document(state.document(new_text), parse(new_text))
         text, start = new_text, at_
+
+
+def same_document(carried: ParsedDocument, parsed: ParsedDocument) -> None:
+    """What a carried text's document gives is what parsing that text gives: the value,
+    the nodes' objects, and the design's edges (the base's, when the edit kept them)."""
+    assert carried.errors == [] and carried.to_python() == parsed.to_python()
+    ours, theirs = design_of(carried), design_of(parsed)
+    assert [(i.id, i.kind, i.obj.start, i.obj.end) for i in ours.infos if i.obj] == \
+        [(i.id, i.kind, i.obj.start, i.obj.end) for i in theirs.infos if i.obj]
+    assert ours.children == theirs.children

@@ -419,6 +419,52 @@ def _same_tree(left: JsonNode, right: JsonNode, text: str, valid: bool = True) -
             stack.extend(zip(a.items, b.items, strict=True))
 
 
+# --- a long array of objects: its items' spans from the boundaries between them ---
+
+PLAIN_OBJECT = st.dictionaries(
+    st.sampled_from(["id", "after", "text"]),
+    st.one_of(st.integers(), st.text(max_size=6), st.lists(st.text(max_size=3), max_size=2)),
+    max_size=3)
+TRICKY_VALUE = st.sampled_from(["}, {", "},{", "}\n  ,\n  {", '"}, {"', "\\", "{", "}",
+                                [{"k": 1}, {"k": 2}], [{}, {}], {"nested": {}}])
+
+
+@given(st.lists(PLAIN_OBJECT, min_size=jsontree._BOUNDARIES_FROM, max_size=70),
+       st.lists(st.tuples(st.integers(0, 63), TRICKY_VALUE), max_size=2),
+       st.sampled_from([None, 0, 2]), st.sampled_from([(",", ":"), (", ", ": ")]))
+@settings(max_examples=60, deadline=None)
+def test_a_long_array_of_objects_has_the_items_token_by_token_finds(
+        nodes: list[dict], tricky: list[tuple[int, object]], indent: object,
+        separators: tuple[str, str]) -> None:
+    """A string holding `}, {`, or objects nested in an item, make more boundaries than
+    items: those arrays are scanned item by item.  Either way the tree is the one built
+    token by token."""
+    for index, value in tricky:
+        nodes[index] = {**nodes[index], "tricky": value}
+    text = json.dumps({"nodes": nodes}, indent=indent, separators=separators)
+    doc = parse(text)
+    with token_by_token():
+        recovered = parse(text + "\n}")
+        _same_tree(doc.root, recovered.root, text)
+
+
+@pytest.mark.parametrize(("items", "by_boundaries"), [
+    ([{"id": f"n{i}", "after": [f"n{i - 1}"]} for i in range(64)], True),
+    ([{}] * 64, True),
+    ([{"id": "n0", "text": "a }, { b"}] + [{}] * 63, False),   # a boundary inside a string
+    ([{"options": [{"a": 1}, {"b": 2}]}] + [{}] * 63, False),  # one between nested objects
+], ids=["design", "empty objects", "in a string", "nested"])
+def test_which_arrays_find_their_items_by_boundaries(items: list[dict],
+                                                     by_boundaries: bool) -> None:
+    text = json.dumps(items, indent=2)
+    doc = parse(text)
+    first, last_end = text.index("{"), text.rindex("}") + 1
+    found = jsontree._object_items(doc.root, text, first, last_end, items)
+    assert (found is not None) == by_boundaries
+    assert [(item.start, item.end) for item in doc.root.items] == \
+        [(item.start, item.end) for item in parse(text + " ]").root.items]
+
+
 def test_every_prefix_of_a_design_parses() -> None:
     text = DESIGN.replace("\n", "\r\n") + " \ufeff😀"
     for end in range(len(text) + 1):

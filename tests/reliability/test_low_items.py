@@ -8,6 +8,8 @@
   with a traceback); a second `initialize` is refused (-32600); a client without
   markdown gets plain-text hovers; an unknown command name is refused without a
   traceback in the log.
+- `hwf/runsChanged` carries what changed: a parked run's context (up to the 1 MiB output
+  cap) is not sent again for every unrelated run (was: every run, every time).
 """
 
 from __future__ import annotations
@@ -155,3 +157,44 @@ def test_an_unknown_command_is_refused_without_a_traceback(server: RawLsp) -> No
     assert answer["error"]["code"] == -32602 and "unknown command" in \
         answer["error"]["message"], answer
     assert "Traceback" not in server.stderr_tail(20_000)
+
+
+# --- hwf/runsChanged: what changed, not everything again ---------------------------------
+
+BIG_OUTPUT = "x" * 900_000
+"""Under the 1 MiB output cap: the parked step's context holds all of it."""
+DELTA_LIMIT_BYTES = 64_000
+
+
+@pytest.mark.timeout(120)
+def test_an_unrelated_run_does_not_resend_a_parked_runs_context(tmp_path: Path) -> None:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    runner = Runner(RunStore(home / "workflow-runs"))
+    parked = runner.start(agent_design("big", agents=2))
+    parked = runner.respond(parked["run_id"], output=BIG_OUTPUT)  # parks at a1, a0 upstream
+    assert parked["status"] == "awaiting_agent"
+    assert len(json.dumps(parked["pending"])) > len(BIG_OUTPUT)
+    for _ in range(2):
+        runner.start(agent_design("tiny", agents=0))
+    server = RawLsp(env={**ENV, "HERMES_HOME": str(home)}, cwd=workspace,
+                    preexec_fn=limit_memory)
+    try:
+        server.initialize(workspace, {})
+        server.request("workspace/executeCommand", {"command": "hwf.listRuns",
+                                                    "arguments": []}, timeout=20)
+        before = len(server.notifications)
+        later = runner.start(agent_design("later", agents=0))["run_id"]
+
+        def names_later(params: dict) -> bool:
+            return any(run.get("run_id") == later
+                       for run in params.get("changed", params.get("runs", [])))
+
+        server.wait_notification("hwf/runsChanged", names_later, timeout=20)
+        sent = [message for message in server.notifications[before:]
+                if message.get("method") == "hwf/runsChanged"]
+        sizes = [len(json.dumps(message)) for message in sent]
+        assert all(parked["run_id"] not in json.dumps(message) for message in sent), sizes
+        assert max(sizes) < DELTA_LIMIT_BYTES, sizes
+    finally:
+        server.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -17,15 +17,10 @@ if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
 TRIGGER_CHARACTERS = ['"', ".", ":", "[", ",", " ", "{"]
-IN_THREAD_FROM_NODES = 500
-"""Designs with more nodes are completed in a worker thread: building the node list of a
-fresh version (thousands of nodes) must not hold up a hover sent meanwhile."""
-
-
-def _node_count(doc: Any) -> int:
-    value = doc.to_python()
-    nodes = value.get("nodes") if isinstance(value, dict) else None
-    return len(nodes) if isinstance(nodes, list) else 0
+IN_THREAD_FROM_CHARS = 100_000
+"""Longer texts (about 400 nodes and up) are completed in a worker thread, their parse
+included: parsing and building the node list of a fresh version (thousands of nodes)
+must not hold up a hover sent meanwhile."""
 
 
 def supports_markdown(server: HwfServer, path: str) -> bool:
@@ -55,6 +50,6 @@ def register(server: HwfServer) -> None:
                 items=[convert.completion_item(i, at.lines, at.encoding, markdown)
                        for i in items])
 
-        if _node_count(at.doc) > IN_THREAD_FROM_NODES:  # other requests go on meanwhile
+        if len(at.analysis.text) >= IN_THREAD_FROM_CHARS:  # other requests go on meanwhile
             return await asyncio.to_thread(answer)
         return answer()
