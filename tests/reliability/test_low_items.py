@@ -181,16 +181,16 @@ def test_an_unrelated_run_does_not_resend_a_parked_runs_context(tmp_path: Path) 
                     preexec_fn=limit_memory)
     try:
         server.initialize(workspace, {})
-        server.request("workspace/executeCommand", {"command": "hwf.listRuns",
-                                                    "arguments": []}, timeout=20)
+
+        def seen(run_id: str) -> None:
+            server.wait_notification("hwf/runsChanged", lambda params: any(
+                run.get("run_id") == run_id
+                for run in params.get("changed", params.get("runs", []))), timeout=20)
+
+        # once a first new run has been told, the start-up listing (a full one) is behind us
+        seen(runner.start(agent_design("first", agents=0))["run_id"])
         before = len(server.notifications)
-        later = runner.start(agent_design("later", agents=0))["run_id"]
-
-        def names_later(params: dict) -> bool:
-            return any(run.get("run_id") == later
-                       for run in params.get("changed", params.get("runs", [])))
-
-        server.wait_notification("hwf/runsChanged", names_later, timeout=20)
+        seen(runner.start(agent_design("later", agents=0))["run_id"])
         sent = [message for message in server.notifications[before:]
                 if message.get("method") == "hwf/runsChanged"]
         sizes = [len(json.dumps(message)) for message in sent]
