@@ -151,6 +151,11 @@ class Analysis:
         return self._doc
 
     @property
+    def parsed(self) -> bool:
+        """Whether `doc` costs no parse: built already, or carried over (its value known)."""
+        return self._doc is not None or self.carried is not None
+
+    @property
     def findings(self) -> list[Any]:
         """analysis.check.Finding, syntax then rulebook then warnings."""
         if self._findings is None:

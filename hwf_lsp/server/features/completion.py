@@ -18,9 +18,13 @@ if TYPE_CHECKING:
 
 TRIGGER_CHARACTERS = ['"', ".", ":", "[", ",", " ", "{"]
 IN_THREAD_FROM_CHARS = 100_000
-"""Longer texts (about 400 nodes and up) are completed in a worker thread, their parse
-included: parsing and building the node list of a fresh version (thousands of nodes)
-must not hold up a hover sent meanwhile."""
+"""A longer text (about 400 nodes and up) that still has to be parsed is completed in a
+worker thread, its parse included (15-30 ms of json.loads at 5,000 nodes, then the node
+list), so a hover sent meanwhile is not held up.  Once parsed, or carried over from the
+last keystroke (no parse), it is completed on the event loop: ~21 ms at 5,000 nodes, and
+the hop to a thread and back cost 10-15 ms more under the GIL (docs/decisions.md)."""
+ON_LOOP_UP_TO_CHARS = 2_000_000
+"""...but only up to about 8,000 nodes (~35 ms): a bigger design always goes to the thread."""
 
 
 def supports_markdown(server: HwfServer, path: str) -> bool:
@@ -50,6 +54,8 @@ def register(server: HwfServer) -> None:
                 items=[convert.completion_item(i, at.lines, at.encoding, markdown)
                        for i in items])
 
-        if len(at.analysis.text) >= IN_THREAD_FROM_CHARS:  # other requests go on meanwhile
-            return await asyncio.to_thread(answer)
+        size = len(at.analysis.text)
+        if size >= IN_THREAD_FROM_CHARS and (size > ON_LOOP_UP_TO_CHARS
+                                             or not at.analysis.parsed):
+            return await asyncio.to_thread(answer)  # other requests go on meanwhile
         return answer()
