@@ -16,7 +16,6 @@ Offsets are Python string indices (code points); see positions.py for lines.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 import threading
@@ -27,6 +26,7 @@ from json.scanner import make_scanner
 from typing import Any
 from weakref import ref as _ref
 
+from .collection import paused_collection
 from .resync import BracketBalance, member_follows, object_follows, stray_closer, string_end
 from .scan_reuse import Scans
 
@@ -1065,13 +1065,8 @@ class ParsedDocument:
         builder = _Builder(self.text, with_values, reuse)
         # Millions of new objects would trigger full collections over and over
         # (quadratic on deep documents); collect once afterwards instead.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_collection():
             builder.run()
-        finally:
-            if collecting:
-                gc.enable()
         self._root = builder.root
         self._errors = builder.issues
         self._has_duplicates = builder.duplicates

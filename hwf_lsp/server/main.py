@@ -16,6 +16,7 @@ import logging
 import sys
 
 from hwf_lsp import __version__
+from hwf_lsp.analysis.collection import paused_collection
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,16 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=level, handlers=[handler],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collection():
         from hwf_lsp.server.server import build_server
 
         server = build_server()
         gc.freeze()  # everything built so far lives as long as the process
-    finally:
-        if collecting:
-            gc.enable()
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
