@@ -411,14 +411,18 @@ def _nearest(candidates: list[NodeInfo], ctx: CursorContext) -> tuple[list[NodeI
     return sorted(chosen, key=lambda info: info.index), True
 
 
+def _distance(index: int, here: int) -> float:
+    """How far node `index` is from node `here`; a node just before it comes first."""
+    return here - index if index < here else index - here + 0.5
+
+
 def _rank(typed: str, here: int) -> Callable[[NodeInfo], tuple[bool, bool, bool, float]]:
     """The order `_nearest` keeps: typed text at the id's start, then inside it; the
-    trigger; then the distance to node `here` (a node just before it first)."""
+    trigger; then the distance to node `here`."""
     def rank(info: NodeInfo) -> tuple[bool, bool, bool, float]:
         ident = info.id.lower()
-        distance = here - info.index if info.index < here else info.index - here + 0.5
         return (not ident.startswith(typed), typed not in ident, info.kind != TRIGGER,
-                distance)
+                _distance(info.index, here))
     return rank
 
 
@@ -426,14 +430,13 @@ def _nearest_untyped(candidates: list[NodeInfo], here: int) -> list[NodeInfo]:
     """`_rank`'s first MAX_NODE_ITEMS when nothing is typed, found by walking out from
     `here` instead of ranking every candidate (5,000 key calls: 6 ms)."""
     chosen = sorted((c for c in candidates if c.kind == TRIGGER),
-                    key=lambda c: here - c.index if c.index < here else c.index - here + 0.5)
-    chosen = chosen[:MAX_NODE_ITEMS]
+                    key=lambda c: _distance(c.index, here))[:MAX_NODE_ITEMS]
     right = bisect_left(candidates, here, key=lambda c: c.index)
     left = right - 1
     while len(chosen) < MAX_NODE_ITEMS and (left >= 0 or right < len(candidates)):
         if right >= len(candidates) or (
-                left >= 0 and here - candidates[left].index
-                < candidates[right].index - here + 0.5):
+                left >= 0 and _distance(candidates[left].index, here)
+                < _distance(candidates[right].index, here)):
             pick, left = candidates[left], left - 1
         else:
             pick, right = candidates[right], right + 1

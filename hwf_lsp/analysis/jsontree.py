@@ -984,7 +984,8 @@ def _expand_now(node: JsonNode) -> None:
     pos = skip(text, node.start + 1).end()
     last = len(py) - 1 if py is not None else -1
     last_end = _end_before_space(text, node.end - 1) if py is not None else -1
-    if node.kind == "array" and py is not None and len(py) >= _BOUNDARIES_FROM \
+    is_array = node.kind == "array"
+    if is_array and py is not None and len(py) >= _BOUNDARIES_FROM \
             and all(type(item) is dict for item in py):
         found = _object_items(node, text, pos, last_end, py)
         if found is not None:
@@ -992,7 +993,6 @@ def _expand_now(node: JsonNode) -> None:
             node._source = node._py = None
             return
     index = 0
-    is_array = node.kind == "array"
     if is_array:
         items: list[JsonNode] = []
         closer = "]"

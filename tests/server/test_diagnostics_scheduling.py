@@ -129,6 +129,18 @@ async def test_an_older_version_is_never_published_after_a_newer_one(slow_analys
     assert [v for _, v, _ in server.published] == [5]
 
 
+async def checked_design(uri: str, nodes: list[dict]):
+    """A validator over one open design (version 1), checked once; (server, it, text)."""
+    server = StubServer()
+    validator = diagnostics.Validator(server)
+    server.designs.add(uri)
+    text = json.dumps({"name": "d", "nodes": nodes})
+    server.texts[uri] = (1, text)
+    validator.schedule(uri)
+    await settle(validator)
+    return server, validator, text
+
+
 async def keystroke(server, validator, uri: str, text: str, version: int, start: int,
                     end: int, char: str) -> str:
     """One didChange (text[start:end] became `char`), checked; the new text."""
@@ -141,16 +153,10 @@ async def keystroke(server, validator, uri: str, text: str, version: int, start:
 
 
 async def test_a_free_text_keystroke_is_carried_over_and_an_id_keystroke_checked(slow_analyse):
-    server = StubServer()
-    validator = diagnostics.Validator(server)
     uri = "file:///g.hwf.json"
-    server.designs.add(uri)
-    text = json.dumps({"name": "g", "nodes": [
+    server, validator, text = await checked_design(uri, [
         {"id": "t", "type": "trigger"},
-        {"id": "a", "type": "agent", "after": ["t", "ghost"], "prompt": "Write it"}]})
-    server.texts[uri] = (1, text)
-    validator.schedule(uri)
-    await settle(validator)
+        {"id": "a", "type": "agent", "after": ["t", "ghost"], "prompt": "Write it"}])
     for version, needle, char in ((2, "Write", "x"), (3, '"t"', "b")):  # then t's id
         at = text.index(needle) + 1
         text = await keystroke(server, validator, uri, text, version, at, at, char)
@@ -160,18 +166,12 @@ async def test_a_free_text_keystroke_is_carried_over_and_an_id_keystroke_checked
 
 async def test_a_keystroke_in_broken_json_reuses_the_last_parse(slow_analyse):
     """The second keystroke in broken JSON hands the check the first one's scans, moved."""
-    server = StubServer()
-    validator = diagnostics.Validator(server)
     uri = "file:///h.hwf.json"
-    server.designs.add(uri)
-    text = json.dumps({"name": "h", "nodes": [
+    server, validator, text = await checked_design(uri, [
         {"id": "t", "type": "trigger"},
         {"id": "a", "type": "agent", "after": ["t"], "prompt": "Write it"},
-        {"id": "b", "type": "agent", "after": ["a"], "prompt": "Check it"}]})
+        {"id": "b", "type": "agent", "after": ["a"], "prompt": "Check it"}])
     at = text.index('"id": "a"') + len('"id": "a"')  # the comma after a's id
-    server.texts[uri] = (1, text)
-    validator.schedule(uri)
-    await settle(validator)
     for version, start, end, char in ((2, at, at + 1, " x"), (3, at, at, "y")):
         text = await keystroke(server, validator, uri, text, version, start, end, char)
     assert slow_analyse == [1, 2, 3]
