@@ -4,7 +4,9 @@ Run: `python -m bench.after_completion [--nodes 5000] [--runs 20] [--protocol]`.
 cursor is in the `after` list of the middle node (every other node is a candidate, the cycle
 check included).  `--protocol` measures the same over stdio, as a user types: each request
 follows a keystroke in a prompt at once (the server's check of that text is under way), and
-again without an edit.
+again without an edit.  `--protocol --breaking` measures the keystroke that breaks the JSON:
+a `,` typed after the list's last id (a trigger character), the completion asked at once,
+then the `,` deleted again.
 """
 
 from __future__ import annotations
@@ -84,14 +86,66 @@ async def over_protocol(nodes: int, runs: int) -> dict[str, float]:
             "items": float(edited["answered"])}
 
 
+async def over_protocol_breaking(nodes: int, runs: int) -> dict[str, float]:
+    """p50 / p99 of `after` completion right after the `,` that breaks the JSON."""
+    from bench.gen import position_of
+    from bench.scenarios import Session, start_session, sync_kind
+    from bench.servers import hwf_lsp_spec, python_of_venv
+    from bench.stats import summary
+
+    doc = design_with_nodes(nodes)
+    root = Path(tempfile.mkdtemp(prefix="hwf-bench-break-"))
+    times: list[float] = []
+    answered = 0
+    try:
+        (root / doc.filename).write_text(doc.text, encoding="utf-8")
+        spec = hwf_lsp_spec(python_of_venv())
+        client, result = await start_session(spec, root)
+        session = Session(spec, client, sync_kind(result))
+        try:
+            uri = (root / doc.filename).as_uri()
+            await session.open(uri, doc.text)
+            last_id_end = doc.text.index("]", after_cursor(doc.text))
+            while doc.text[last_id_end - 1] in " \n":
+                last_id_end -= 1
+            at = position_of(doc.text, last_id_end)
+            after_comma = {"line": at["line"], "character": at["character"] + 1}
+            for k in range(runs + 3):
+                for change in ({"range": {"start": at, "end": at}, "text": ","},
+                               {"range": {"start": at, "end": after_comma}, "text": ""}):
+                    version = session.versions[uri] = session.versions[uri] + 1
+                    seq = client.last_seq()
+                    await client.send_raw(client.notification_frame(
+                        "textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                   "contentChanges": [change]}))
+                    if change["text"]:
+                        answer, seconds = await client.timed_request(
+                            "textDocument/completion",
+                            {"textDocument": {"uri": uri}, "position": after_comma}, 30)
+                        if k >= 3:
+                            times.append(seconds)
+                            answered += bool(answer and answer.get("items"))
+                    await client.wait_publish(uri, version, seq, 30)
+        finally:
+            await client.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    stats = summary(times)
+    return {"after break p50": stats["p50_ms"] / 1000, "after break p99": stats["p99_ms"] / 1000,
+            "items": float(answered)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--protocol", action="store_true", help="over stdio, after keystrokes")
+    parser.add_argument("--breaking", action="store_true",
+                        help="with --protocol: after the keystroke that breaks the JSON")
     args = parser.parse_args()
     if args.protocol:
-        result = asyncio.run(over_protocol(args.nodes, args.runs))
+        measured = over_protocol_breaking if args.breaking else over_protocol
+        result = asyncio.run(measured(args.nodes, args.runs))
         answered = result.pop("items")
         shown = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in result.items())
         print(f"after completion over stdio, {args.nodes} nodes ({answered:.0f} answered): {shown}")

@@ -20,6 +20,7 @@ import json
 import re
 import threading
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from json.decoder import scanstring as _scanstring
 from json.scanner import make_scanner
@@ -343,6 +344,9 @@ class _StrictDecoder(json.JSONDecoder):
         super().__init__(parse_constant=_reject_constant, object_pairs_hook=watch)
 
 
+_NEXT_OBJECT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*(?=\{)")
+"""From the end of an array's item to the next item, when that one is an object."""
+
 _SCAN_DEPTH = 64
 """Try the C scanner on containers at most this deep (its recursion is limited)."""
 
@@ -502,12 +506,59 @@ class _Builder:
                 pos = skip_ws(text, pos).end()
                 if pos >= n:
                     break
+            if text[pos] == "{" and pos in self.reuse:
+                reused = self._reused_items(pos)
+                if reused > pos:
+                    pos = last_end = reused
+                    continue
             token = self._token(pos)
             pos = last_end = token.end
             where = self._where(token)
             if where is _STOP or (where is not None and not self._place(token, where)):
                 break
         self._finish(self.stack, last_end, self.too_deep)
+
+    def _reused_items(self, pos: int) -> int:
+        """Items of the innermost array from the object at `pos` on, while each one's scan
+        is carried over (analysis/scan_reuse.py) and a ',' parts them: placed as the token
+        loop would place them, without its per-token steps; the offset after the last one
+        placed, or `pos` when none is (not an array expecting an item there, no scan).
+
+        The first keystroke that breaks a 5,000-node design reuses ~5,000 scans: one
+        pass of this loop each, where the token loop took five method calls."""
+        top = self.top
+        if top is None or top.node.kind != "array" or top.state == _A_NEXT \
+                or len(self.stack) >= _SCAN_DEPTH:
+            return pos
+        text, reuse, scans = self.text, self.reuse, self.scans
+        next_item = _NEXT_OBJECT.match
+        array = top.node
+        items = array._items
+        values = top.py if self.with_values else None
+        parent_ref = _ref(array)
+        end = pos
+        while True:
+            carried = reuse.get(pos)
+            if carried is None:
+                break
+            scans[pos] = carried
+            end, value, seen = carried
+            if seen:
+                self.duplicates = True
+            item = JsonNode("object", pos, end)
+            item._source = text
+            item._py = None if seen else value
+            item._parent = parent_ref
+            items.append(item)
+            if values is not None:
+                values.append(value)
+            top.state = _A_NEXT
+            top.comma = -1
+            apart = next_item(text, end)
+            if apart is None:
+                break
+            pos = apart.end()
+        return end
 
     def _token(self, start: int) -> _Token:
         """The token at `start`: a string, a punctuation mark (a valid nested container
@@ -1155,6 +1206,27 @@ class ParsedDocument:
                 break
         return chain
 
+    def item_scans(self) -> Scans:
+        """What a tolerant parse of this valid text would scan in its top-level arrays of
+        at least _BOUNDARIES_FROM objects (a design's `nodes`), for the next parse to reuse
+        (analysis/scan_reuse.py): each item's end and value, and the array itself as not
+        scanned (it is read token by token, its items reused).  Empty when the text is
+        broken or repeats a key (then a value does not mirror its object)."""
+        root = self.root
+        if self.errors or self.has_duplicate_keys or root is None or root.kind != "object":
+            return {}
+        value = self.to_python()
+        scans: Scans = {}
+        for member in root.members:
+            array, items = member.value, value[member.key]
+            if array.kind != "array" or len(items) < _BOUNDARIES_FROM \
+                    or not all(type(item) is dict for item in items):
+                continue
+            scans[array.start] = None
+            for node, item in zip(array.items, items, strict=True):
+                scans[node.start] = (node.end, item, False)
+        return scans
+
     def duplicate_keys(self) -> list[Member]:
         """Members whose key appears again later in the same object (the ones that lose)."""
         if self._has_duplicates is False:
@@ -1274,13 +1346,15 @@ def source_offset(text: str, node: JsonNode, index: int) -> int:
 # --- entry point -------------------------------------------------------------
 
 
-def parse(text: str, reuse: Scans | None = None) -> ParsedDocument:
+def parse(text: str, reuse: Scans | Callable[[], Scans] | None = None) -> ParsedDocument:
     """Parse `text` (any string): never raises, never recurses.
 
     `reuse`: the last parse's scans carried through the edit that made `text`
-    (`scan_reuse.through_edit`), when that parse was of broken JSON: the text is parsed
-    tolerantly at once, with them; if it turns out valid, it is parsed as valid JSON."""
-    if reuse:
+    (`scan_reuse.through_edit`).  When that parse was of broken JSON, the text is parsed
+    tolerantly at once, with them; if it turns out valid, it is parsed as valid JSON.
+    When it was of valid JSON, `reuse` is a function giving them (`item_scans`, carried):
+    asked only if `text` is not valid JSON."""
+    if reuse and not callable(reuse):
         doc = ParsedDocument(text)
         doc._build(with_values=True, reuse=reuse)
         if doc._errors:
@@ -1290,7 +1364,7 @@ def parse(text: str, reuse: Scans | None = None) -> ParsedDocument:
     try:  # json.loads refuses a leading BOM too: that text takes the slow way
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=watch)
     except Exception:  # noqa: BLE001 - anything json.loads rejects goes the slow way
-        doc._build(with_values=True)
+        doc._build(with_values=True, reuse=reuse() if callable(reuse) else reuse)
         return doc
     return _valid(doc, value, watch.seen)
 

@@ -2,7 +2,7 @@
 
 On broken JSON the tolerant parser (`jsontree._Builder`) tries to scan each container in
 C (`valid_container`); on a 5 MB design that is nearly all of a keystroke's cost, though
-the keystroke changed one node.  Two rules, checkable by reading:
+the keystroke changed one node.  Three rules, checkable by reading:
 
 - a container's scan reads its own characters and nothing else, so a container the edit
   did not touch -- it ends at or before the edit, or starts at or after it -- scans the
@@ -10,11 +10,17 @@ the keystroke changed one node.  Two rules, checkable by reading:
   reused instead of scanned again;
 - a container whose scan failed last time (it held the error) is read token by token
   again without trying the scan first: reading a container token by token gives the tree
-  and value its scan gives, so this changes what it costs, never what it finds.
+  and value its scan gives, so this changes what it costs, never what it finds;
+- a valid text scanned nothing, but its tree knows each item of its `nodes` array: where
+  it ends and its value, which is what scanning it would give (`item_scans`, the array
+  itself counted as failed by the rule above), so the first keystroke that breaks a valid
+  design reuses every node it did not touch.  The text may still be valid: these are
+  asked for only once `json.loads` has refused it.
 
 The parser still walks the whole new text and decides for itself where containers start;
 a carried scan is only an answer it would have computed.  tests/analysis/test_scan_reuse.py
-holds it equal to a parse from scratch over the recovery corpus.
+holds it equal to a parse from scratch over the recovery corpus.  `jsontree._Builder.
+_reused_items` places a run of reused items without the token loop's per-token steps.
 """
 
 from __future__ import annotations

@@ -171,7 +171,8 @@ class Analysis:
 
 
 def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
-            check: bool = True, reuse: Scans | None = None) -> Analysis:
+            check: bool = True, reuse: Scans | Callable[[], Scans] | None = None
+            ) -> Analysis:
     """Parse (and with `check`, check) one version of a design, with its newest run.
 
     One parse serves the design name (which run to read), the rulebook and the lint.
@@ -205,17 +206,23 @@ def edit_from(protocol: Any, key: str, cached: Analysis, version: int | None,
 
 
 def scans_for(protocol: Any, key: str, cached: Analysis, version: int | None,
-              text: str) -> Scans | None:
-    """What the parse of `text` may reuse of `cached`'s parse (analysis/scan_reuse.py):
-    the containers it scanned, through the didChange that made `text`; None when there
-    is no such edit, or its parse scanned nothing (valid JSON, or no parse)."""
-    doc = cached._doc
-    if doc is None or not doc.scans:
+              text: str) -> Scans | Callable[[], Scans] | None:
+    """What the parse of `text` may reuse of `cached`'s parse (analysis/scan_reuse.py),
+    through the didChange that made `text`: the containers it scanned, when it was of
+    broken JSON; when it was of valid JSON, a function giving its arrays' items
+    (`item_scans`), which the parse asks only if `text` is broken.  None when there is
+    no such edit, or no parse."""
+    if not cached.parsed:
         return None
     edit = edit_from(protocol, key, cached, version, text)
     if edit is None:
         return None
-    return through_edit(doc.scans, edit.start, edit.end, edit.replacement)
+    doc = cached.doc
+    if doc.scans:
+        return through_edit(doc.scans, edit.start, edit.end, edit.replacement)
+    if doc.errors:
+        return None
+    return lambda: through_edit(doc.item_scans(), edit.start, edit.end, edit.replacement)
 
 
 def after_string_edit(prev: Analysis, version: int | None, text: str, start: int,

@@ -6,6 +6,13 @@ collector paused: importing lsprotocol creates hundreds of thousands of
 long-lived objects, and each full collection pass over them costs ~10-20 ms for
 nothing (they live as long as the process).  Once built, they are frozen
 (`gc.freeze`), so later collections skip them too — fewer pauses under typing.
+
+Then the young generation is collected only after YOUNG_OBJECTS more container objects
+than were freed, not 700: each keystroke on a big design builds a tree (~20,000 objects
+at 5,000 nodes) that reference counting frees at the next one (it has no cycles), and at
+700 the collector walked each tree several times before that, 10-20 ms per keystroke
+(docs/decisions.md).  What it still collects, reference cycles, waits for at most that
+many objects.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ import sys
 
 from hwf_lsp import __version__
 from hwf_lsp.analysis.collection import paused_collection
+
+YOUNG_OBJECTS = 50_000
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 
         server = build_server()
         gc.freeze()  # everything built so far lives as long as the process
+    gc.set_threshold(YOUNG_OBJECTS, *gc.get_threshold()[1:])
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:

@@ -15,6 +15,7 @@ from collections import Counter
 import pytest
 from support.breaks import LAYOUTS, Break, breaks_of, corpus_designs, node_objects
 
+from hwf_lsp.analysis import jsontree
 from hwf_lsp.analysis.check import check_document
 from hwf_lsp.analysis.jsontree import JsonNode, parse
 from hwf_lsp.analysis.scan_reuse import through_edit
@@ -111,6 +112,43 @@ def test_a_parse_with_carried_scans_is_the_parse_from_scratch() -> None:
                         counts["reused scans"] += len(reuse)
     assert counts["at the break again"] > 100 and counts["mended"] > 100
     print(dict(counts))
+
+
+def test_the_first_break_reusing_the_valid_texts_items_is_the_parse_from_scratch(
+        monkeypatch) -> None:
+    """The keystroke that breaks a valid text: its `nodes` items (`item_scans`) carried
+    through that edit.  Arrays of two objects and up are seeded here, not only of 64, so
+    every example design takes the path."""
+    monkeypatch.setattr(jsontree, "_BOUNDARIES_FROM", 2)
+    counts: Counter = Counter()
+    for name, design in corpus_designs().items():
+        for layout, render in LAYOUTS.items():
+            intact = render(design)
+            objs = node_objects(intact)
+            picks = [len(objs) // 2] if len(objs) > BIG else sorted({0, len(objs) // 2,
+                                                                   len(objs) - 1})
+            valid = parse(intact)
+            for index in picks:
+                for edit in breaks_of(intact, objs[index]):
+                    seeds = through_edit(valid.item_scans(), edit.at, edit.at + edit.deleted,
+                                         edit.inserted)
+                    try:
+                        _same(edit.apply(intact), lambda seeds=seeds: seeds)
+                    except AssertionError as error:
+                        raise AssertionError(f"{name} ({layout}), node {index}, {edit.kind}"
+                                             ) from error
+                    counts["breaks"] += 1
+                    counts["reused scans"] += len(seeds)
+    assert counts["breaks"] > 300 and counts["reused scans"] > 10 * counts["breaks"]
+    print(dict(counts))
+
+
+def test_a_valid_text_with_a_repeated_key_hands_on_no_items() -> None:
+    """Its value does not mirror its objects (the last key wins): nothing to reuse."""
+    items = ", ".join(f'{{"id": "n{i}"}}' for i in range(70))
+    assert len(parse(f'{{"nodes": [{items}]}}').item_scans()) == 71
+    repeated = items.replace('{"id": "n3"}', '{"id": "n3", "id": "x"}')
+    assert parse(f'{{"nodes": [{repeated}]}}').item_scans() == {}
 
 
 @pytest.mark.parametrize(("start", "end", "replacement", "expected"), [

@@ -100,6 +100,24 @@ def change_doc(client: LanguageClient, uri: str, text: str) -> int:
     return version
 
 
+def edit_doc(client: LanguageClient, uri: str, text: str, start: int, end: int,
+             replacement: str, whole: bool = False) -> tuple[str, int]:
+    """Send one edit, ranged or (`whole`) as the whole new text; the new text, its version."""
+    version = client.versions[uri] + 1
+    client.versions[uri] = version
+    new_text = text[:start] + replacement + text[end:]
+    if whole:
+        change: object = types.TextDocumentContentChangeWholeDocument(text=new_text)
+    else:
+        rng = types.Range(start=position(text, start, client.encoding),
+                          end=position(text, end, client.encoding))
+        change = types.TextDocumentContentChangePartial(range=rng, text=replacement)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[change]))
+    return new_text, version
+
+
 def close_doc(client: LanguageClient, uri: str) -> None:
     client.text_document_did_close(types.DidCloseTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))

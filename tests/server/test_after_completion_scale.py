@@ -18,7 +18,14 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers_lsp import change_doc, design_uri, open_doc, position, wait_published
+from helpers_lsp import (
+    change_doc,
+    design_uri,
+    edit_doc,
+    open_doc,
+    position,
+    wait_published,
+)
 from lsprotocol import types
 
 REPO = Path(__file__).resolve().parents[2]
@@ -92,3 +99,35 @@ async def test_after_completion_at_5000_nodes_leaves_hover_responsive(client):
     assert statistics.median(cold) < COMPLETION_LIMIT_S
     assert statistics.median(warm) < WARM_LIMIT_S
     assert statistics.median(meanwhile) < 2 * statistics.median(alone) + 0.1
+
+
+async def test_after_completion_at_5000_nodes_right_after_the_keystroke_that_breaks_the_json(
+        client):
+    """`,` typed after the list's last id (a trigger character): the text is no longer
+    JSON, and the completion sent with the keystroke still lists the 100 nearest ids.
+    The parse reuses the valid text's nodes (analysis/scan_reuse.py), and the check waits
+    for the completion (features/diagnostics.py, COMPLETION_FIRST_S)."""
+    original = design_with_nodes(5000).text
+    uri = design_uri(f"after-break-5000-{client.client_name}")
+    open_doc(client, uri, original)
+    await wait_published(client, uri, 1, timeout=60)
+    last_id_end = original.rindex('"', 0, original.index("]", after_cursor(original))) + 1
+    ident = types.TextDocumentIdentifier(uri=uri)
+    times, first = [], 0
+    for _ in range(ROUNDS):  # typed as editors send it: a ranged change
+        broken, version = edit_doc(client, uri, original, last_id_end, last_id_end, ",")
+        elapsed, result = await timed(client.text_document_completion_async(
+            types.CompletionParams(text_document=ident, position=position(
+                broken, last_id_end + 1, client.encoding))))
+        first += not any(p.uri == uri and p.version == version for p in client.published)
+        diagnostics = await wait_published(client, uri, version, timeout=60)
+        assert "Trailing comma" in [d.message for d in diagnostics], diagnostics[:3]
+        assert result.is_incomplete and len(result.items) == 100
+        assert result.items[0].label == "n00000"
+        times.append(elapsed)
+        _, version = edit_doc(client, uri, broken, last_id_end, last_id_end + 1, "")
+        await wait_published(client, uri, version, timeout=60)
+    print(f"\n{client.client_name}, after completion right after the breaking ',': p50 "
+          f"{statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms; "
+          f"answered before that version's diagnostics in {first} of {ROUNDS}")
+    assert statistics.median(times) < COMPLETION_LIMIT_S

@@ -63,7 +63,8 @@ def slow_analyse(monkeypatch):
 
     def slow(uri, version, text, runs=None, **kw):
         calls.append(version)
-        calls.reused.append(len(kw.get("reuse") or {}))
+        reuse = kw.get("reuse")  # a function when the last parse was of valid JSON
+        calls.reused.append(len((reuse() if callable(reuse) else reuse) or {}))
         time.sleep(0.05)
         return real_analyse(uri, version, text, runs, **kw)
 
@@ -179,3 +180,46 @@ async def test_a_keystroke_in_broken_json_reuses_the_last_parse(slow_analyse):
     # the keystroke after it in a's object reuses them
     assert slow_analyse.reused[:2] == [0, 0] and slow_analyse.reused[2] >= 2
     assert [(v, n) for _, v, n in server.published][-1][0] == 3
+
+
+async def test_the_first_keystroke_that_breaks_a_big_design_reuses_its_nodes(slow_analyse):
+    """A valid text scanned nothing, but its `nodes` array's items are known: the keystroke
+    that breaks one node hands the parse every other node (scan_reuse.py, third rule)."""
+    uri = "file:///big.hwf.json"
+    nodes = [{"id": "t", "type": "trigger"}] + [
+        {"id": f"a{i}", "type": "agent", "after": ["t"], "prompt": "Write it"}
+        for i in range(70)]
+    server, validator, text = await checked_design(uri, nodes)
+    at = text.index('"after": ["t"]', len(text) // 2) + len('"after": ["t"')
+    text = await keystroke(server, validator, uri, text, 2, at, at, ",")
+    assert slow_analyse == [1, 2]
+    assert slow_analyse.reused == [0, 71]  # the 70 nodes it did not touch, and the array
+    # the trailing comma, and the rulebook's "at most 50 nodes" still found
+    assert [(v, n) for _, v, n in server.published] == [(1, 1), (2, 2)]
+
+
+@pytest.mark.parametrize(("typed", "checked"), [
+    (",", [1]),  # a trigger character: the completion's parse comes first, and is kept
+    ("x", [1, 2]),  # a letter: no completion follows, the check starts at once
+])
+async def test_a_trigger_character_on_a_big_design_lets_the_completion_go_first(
+        slow_analyse, typed, checked):
+    uri = "file:///wide.hwf.json"
+    nodes = [{"id": "t", "type": "trigger"}] + [
+        {"id": f"a{i}", "type": "agent", "after": ["t"], "prompt": "Write it. " * 100}
+        for i in range(100)]
+    server, validator, text = await checked_design(uri, nodes)
+    assert len(text) >= diagnostics.COMPLETION_FIRST_FROM_CHARS
+    at = text.index('"after": ["t"]', len(text) // 2) + len('"after": ["t"')
+    new = text[:at] + typed + text[at:]
+
+    def completion_request() -> None:  # what on_design does: parse, no check, remember
+        server.remember(real_analyse(uri, 2, new, check=False))
+
+    server.texts[uri] = (2, new)
+    server.protocol.edit = TextEdit(text, new, 2, at, at, typed)
+    validator.schedule(uri)
+    asyncio.get_running_loop().call_soon(completion_request)  # read after the didChange
+    await settle(validator)
+    assert slow_analyse == checked
+    assert [v for _, v, _ in server.published] == [1, 2]

@@ -12,6 +12,7 @@ import json
 import pytest
 from helpers_lsp import (
     design_uri,
+    edit_doc,
     open_and_wait,
     open_doc,
     position,
@@ -38,24 +39,6 @@ DESIGN = {
 }
 
 
-def edit(client, uri: str, text: str, start: int, end: int, replacement: str,
-         whole: bool) -> tuple[str, int]:
-    """Send one edit, ranged or (`whole`) as the whole new text; the new text, its version."""
-    version = client.versions[uri] + 1
-    client.versions[uri] = version
-    new_text = text[:start] + replacement + text[end:]
-    if whole:
-        change: object = types.TextDocumentContentChangeWholeDocument(text=new_text)
-    else:
-        rng = types.Range(start=position(text, start, client.encoding),
-                          end=position(text, end, client.encoding))
-        change = types.TextDocumentContentChangePartial(range=rng, text=replacement)
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[change]))
-    return new_text, version
-
-
 def shown(diagnostics: list[types.Diagnostic]) -> list[tuple]:
     return [(d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character,
              d.severity, d.code, d.message) for d in diagnostics]
@@ -73,7 +56,7 @@ async def test_typing_publishes_what_a_fresh_open_does(client, whole):
     # type a word into the first prompt, one keystroke at a time, waiting for each publish
     at = text.index("😀 it") + 1
     for char in "abc é😀\\\"":
-        text, version = edit(client, uri, text, at, at, char, whole)
+        text, version = edit_doc(client, uri, text, at, at, char, whole)
         at += 1
         published = await wait_published(client, uri, version)
         fresh_uri = design_uri(f"incremental-typing-{client.client_name}-{whole}-v{version}")
@@ -118,7 +101,7 @@ async def test_typing_publishes_what_a_fresh_open_does(client, whole):
             await client.text_document_hover_async(types.HoverParams(
                 text_document=types.TextDocumentIdentifier(uri=uri),
                 position=position(text, start, client.encoding)))
-        text, version = edit(client, uri, text, start, end, replacement, whole)
+        text, version = edit_doc(client, uri, text, start, end, replacement, whole)
         published = await wait_published(client, uri, version)
         fresh_uri = design_uri(f"incremental-typing-{client.client_name}-{whole}-s{version}")
         assert shown(published) == shown(await open_and_wait(client, fresh_uri, text)), \

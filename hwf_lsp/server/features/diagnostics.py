@@ -38,6 +38,7 @@ from hwf_lsp.server.documents import (
     edit_from,
     scans_for,
 )
+from hwf_lsp.server.features.completion import TRIGGER_CHARACTERS
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -49,6 +50,12 @@ ON_LOOP_CHARS = 8_000_000
 """A keystroke's full check runs on the event loop up to this size (about 10 ms for a
 broken 5 MB design): a hop to the worker thread and back costs milliseconds on a busy
 machine, more than most checks."""
+COMPLETION_FIRST_FROM_CHARS = 100_000
+COMPLETION_FIRST_S = 0.003
+"""A keystroke that types a completion trigger character is followed at once by the
+client's completion request.  On a design this big (about 400 nodes and up) its full
+check waits this long first, so that request is read and answered before the check,
+not after it: the loop idles, and the reader thread takes in the request meanwhile."""
 
 
 class Validator:
@@ -132,6 +139,7 @@ class Validator:
     async def _run(self, key: str) -> None:
         server = self.server
         loop = asyncio.get_running_loop()
+        completion_first = True
         while True:
             current = server.open_text(key)
             if current is None:
@@ -149,6 +157,10 @@ class Validator:
             elif (carried := self._carried(key, cached, version, text)) is not None:
                 result = carried
             elif cached is not None and not cached.stale and len(text) <= ON_LOOP_CHARS:
+                if completion_first and self._completion_follows(key, cached, version, text):
+                    completion_first = False
+                    await asyncio.sleep(COMPLETION_FIRST_S)
+                    continue  # the completion's parse of this text, or a newer text
                 # a keystroke: on the loop, with the runs as last read (the watcher's
                 # thread reads the disk, and marks every analysis stale when runs change)
                 result = analyse(key, version, text, server.runs,
@@ -170,6 +182,16 @@ class Validator:
                 continue  # a newer version or new settings arrived: start over
             self._deliver(key, version, result)
             return
+
+    def _completion_follows(self, key: str, cached: Analysis, version: int | None,
+                            text: str) -> bool:
+        """Whether the didChange that made `text` typed a completion trigger character
+        (alone, or with the closing character the editor added) on a big design."""
+        if len(text) < COMPLETION_FIRST_FROM_CHARS:
+            return False
+        edit = edit_from(self.server.protocol, key, cached, version, text)
+        typed = edit.replacement if edit is not None else ""
+        return 0 < len(typed) <= 2 and typed[0] in TRIGGER_CHARACTERS
 
     def _carried(self, key: str, cached: Analysis | None, version: int | None,
                  text: str) -> Analysis | None:
