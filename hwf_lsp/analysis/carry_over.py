@@ -25,6 +25,7 @@ Pure: offsets are code points of the texts, no protocol types.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +84,7 @@ def string_value_at(base: ParsedDocument, start: int, end: int) -> Carried | Non
     """The base itself as a Carried (no change yet) around the string value whose quotes
     strictly enclose [start, end); None when there is none, or it is not carried (a key,
     an expression, the name) or the base has syntax errors."""
-    if base.errors or start > end:
+    if base.errors or start > end or not _may_be_in_a_string(base.text, start):
         return None
     chain = base.path_to_offset(start)
     token = chain[-1] if chain else None
@@ -109,6 +110,22 @@ def string_value_at(base: ParsedDocument, start: int, end: int) -> Carried | Non
         return None
     return Carried(base, (token.start, token.end), tuple(path) if path is not None else None,
                    0, base.to_python(), [])
+
+
+_QUOTE_OR_ESCAPE = re.compile(r'\\.|"')
+_LINE_READ_UP_TO = 10_000
+"""Longer line prefixes (a design on one line) are not read: the tree answers instead."""
+
+
+def _may_be_in_a_string(text: str, offset: int) -> bool:
+    """False when `offset` of a valid JSON text is surely outside every string: no string
+    holds a line break, so the line's quotes before it, escapes skipped, are even.  Saves
+    building the tree down to a `,` or `}` just typed (5,000 nodes: 5 ms)."""
+    line = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    if offset - line > _LINE_READ_UP_TO:
+        return True
+    quotes = sum(m.group() == '"' for m in _QUOTE_OR_ESCAPE.finditer(text, line, offset))
+    return quotes % 2 == 1
 
 
 def carry_over(state: Carried, text: str, start: int, end: int, replacement: str,

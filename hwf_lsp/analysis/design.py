@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..workflow.graph import children_map, parents_of, stable_topological_order, usable_id
+from ..workflow.graph import children_map, parents_of, stable_topological_order
 from ..workflow.plan import build_run_plan
 from ..workflow.vocabulary import STEP_KINDS, TRIGGER
 from .jsontree import JsonNode, Member, ParsedDocument
@@ -125,15 +125,21 @@ def _build_design(doc: ParsedDocument) -> Design:
                     tree_items = member.value.items
                 break
     design = Design(value=value, nodes=nodes, _same_edges_as=doc.memo.get(SAME_EDGES_AS))
+    # one pass per node on every keystroke: names bound locally, `usable_id` inlined
+    infos, first_with, new_info = design.infos, design.by_id.setdefault, NodeInfo
+    objects = len(tree_items)
     for index, node in enumerate(nodes):
         data = node if isinstance(node, dict) else {}
         kind = data.get("type")
-        obj = tree_items[index] if index < len(tree_items) else None
-        info = NodeInfo(index, usable_id(node), kind if isinstance(kind, str) else None, data,
+        ident = data.get("id")
+        if not isinstance(ident, str) or not ident.strip():
+            ident = None
+        obj = tree_items[index] if index < objects else None
+        info = new_info(index, ident, kind if isinstance(kind, str) else None, data,
                         obj if obj is not None and obj.kind == "object" else None)
-        design.infos.append(info)
-        if info.id is not None:
-            design.by_id.setdefault(info.id, info)
+        infos.append(info)
+        if ident is not None:
+            first_with(ident, info)
     return design
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwf_lsp.analysis.carry_over import carry_over, string_value_at
+from hwf_lsp.analysis.carry_over import _may_be_in_a_string, carry_over, string_value_at
 from hwf_lsp.analysis.check import check_text
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.jsontree import ParsedDocument, parse
@@ -177,3 +177,25 @@ def same_document(carried: ParsedDocument, parsed: ParsedDocument) -> None:
     assert [(i.id, i.kind, i.obj.start, i.obj.end) for i in ours.infos if i.obj] == \
         [(i.id, i.kind, i.obj.start, i.obj.end) for i in theirs.infos if i.obj]
     assert ours.children == theirs.children
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(FREE_VALUES | st.integers(),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(FREE_VALUES, inner, max_size=3), max_leaves=8),
+       st.sampled_from([None, 2]), st.booleans())
+def test_the_quote_count_never_turns_away_an_offset_inside_a_string(value, indent, ascii_):
+    """`_may_be_in_a_string` may say yes outside strings (the tree decides then), never no
+    inside one: every offset strictly inside a string token, and at its closing quote."""
+    text = json.dumps({"v": value}, indent=indent, ensure_ascii=ascii_)
+    inside = set()
+    for match in re.finditer('"', text):
+        if match.start() in inside:
+            continue
+        end = scanstring(text, match.start() + 1)[1]
+        if match.start() == 0 or text[match.start() - 1] != "\\":
+            inside.update(range(match.start() + 1, end))
+    outside = set(range(len(text) + 1)) - inside
+    assert all(_may_be_in_a_string(text, offset) for offset in inside)
+    assert not any(_may_be_in_a_string(text, offset) for offset in outside
+                   if text[offset - 1:offset] in ",:{}[] \n")

@@ -127,7 +127,9 @@ def test_the_first_break_reusing_the_valid_texts_items_is_the_parse_from_scratch
             objs = node_objects(intact)
             picks = [len(objs) // 2] if len(objs) > BIG else sorted({0, len(objs) // 2,
                                                                    len(objs) - 1})
-            valid = parse(intact)
+            valid, built = parse(intact), parse(intact)
+            _dump(built.root)  # every container built: its items give the spans
+            assert built.item_scans() == valid.item_scans()
             for index in picks:
                 for edit in breaks_of(intact, objs[index]):
                     seeds = through_edit(valid.item_scans(), edit.at, edit.at + edit.deleted,
