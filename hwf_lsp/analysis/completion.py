@@ -213,8 +213,7 @@ def _quoted_item(ctx: CursorContext, label: str, kind: str, *, detail: str | Non
 
 def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
             snippets: bool) -> list[Completion]:
-    info = design.infos[ctx.node_index] if ctx.node_index is not None and \
-        ctx.node_index < len(design.infos) else None
+    info = design.info_at(ctx.node_index)
     key = ctx.key
     if key == "type":
         return [
@@ -226,11 +225,11 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
         return _expression(ctx, design, info, run)
     if key == "after" and not ctx.in_string and info is not None:
         start, end = _value_range(ctx)
-        candidates, incomplete = _nearest(_after_candidates(design, info, ()), ctx)
+        candidates, incomplete = _nearest(_after_candidates(design, info.id, ()), ctx)
         return Completions([
             Completion(label=f'["{c.id}"]', kind=NODE, insert_text=json.dumps([c.id]),
                        start=start, end=end, detail=_node_detail(c), sort_text=f"{i:05d}")
-            for i, c in enumerate(candidates)
+            for i, c in enumerate(design.info_at(index) for index, _, _ in candidates)
         ], incomplete)
     kind = info.kind if info is not None else None
     field = field_named(kind, key) if kind in KINDS and key else None
@@ -294,8 +293,7 @@ def _snippet_escape(text: str) -> str:
 
 
 def _fields(ctx: CursorContext, design: Design, snippets: bool) -> list[Completion]:
-    info = design.infos[ctx.node_index] if ctx.node_index is not None and \
-        ctx.node_index < len(design.infos) else None
+    info = design.info_at(ctx.node_index)
     kind = info.kind if info is not None else None
     present = {m.key for m in (ctx.container.members or ()) if m is not ctx.member}
     if kind in KINDS:
@@ -358,36 +356,51 @@ def _node_detail(info: NodeInfo) -> str:
     return f"{info.kind or '?'}" + (f" — {info.title}" if info.title else "")
 
 
-def _after_candidates(design: Design, info: NodeInfo | None,
-                      listed: tuple[str, ...]) -> list[NodeInfo]:
-    """Ids that may be added to `info`'s after: not itself, not notes, no cycle, not listed.
+Candidate = tuple[int, str, str | None]
+"""(index, id, kind) of a node an `after` list may name: a tuple, not a NodeInfo, since a
+5,000-node design ranks 5,000 of them on every keystroke and shows 100."""
 
-    A parent closes a cycle exactly when it runs after `info` already: its descendants are
-    found once (one pass over the edges), not once per candidate."""
-    self_id = info.id if info is not None else None
+
+def _after_candidates(design: Design, self_id: str | None,
+                      listed: tuple[str, ...]) -> list[Candidate]:
+    """Ids that may be added to the after of node `self_id`: not itself, not notes, no
+    cycle, not listed; each id once, at its first node.
+
+    A parent closes a cycle exactly when it runs after `self_id` already: its descendants
+    are found once (one pass over the edges), not once per candidate."""
     excluded = set(listed)
     if self_id is not None:
         excluded.add(self_id)
         excluded.update(descendants(design.nodes, self_id, design.children))
-    by_id = design.by_id
-    return [other for other in design.infos
-            if other.id is not None and other.kind != NOTE and other.id not in excluded
-            and by_id.get(other.id) is other]
+    seen: set[str] = set()
+    found: list[Candidate] = []
+    for index, node in enumerate(design.nodes):
+        if not isinstance(node, dict):
+            continue
+        ident = node.get("id")
+        if not isinstance(ident, str) or not ident.strip() or ident in seen:
+            continue
+        seen.add(ident)  # the first node with an id is the one named, a note included
+        kind = node.get("type")
+        if kind != NOTE and ident not in excluded:
+            found.append((index, ident, kind if isinstance(kind, str) else None))
+    return found
 
 
 def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
-    info = design.infos[ctx.node_index] if ctx.node_index is not None and \
-        ctx.node_index < len(design.infos) else None
+    info = design.info_at(ctx.node_index)
     array = ctx.container
     listed = []
     for item in array.items or ():
         if item.kind == "string" and isinstance(item.value, str) and item is not ctx.string_node:
             listed.append(item.value)
-    candidates, incomplete = _nearest(_after_candidates(design, info, tuple(listed)), ctx)
+    candidates, incomplete = _nearest(
+        _after_candidates(design, info.id if info is not None else None, tuple(listed)), ctx)
+    chosen = [design.info_at(index) for index, _, _ in candidates]
     return Completions([
         _quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=c.first_line(),
                      sort=f"{'0' if c.kind == TRIGGER else '1'}{c.index:05d}")
-        for c in candidates
+        for c in chosen
     ], incomplete)
 
 
@@ -396,7 +409,7 @@ MAX_NODE_ITEMS = 100
 asks again as the user types, and the ids that match what is typed come first."""
 
 
-def _nearest(candidates: list[NodeInfo], ctx: CursorContext) -> tuple[list[NodeInfo], bool]:
+def _nearest(candidates: list[Candidate], ctx: CursorContext) -> tuple[list[Candidate], bool]:
     """At most MAX_NODE_ITEMS of `candidates` (in node order), and whether some were left
     out: those whose id holds the typed text, then the trigger, then the nodes nearest the
     cursor's (the ones just before it first: a node usually runs after those)."""
@@ -408,7 +421,7 @@ def _nearest(candidates: list[NodeInfo], ctx: CursorContext) -> tuple[list[NodeI
         chosen = heapq.nsmallest(MAX_NODE_ITEMS, candidates, key=_rank(typed, here))
     else:
         chosen = _nearest_untyped(candidates, here)
-    return sorted(chosen, key=lambda info: info.index), True
+    return sorted(chosen), True  # by index: node order
 
 
 def _distance(index: int, here: int) -> float:
@@ -416,31 +429,32 @@ def _distance(index: int, here: int) -> float:
     return here - index if index < here else index - here + 0.5
 
 
-def _rank(typed: str, here: int) -> Callable[[NodeInfo], tuple[bool, bool, bool, float]]:
+def _rank(typed: str, here: int) -> Callable[[Candidate], tuple[bool, bool, bool, float]]:
     """The order `_nearest` keeps: typed text at the id's start, then inside it; the
     trigger; then the distance to node `here`."""
-    def rank(info: NodeInfo) -> tuple[bool, bool, bool, float]:
-        ident = info.id.lower()
-        return (not ident.startswith(typed), typed not in ident, info.kind != TRIGGER,
-                _distance(info.index, here))
+    def rank(candidate: Candidate) -> tuple[bool, bool, bool, float]:
+        index, ident, kind = candidate
+        ident = ident.lower()
+        return (not ident.startswith(typed), typed not in ident, kind != TRIGGER,
+                _distance(index, here))
     return rank
 
 
-def _nearest_untyped(candidates: list[NodeInfo], here: int) -> list[NodeInfo]:
+def _nearest_untyped(candidates: list[Candidate], here: int) -> list[Candidate]:
     """`_rank`'s first MAX_NODE_ITEMS when nothing is typed, found by walking out from
     `here` instead of ranking every candidate (5,000 key calls: 6 ms)."""
-    chosen = sorted((c for c in candidates if c.kind == TRIGGER),
-                    key=lambda c: _distance(c.index, here))[:MAX_NODE_ITEMS]
-    right = bisect_left(candidates, here, key=lambda c: c.index)
+    chosen = sorted((c for c in candidates if c[2] == TRIGGER),
+                    key=lambda c: _distance(c[0], here))[:MAX_NODE_ITEMS]
+    right = bisect_left(candidates, here, key=lambda c: c[0])
     left = right - 1
     while len(chosen) < MAX_NODE_ITEMS and (left >= 0 or right < len(candidates)):
         if right >= len(candidates) or (
-                left >= 0 and _distance(candidates[left].index, here)
-                < _distance(candidates[right].index, here)):
+                left >= 0 and _distance(candidates[left][0], here)
+                < _distance(candidates[right][0], here)):
             pick, left = candidates[left], left - 1
         else:
             pick, right = candidates[right], right + 1
-        if pick.kind != TRIGGER:
+        if pick[2] != TRIGGER:
             chosen.append(pick)
     return chosen
 

@@ -7,10 +7,11 @@ navigation, symbols, fixes and hints share it.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..workflow.graph import children_map, parents_of, stable_topological_order
+from ..workflow.graph import children_map, parents_of, stable_topological_order, usable_id
 from ..workflow.plan import build_run_plan
 from ..workflow.vocabulary import STEP_KINDS, TRIGGER
 from .jsontree import JsonNode, Member, ParsedDocument
@@ -53,15 +54,44 @@ class Design:
     value: Any
     nodes: list[Any]
     """The raw `nodes` list (whatever it holds)."""
-    infos: list[NodeInfo] = field(default_factory=list)
-    by_id: dict[str, NodeInfo] = field(default_factory=dict)
-    """First node with each usable id."""
+    tree_items: list[JsonNode] = field(default_factory=list)
+    """The `nodes` array's items in the tree (fewer than `nodes` when the tree lost some)."""
+    _built: tuple[list[NodeInfo], dict[str, NodeInfo]] | None = None
     _children: dict[str, list[str]] | None = None
     _same_edges_as: ParsedDocument | None = None
     """The base a keystroke carried this text from, when the edit left every id and
     `after` alone (`carry_over.Carried.keeps_edges`): the edges are the base's, and the
     children map is kept in the base's memo, one for every text carried from it.  (Never
     the design's own document: that would be a reference cycle.)"""
+
+    @property
+    def infos(self) -> list[NodeInfo]:
+        """One NodeInfo per node, built on first use: `after` completion, the one request
+        that follows keystrokes on a 5,000-node design, ranks the raw nodes instead."""
+        return self._node_infos()[0]
+
+    @property
+    def by_id(self) -> dict[str, NodeInfo]:
+        """First node with each usable id."""
+        return self._node_infos()[1]
+
+    def _node_infos(self) -> tuple[list[NodeInfo], dict[str, NodeInfo]]:
+        built = self._built
+        if built is None:
+            with _BUILDING:  # a request's thread and the loop asking get the same pair
+                built = self._built
+                if built is None:
+                    built = self._built = _node_infos(self.nodes, self.tree_items)
+        return built
+
+    def info_at(self, index: int | None) -> NodeInfo | None:
+        """The NodeInfo of nodes[index] (None past the end), without building every
+        node's when they are not built yet."""
+        if index is None or not 0 <= index < len(self.nodes):
+            return None
+        if self._built is not None:
+            return self._built[0][index]
+        return _node_info(index, self.nodes[index], self.tree_items)
 
     @property
     def children(self) -> dict[str, list[str]]:
@@ -87,6 +117,8 @@ class Design:
         except Exception:  # noqa: BLE001 - hand-written, half-typed: fall back
             return _best_effort_plan(self.infos)
 
+
+_BUILDING = threading.Lock()
 
 SAME_EDGES_AS = "same edges as"
 """doc.memo key: the base whose `after` edges this text's equal (Design._same_edges_as)."""
@@ -124,23 +156,27 @@ def _build_design(doc: ParsedDocument) -> Design:
                 if member.value is not None and member.value.items is not None:
                     tree_items = member.value.items
                 break
-    design = Design(value=value, nodes=nodes, _same_edges_as=doc.memo.get(SAME_EDGES_AS))
-    # one pass per node on every keystroke: names bound locally, `usable_id` inlined
-    infos, first_with, new_info = design.infos, design.by_id.setdefault, NodeInfo
-    objects = len(tree_items)
-    for index, node in enumerate(nodes):
-        data = node if isinstance(node, dict) else {}
-        kind = data.get("type")
-        ident = data.get("id")
-        if not isinstance(ident, str) or not ident.strip():
-            ident = None
-        obj = tree_items[index] if index < objects else None
-        info = new_info(index, ident, kind if isinstance(kind, str) else None, data,
-                        obj if obj is not None and obj.kind == "object" else None)
-        infos.append(info)
-        if ident is not None:
-            first_with(ident, info)
-    return design
+    return Design(value=value, nodes=nodes, tree_items=tree_items,
+                  _same_edges_as=doc.memo.get(SAME_EDGES_AS))
+
+
+def _node_info(index: int, node: Any, tree_items: list[JsonNode]) -> NodeInfo:
+    data = node if isinstance(node, dict) else {}
+    kind = data.get("type")
+    obj = tree_items[index] if index < len(tree_items) else None
+    return NodeInfo(index, usable_id(node), kind if isinstance(kind, str) else None, data,
+                    obj if obj is not None and obj.kind == "object" else None)
+
+
+def _node_infos(nodes: list[Any], tree_items: list[JsonNode]
+                ) -> tuple[list[NodeInfo], dict[str, NodeInfo]]:
+    """Every node's NodeInfo, and the first one with each usable id."""
+    infos = [_node_info(index, node, tree_items) for index, node in enumerate(nodes)]
+    by_id: dict[str, NodeInfo] = {}
+    for info in infos:
+        if info.id is not None:
+            by_id.setdefault(info.id, info)
+    return infos, by_id
 
 
 def _best_effort_plan(infos: list[NodeInfo]) -> list[str]:

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from hwf_lsp.analysis import completion
 from hwf_lsp.analysis.check import check_text
 from hwf_lsp.analysis.completion import complete
-from hwf_lsp.analysis.design import NodeInfo
 from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.runs_index import RunInfo
 
@@ -144,9 +143,8 @@ def test_every_offset_of_odd_documents(text):
 def test_the_walk_out_from_the_cursor_picks_what_ranking_every_id_picks(
         kinds: list[str], dropped: set[int], here: int) -> None:
     """Nothing typed: `_nearest_untyped` must choose exactly the ranking's first 100."""
-    candidates = [NodeInfo(i, f"n{i}", kind, {}, None)
-                  for i, kind in enumerate(kinds) if i not in dropped]
+    candidates = [(i, f"n{i}", kind) for i, kind in enumerate(kinds) if i not in dropped]
     ranked = heapq.nsmallest(completion.MAX_NODE_ITEMS, candidates,
                              key=completion._rank("", here))
     walked = completion._nearest_untyped(candidates, here)
-    assert [c.index for c in walked] == [c.index for c in ranked]
+    assert [c[0] for c in walked] == [c[0] for c in ranked]

@@ -12,7 +12,8 @@ document, so a version is never published after a newer one.
 
 A keystroke inside a string value (a prompt, an id, an `after` entry...) keeps every
 other token: it is checked with no parse, in the tree of the last parsed text
-(analysis/carry_over.py).
+(analysis/carry_over.py).  The one wait: a completion trigger character typed in a big
+design lets the completion request sent with it go first (COMPLETION_FIRST_S).
 
 A client that pulls diagnostics (textDocument.diagnostic capability) is never pushed
 any: the same checks run, their result is kept for its textDocument/diagnostic
