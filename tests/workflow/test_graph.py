@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hwf_lsp.workflow.graph import (
     ancestors,
@@ -133,3 +135,20 @@ def test_long_chains_do_not_recurse():
 ])
 def test_would_create_cycle(node, parent, expected):
     assert would_create_cycle(DIAMOND, node, parent) is expected
+
+
+IDS = st.sampled_from(["a", "b", "c", "d", " ", ""]) | st.integers(0, 2)
+NODES = st.lists(st.fixed_dictionaries({"id": IDS}, optional={
+    "after": st.lists(IDS, max_size=4) | IDS}) | st.integers(0, 1), max_size=8)
+
+
+@settings(max_examples=500, deadline=None)
+@given(NODES)
+def test_the_one_pass_children_map_is_the_inverted_parent_map(nodes):
+    """children_map's one pass (no shared ids) gives what inverting parent_map gives."""
+    expected: dict = {ident: [] for ident in parent_map(nodes)}
+    for child, parents in parent_map(nodes).items():
+        for parent in parents:
+            expected[parent].append(child)
+    assert children_map(nodes) == expected
+    assert list(children_map(nodes)) == list(expected)  # keys in node order too
