@@ -32,7 +32,7 @@ from ..workflow.vocabulary import (
 )
 from .collection import paused_collection
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
-from .design import Design, NodeInfo, design_of, has_output
+from .design import Candidate, Design, NodeInfo, design_of, has_output
 from .jsontree import JsonNode, ParsedDocument
 from .runs_index import RunInfo
 
@@ -356,15 +356,10 @@ def _node_detail(info: NodeInfo) -> str:
     return f"{info.kind or '?'}" + (f" — {info.title}" if info.title else "")
 
 
-Candidate = tuple[int, str, str | None]
-"""(index, id, kind) of a node an `after` list may name: a tuple, not a NodeInfo, since a
-5,000-node design ranks 5,000 of them on every keystroke and shows 100."""
-
-
 def _after_candidates(design: Design, self_id: str | None,
                       listed: tuple[str, ...]) -> list[Candidate]:
-    """Ids that may be added to the after of node `self_id`: not itself, not notes, no
-    cycle, not listed; each id once, at its first node.
+    """Ids that may be added to the after of node `self_id` (`Design.after_targets`): not
+    itself, no cycle, not listed.
 
     A parent closes a cycle exactly when it runs after `self_id` already: its descendants
     are found once (one pass over the edges), not once per candidate."""
@@ -372,19 +367,7 @@ def _after_candidates(design: Design, self_id: str | None,
     if self_id is not None:
         excluded.add(self_id)
         excluded.update(descendants(design.nodes, self_id, design.children))
-    seen: set[str] = set()
-    found: list[Candidate] = []
-    for index, node in enumerate(design.nodes):
-        if not isinstance(node, dict):
-            continue
-        ident = node.get("id")
-        if not isinstance(ident, str) or not ident.strip() or ident in seen:
-            continue
-        seen.add(ident)  # the first node with an id is the one named, a note included
-        kind = node.get("type")
-        if kind != NOTE and ident not in excluded:
-            found.append((index, ident, kind if isinstance(kind, str) else None))
-    return found
+    return [c for c in design.after_targets if c[1] not in excluded]
 
 
 def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
