@@ -35,7 +35,7 @@ from .jsontree import JsonNode, Member, ParsedDocument, parse_valid
 from .lint import sorted_warnings
 from .locate import Finding, moved
 
-__all__ = ["Carried", "carry_over", "string_value_at"]
+__all__ = ["Carried", "carry_over", "may_be_in_a_string", "string_value_at"]
 
 NOT_CARRIED = frozenset({"expression", "name"})
 """Keys whose string values always take the full check (see the module's docstring)."""
@@ -84,7 +84,7 @@ def string_value_at(base: ParsedDocument, start: int, end: int) -> Carried | Non
     """The base itself as a Carried (no change yet) around the string value whose quotes
     strictly enclose [start, end); None when there is none, or it is not carried (a key,
     an expression, the name) or the base has syntax errors."""
-    if base.errors or start > end or not _may_be_in_a_string(base.text, start):
+    if base.errors or start > end or not may_be_in_a_string(base.text, start):
         return None
     chain = base.path_to_offset(start)
     token = chain[-1] if chain else None
@@ -117,7 +117,7 @@ _LINE_READ_UP_TO = 10_000
 """Longer line prefixes (a design on one line) are not read: the tree answers instead."""
 
 
-def _may_be_in_a_string(text: str, offset: int) -> bool:
+def may_be_in_a_string(text: str, offset: int) -> bool:
     """False when `offset` of a valid JSON text is surely outside every string: no string
     holds a line break, so the line's quotes before it, escapes skipped, are even.  Saves
     building the tree down to a `,` or `}` just typed (5,000 nodes: 5 ms)."""

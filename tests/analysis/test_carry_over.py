@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwf_lsp.analysis.carry_over import _may_be_in_a_string, carry_over, string_value_at
+from hwf_lsp.analysis.carry_over import carry_over, may_be_in_a_string, string_value_at
 from hwf_lsp.analysis.check import check_text
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.jsontree import ParsedDocument, parse
@@ -185,7 +185,7 @@ def same_document(carried: ParsedDocument, parsed: ParsedDocument) -> None:
                     | st.dictionaries(FREE_VALUES, inner, max_size=3), max_leaves=8),
        st.sampled_from([None, 2]), st.booleans())
 def test_the_quote_count_never_turns_away_an_offset_inside_a_string(value, indent, ascii_):
-    """`_may_be_in_a_string` may say yes outside strings (the tree decides then), never no
+    """`may_be_in_a_string` may say yes outside strings (the tree decides then), never no
     inside one: every offset strictly inside a string token, and at its closing quote."""
     text = json.dumps({"v": value}, indent=indent, ensure_ascii=ascii_)
     inside = set()
@@ -196,6 +196,6 @@ def test_the_quote_count_never_turns_away_an_offset_inside_a_string(value, inden
         if match.start() == 0 or text[match.start() - 1] != "\\":
             inside.update(range(match.start() + 1, end))
     outside = set(range(len(text) + 1)) - inside
-    assert all(_may_be_in_a_string(text, offset) for offset in inside)
-    assert not any(_may_be_in_a_string(text, offset) for offset in outside
+    assert all(may_be_in_a_string(text, offset) for offset in inside)
+    assert not any(may_be_in_a_string(text, offset) for offset in outside
                    if text[offset - 1:offset] in ",:{}[] \n")

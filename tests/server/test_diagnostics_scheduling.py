@@ -9,6 +9,7 @@ import time
 import pytest
 
 from hwf_lsp.server.documents import analyse as real_analyse
+from hwf_lsp.server.documents import breaks_the_json
 from hwf_lsp.server.features import diagnostics
 from hwf_lsp.server.protocol import TextEdit
 
@@ -223,3 +224,25 @@ async def test_a_trigger_character_on_a_big_design_lets_the_completion_go_first(
     await settle(validator)
     assert slow_analyse == checked
     assert [v for _, v, _ in server.published] == [1, 2]
+
+
+VALID = json.dumps({"name": "d", "nodes": [{"id": "t", "type": "trigger"},
+                                           {"id": "a", "after": ["t"], "prompt": "Go, [now]"}]},
+                   indent=2)
+
+
+@pytest.mark.parametrize(("needle", "skip", "deleted", "typed", "breaks"), [
+    ('"t"\n', 3, 0, ",", True),           # a `,` after the list's last id
+    ('"t"\n', 3, 0, '"', True),           # a quote opening a string where none may be
+    ('"a",', 3, 1, "", True),             # the `,` after a's id deleted
+    ("Go, [now]", 3, 0, ",", False),      # a `,` inside a prompt
+    ("Go, [now]", 2, 1, "", False),       # the prompt's `,` deleted
+    ('"t"\n', 3, 0, " ", False),          # a blank: nothing structural
+    ('"t"\n', 1, 0, "x", False),          # a letter inside an id
+])
+def test_an_edit_that_surely_breaks_a_valid_text_is_parsed_tolerantly_at_once(
+        needle, skip, deleted, typed, breaks):
+    at = VALID.index(needle) + skip
+    edit = TextEdit(VALID, VALID[:at] + typed + VALID[at + deleted:], 2, at, at + deleted,
+                    typed)
+    assert breaks_the_json(VALID, edit) is breaks
