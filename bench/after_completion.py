@@ -17,9 +17,12 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
-from bench.gen import design_with_nodes
+from bench.gen import Doc, design_with_nodes
 from hwf_lsp.analysis.completion import complete
 from hwf_lsp.analysis.jsontree import parse
 
@@ -51,15 +54,10 @@ def measure(nodes: int, runs: int) -> dict[str, float]:
     return out
 
 
-async def over_protocol(nodes: int, runs: int) -> dict[str, float]:
-    """p50 / p99 of `after` completion over stdio: right after a keystroke, and again."""
-    from bench.scenarios import (
-        Session,
-        measure_request,
-        measure_request_after_edit,
-        start_session,
-        sync_kind,
-    )
+@asynccontextmanager
+async def design_session(nodes: int) -> AsyncIterator[tuple[Any, Doc, str]]:
+    """A started hwf-lsp with a `nodes`-node design open: (session, the design, its URI)."""
+    from bench.scenarios import Session, start_session, sync_kind
     from bench.servers import hwf_lsp_spec, python_of_venv
 
     doc = design_with_nodes(nodes)
@@ -72,15 +70,23 @@ async def over_protocol(nodes: int, runs: int) -> dict[str, float]:
         try:
             uri = (root / doc.filename).as_uri()
             await session.open(uri, doc.text)
-            offset = after_cursor(doc.text)
-            edited = await measure_request_after_edit(
-                session, "textDocument/completion", doc, uri, offset, runs, 3)
-            again = await measure_request(session, "textDocument/completion", uri, offset,
-                                          runs, 3)
+            yield session, doc, uri
         finally:
             await client.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+async def over_protocol(nodes: int, runs: int) -> dict[str, float]:
+    """p50 / p99 of `after` completion over stdio: right after a keystroke, and again."""
+    from bench.scenarios import measure_request, measure_request_after_edit
+
+    async with design_session(nodes) as (session, doc, uri):
+        offset = after_cursor(doc.text)
+        edited = await measure_request_after_edit(
+            session, "textDocument/completion", doc, uri, offset, runs, 3)
+        again = await measure_request(session, "textDocument/completion", uri, offset,
+                                      runs, 3)
     return {"after edit p50": edited["p50_ms"] / 1000, "after edit p99": edited["p99_ms"] / 1000,
             "again p50": again["p50_ms"] / 1000, "again p99": again["p99_ms"] / 1000,
             "items": float(edited["answered"])}
@@ -89,47 +95,33 @@ async def over_protocol(nodes: int, runs: int) -> dict[str, float]:
 async def over_protocol_breaking(nodes: int, runs: int) -> dict[str, float]:
     """p50 / p99 of `after` completion right after the `,` that breaks the JSON."""
     from bench.gen import position_of
-    from bench.scenarios import Session, start_session, sync_kind
-    from bench.servers import hwf_lsp_spec, python_of_venv
     from bench.stats import summary
 
-    doc = design_with_nodes(nodes)
-    root = Path(tempfile.mkdtemp(prefix="hwf-bench-break-"))
     times: list[float] = []
     answered = 0
-    try:
-        (root / doc.filename).write_text(doc.text, encoding="utf-8")
-        spec = hwf_lsp_spec(python_of_venv())
-        client, result = await start_session(spec, root)
-        session = Session(spec, client, sync_kind(result))
-        try:
-            uri = (root / doc.filename).as_uri()
-            await session.open(uri, doc.text)
-            last_id_end = doc.text.index("]", after_cursor(doc.text))
-            while doc.text[last_id_end - 1] in " \n":
-                last_id_end -= 1
-            at = position_of(doc.text, last_id_end)
-            after_comma = {"line": at["line"], "character": at["character"] + 1}
-            for k in range(runs + 3):
-                for change in ({"range": {"start": at, "end": at}, "text": ","},
-                               {"range": {"start": at, "end": after_comma}, "text": ""}):
-                    version = session.versions[uri] = session.versions[uri] + 1
-                    seq = client.last_seq()
-                    await client.send_raw(client.notification_frame(
-                        "textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                   "contentChanges": [change]}))
-                    if change["text"]:
-                        answer, seconds = await client.timed_request(
-                            "textDocument/completion",
-                            {"textDocument": {"uri": uri}, "position": after_comma}, 30)
-                        if k >= 3:
-                            times.append(seconds)
-                            answered += bool(answer and answer.get("items"))
-                    await client.wait_publish(uri, version, seq, 30)
-        finally:
-            await client.stop()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    async with design_session(nodes) as (session, doc, uri):
+        client = session.client
+        last_id_end = doc.text.index("]", after_cursor(doc.text))
+        while doc.text[last_id_end - 1] in " \n":
+            last_id_end -= 1
+        at = position_of(doc.text, last_id_end)
+        after_comma = {"line": at["line"], "character": at["character"] + 1}
+        for k in range(runs + 3):
+            for change in ({"range": {"start": at, "end": at}, "text": ","},
+                           {"range": {"start": at, "end": after_comma}, "text": ""}):
+                version = session.versions[uri] = session.versions[uri] + 1
+                seq = client.last_seq()
+                await client.send_raw(client.notification_frame(
+                    "textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                               "contentChanges": [change]}))
+                if change["text"]:
+                    answer, seconds = await client.timed_request(
+                        "textDocument/completion",
+                        {"textDocument": {"uri": uri}, "position": after_comma}, 30)
+                    if k >= 3:
+                        times.append(seconds)
+                        answered += bool(answer and answer.get("items"))
+                await client.wait_publish(uri, version, seq, 30)
     stats = summary(times)
     return {"after break p50": stats["p50_ms"] / 1000, "after break p99": stats["p99_ms"] / 1000,
             "items": float(answered)}

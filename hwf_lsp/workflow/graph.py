@@ -47,23 +47,10 @@ def parent_map(nodes: Any) -> dict[str, list[str]]:
     One pass for the ids, one over the `after` lists: it runs on every keystroke, so it
     avoids the per-node helper calls of `parents_of` (same result, same order).
     """
-    parents: dict[str, list[str]] = {}
-    if not isinstance(nodes, list):
-        return parents
-    edges: list[tuple[list[str], list]] = []
-    for node in nodes:
-        if not isinstance(node, dict):
-            continue
-        ident = node.get("id")
-        if not isinstance(ident, str) or not ident.strip():
-            continue
-        mine = parents.get(ident)
-        if mine is None:
-            mine = parents[ident] = []
-        after = node.get("after")
-        if isinstance(after, list) and after:
-            edges.append((mine, after))
-    for mine, after in edges:
+    ids, edges, _ = _ids_and_edges(nodes)
+    parents: dict[str, list[str]] = {ident: [] for ident in ids}
+    for ident, after in edges:
+        mine = parents[ident]
         for parent in after:
             if isinstance(parent, str) and parent in parents and parent not in mine:
                 mine.append(parent)
@@ -76,40 +63,40 @@ def children_map(nodes: Any) -> dict[str, list[str]]:
     When no two nodes share an id (the usual design), one pass over the `after` lists in
     node order gives exactly that; `after` completion asks on every keystroke of a
     5,000-node design.  Shared ids merge their nodes' parents first (`parent_map`)."""
-    if not isinstance(nodes, list):
-        return {}
-    children: dict[str, list[str]] = {}
+    ids, edges, shared = _ids_and_edges(nodes)
+    children: dict[str, list[str]] = {ident: [] for ident in ids}
+    if shared:
+        for child, its_parents in parent_map(nodes).items():
+            for parent in its_parents:
+                children[parent].append(child)
+        return children
+    for child, after in edges:
+        for parent in after:
+            if isinstance(parent, str) and parent in children:
+                listed = children[parent]
+                if not listed or listed[-1] != child:  # `after` naming it twice
+                    listed.append(child)
+    return children
+
+
+def _ids_and_edges(nodes: Any) -> tuple[dict[str, None], list[tuple[str, list]], bool]:
+    """The usable ids in node order, (id, non-empty `after` list) per node that has both,
+    and whether two nodes share an id."""
+    ids: dict[str, None] = {}
     edges: list[tuple[str, list]] = []
     usable = 0
-    for node in nodes:
+    for node in nodes if isinstance(nodes, list) else ():
         if not isinstance(node, dict):
             continue
         ident = node.get("id")
         if not isinstance(ident, str) or not ident.strip():
             continue
         usable += 1
-        children.setdefault(ident, [])
+        ids[ident] = None
         after = node.get("after")
         if isinstance(after, list) and after:
             edges.append((ident, after))
-    if usable == len(children):
-        for child, after in edges:
-            for parent in after:
-                if isinstance(parent, str) and parent in children:
-                    listed = children[parent]
-                    if not listed or listed[-1] != child:  # `after` naming it twice
-                        listed.append(child)
-        return children
-    return _children_by_parents(nodes)
-
-
-def _children_by_parents(nodes: Any) -> dict[str, list[str]]:
-    parents = parent_map(nodes)
-    children: dict[str, list[str]] = {ident: [] for ident in parents}
-    for child, its_parents in parents.items():
-        for parent in its_parents:
-            children[parent].append(child)
-    return children
+    return ids, edges, usable != len(ids)
 
 
 def _reachable(start: str, edges: dict[str, list[str]]) -> set[str]:

@@ -11,6 +11,7 @@ first parse's scans carried through that edit must equal a parse from scratch.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 from support.breaks import LAYOUTS, Break, breaks_of, corpus_designs, node_objects
@@ -75,6 +76,18 @@ def second_edits(intact: str, text: str, first: Break, objs: list,
     return [(name, edit) for name, edit in edits if 0 <= edit.at <= len(text)]
 
 
+def corpus_texts() -> Iterator[tuple[str, str, list, list[int]]]:
+    """(where, text, its node objects, the nodes to break) for every corpus design in both
+    layouts: the first, middle and last node, or only the middle one of a big design."""
+    for name, design in corpus_designs().items():
+        for layout, render in LAYOUTS.items():
+            intact = render(design)
+            objs = node_objects(intact)
+            picks = [len(objs) // 2] if len(objs) > BIG else sorted({0, len(objs) // 2,
+                                                                   len(objs) - 1})
+            yield f"{name} ({layout})", intact, objs, picks
+
+
 def _same(text: str, reuse: dict) -> None:
     fresh, carried = parse(text), parse(text, reuse)
     assert [(e.msg, e.start, e.end) for e in carried.errors] == \
@@ -86,30 +99,24 @@ def _same(text: str, reuse: dict) -> None:
 
 def test_a_parse_with_carried_scans_is_the_parse_from_scratch() -> None:
     counts: Counter = Counter()
-    for name, design in corpus_designs().items():
-        for layout, render in LAYOUTS.items():
-            intact = render(design)
-            objs = node_objects(intact)
-            picks = [len(objs) // 2] if len(objs) > BIG else sorted({0, len(objs) // 2,
-                                                                   len(objs) - 1})
-            for index in picks:
-                for first in breaks_of(intact, objs[index]):
-                    broken = first.apply(intact)
-                    before = parse(broken)
-                    if not before.errors:
-                        continue
-                    for what, edit in second_edits(intact, broken, first, objs, index):
-                        after = edit.apply(broken)
-                        reuse = through_edit(before.scans, edit.at, edit.at + edit.deleted,
-                                             edit.inserted)
-                        try:
-                            _same(after, reuse)
-                        except AssertionError as error:
-                            raise AssertionError(
-                                f"{name} ({layout}), node {index}, {first.kind}, then {what}"
-                            ) from error
-                        counts[what] += 1
-                        counts["reused scans"] += len(reuse)
+    for where, intact, objs, picks in corpus_texts():
+        for index in picks:
+            for first in breaks_of(intact, objs[index]):
+                broken = first.apply(intact)
+                before = parse(broken)
+                if not before.errors:
+                    continue
+                for what, edit in second_edits(intact, broken, first, objs, index):
+                    after = edit.apply(broken)
+                    reuse = through_edit(before.scans, edit.at, edit.at + edit.deleted,
+                                         edit.inserted)
+                    try:
+                        _same(after, reuse)
+                    except AssertionError as error:
+                        raise AssertionError(
+                            f"{where}, node {index}, {first.kind}, then {what}") from error
+                    counts[what] += 1
+                    counts["reused scans"] += len(reuse)
     assert counts["at the break again"] > 100 and counts["mended"] > 100
     print(dict(counts))
 
@@ -121,26 +128,20 @@ def test_the_first_break_reusing_the_valid_texts_items_is_the_parse_from_scratch
     every example design takes the path."""
     monkeypatch.setattr(jsontree, "_BOUNDARIES_FROM", 2)
     counts: Counter = Counter()
-    for name, design in corpus_designs().items():
-        for layout, render in LAYOUTS.items():
-            intact = render(design)
-            objs = node_objects(intact)
-            picks = [len(objs) // 2] if len(objs) > BIG else sorted({0, len(objs) // 2,
-                                                                   len(objs) - 1})
-            valid, built = parse(intact), parse(intact)
-            _dump(built.root)  # every container built: its items give the spans
-            assert built.item_scans() == valid.item_scans()
-            for index in picks:
-                for edit in breaks_of(intact, objs[index]):
-                    seeds = through_edit(valid.item_scans(), edit.at, edit.at + edit.deleted,
-                                         edit.inserted)
-                    try:
-                        _same(edit.apply(intact), lambda seeds=seeds: seeds)
-                    except AssertionError as error:
-                        raise AssertionError(f"{name} ({layout}), node {index}, {edit.kind}"
-                                             ) from error
-                    counts["breaks"] += 1
-                    counts["reused scans"] += len(seeds)
+    for where, intact, objs, picks in corpus_texts():
+        valid, built = parse(intact), parse(intact)
+        _dump(built.root)  # every container built: its items give the spans
+        assert built.item_scans() == valid.item_scans()
+        for index in picks:
+            for edit in breaks_of(intact, objs[index]):
+                seeds = through_edit(valid.item_scans(), edit.at, edit.at + edit.deleted,
+                                     edit.inserted)
+                try:
+                    _same(edit.apply(intact), lambda seeds=seeds: seeds)
+                except AssertionError as error:
+                    raise AssertionError(f"{where}, node {index}, {edit.kind}") from error
+                counts["breaks"] += 1
+                counts["reused scans"] += len(seeds)
     assert counts["breaks"] > 300 and counts["reused scans"] > 10 * counts["breaks"]
     print(dict(counts))
 
