@@ -28,7 +28,8 @@ from urllib.parse import unquote
 
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
+from pygls.feature_manager import is_thread_function
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import (
     JsonRPCNotification,
@@ -38,6 +39,7 @@ from pygls.protocol.json_rpc import (
 
 from hwf_lsp.analysis.positions import line_index
 from hwf_lsp.server.convert import encoding_name
+from hwf_lsp.server.keystroke import did_change_params
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +167,31 @@ class HwfProtocol(LanguageServerProtocol):
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        self._apply_did_change(params)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    def _keystroke(self, message: dict[str, Any]) -> bool:
+        """A didChange of the plain LSP shape, applied and handed to the feature's handler
+        at once (server/keystroke.py); False when it must take the generic path."""
+        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None and (inspect.iscoroutinefunction(handler)
+                                    or inspect.isgeneratorfunction(handler)
+                                    or is_thread_function(handler)):
+            return False
+        params = did_change_params(message.get("params"))
+        if params is None:
+            return False
+        self._apply_did_change(params)
+        if handler is not None:
+            try:
+                handler(params)
+            except Exception as error:  # as pygls reports a failed notification handler
+                log.exception("the didChange handler failed")
+                self._server._report_server_error(error, FeatureNotificationError)
+        return True
+
+    def _apply_did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         key = unquote(params.text_document.uri)
         self._edits.pop(key, None)
         try:
@@ -182,8 +209,6 @@ class HwfProtocol(LanguageServerProtocol):
                     self._edits[key] = (before, text, document.version, span)
         except Exception:  # a junk edit must not take the server down
             log.exception("could not apply a change")
-        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
 
     # --- lifecycle: initialize once, shutdown answered ----------------------------------
 
@@ -259,6 +284,9 @@ class HwfProtocol(LanguageServerProtocol):
                                   f"{method}: the server is not initialized")
             else:
                 log.warning("dropping notification %r received before initialize", method)
+            return
+        if method == types.TEXT_DOCUMENT_DID_CHANGE and not has_id and not self._shutdown \
+                and self._keystroke(message):
             return
         if is_request and method not in self.fm.builtin_features and method not in self.fm.features:
             self._reply_error(msg_id, METHOD_NOT_FOUND, f"Method Not Found: {method}")
