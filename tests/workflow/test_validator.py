@@ -400,3 +400,46 @@ def test_whole_number(value, expected):
     result = whole_number(value)
     assert result == expected
     assert result is None or type(result) is int
+
+
+def mixed(first: Any, second: Any, keep: list[bool]) -> Any:
+    """`second` with some of its nodes replaced by the very node objects of `first` at the
+    same index (an editor's next keystroke shares every node it did not touch)."""
+    if not (isinstance(first, dict) and isinstance(second, dict)
+            and isinstance(first.get("nodes"), list) and isinstance(second.get("nodes"), list)):
+        return second
+    old, new = first["nodes"], second["nodes"]
+    nodes = [old[i] if i < len(old) and i < len(keep) and keep[i] else node
+             for i, node in enumerate(new)]
+    return {**second, "nodes": nodes}
+
+
+def check_remembered(graphs_in_turn: list[Any]) -> None:
+    remembered = validator_module.RememberedVerdicts()
+    for graph in graphs_in_turn:
+        assert collect_defects(graph, remembered) == collect_defects(graph)
+
+
+@given(graphs, graphs, st.lists(st.booleans(), max_size=8))
+def test_remembered_verdicts_change_no_verdict(first, second, keep):
+    check_remembered([first, mixed(first, second, keep), first])
+
+
+SHARED = agent("a", "start", retries=1)
+"""One node object in several graphs below: its verdict may be remembered."""
+
+
+@pytest.mark.parametrize("graphs_in_turn", [
+    # the same node object under a context that changed: its verdict is judged again
+    [design(SHARED), sample_design(trigger(), agent("work"), SHARED, note("start")),
+     design(SHARED)],
+    # `1 == True`, yet true is no whole number: an equal node that is a new object
+    [design(agent("r", retries=1)), design(agent("r", retries=True))],
+    # a `type` that equals another one's of another type (1 == True) in the context
+    [design({"id": "k", "type": 1}, agent("x", "k")),
+     design({"id": "k", "type": True}, agent("x", "k"))],
+    # every rule's cases in turn, each remembered from the one before
+    [graph for cases in RULE_CASES.values() for graph, _ in cases],
+])
+def test_remembered_verdicts_in_turn(graphs_in_turn):
+    check_remembered(graphs_in_turn)
