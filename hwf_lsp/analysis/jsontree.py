@@ -1369,12 +1369,16 @@ def parse(text: str, reuse: Scans | Callable[[], Scans] | None = None) -> Parsed
     (`scan_reuse.through_edit`).  When that parse was of broken JSON, the text is parsed
     tolerantly at once, with them; if it turns out valid, it is parsed as valid JSON.
     When it was of valid JSON, `reuse` is a function giving them (`item_scans`, carried):
-    asked only if `text` is not valid JSON."""
+    asked only if `text` is not valid JSON.  A text that the tolerant parse finds valid
+    (the keystroke that mends the JSON) keeps what that parse scanned as its `scans`:
+    the keystroke that breaks it again reuses them instead of its `item_scans`."""
+    scanned: Scans = {}
     if reuse and not callable(reuse):
         doc = ParsedDocument(text)
         doc._build(with_values=True, reuse=reuse)
         if doc._errors:
             return doc
+        scanned = doc.scans  # they hold for this text: the next keystroke may reuse them
     doc = ParsedDocument(text)
     watch = _DuplicateWatch()
     try:  # json.loads refuses a leading BOM too: that text takes the slow way
@@ -1382,7 +1386,9 @@ def parse(text: str, reuse: Scans | Callable[[], Scans] | None = None) -> Parsed
     except Exception:  # noqa: BLE001 - anything json.loads rejects goes the slow way
         doc._build(with_values=True, reuse=reuse() if callable(reuse) else reuse)
         return doc
-    return _valid(doc, value, watch.seen)
+    doc = _valid(doc, value, watch.seen)
+    doc.scans = scanned
+    return doc
 
 
 def parse_valid(text: str, value: Any, has_duplicates: bool) -> ParsedDocument:

@@ -210,8 +210,9 @@ def scans_for(protocol: Any, key: str, cached: Analysis, version: int | None,
     """What the parse of `text` may reuse of `cached`'s parse (analysis/scan_reuse.py),
     through the didChange that made `text`: the containers it scanned, when it was of
     broken JSON; when it was of valid JSON, a function giving its arrays' items
-    (`item_scans`), which the parse asks only if `text` is broken, or those items at once
-    when the edit almost surely broke it (`breaks_the_json`).  None when there is no such
+    (`item_scans`, or the scans of the parse that found it valid after broken JSON), which
+    the parse asks only if `text` is broken, or those at once when the edit almost surely
+    broke it (`breaks_the_json`).  None when there is no such
     edit, or no parse."""
     if not cached.parsed:
         return None
@@ -219,13 +220,13 @@ def scans_for(protocol: Any, key: str, cached: Analysis, version: int | None,
     if edit is None:
         return None
     doc = cached.doc
-    if doc.scans:
-        return through_edit(doc.scans, edit.start, edit.end, edit.replacement)
     if doc.errors:
-        return None
+        return through_edit(doc.scans, edit.start, edit.end, edit.replacement) \
+            if doc.scans else None
 
-    def items() -> Scans:
-        return through_edit(doc.item_scans(), edit.start, edit.end, edit.replacement)
+    def items() -> Scans:  # a valid text that mended broken JSON kept what its parse scanned
+        return through_edit(doc.scans or doc.item_scans(), edit.start, edit.end,
+                            edit.replacement)
 
     return items() if breaks_the_json(doc.text, edit) else items
 

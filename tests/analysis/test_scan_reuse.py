@@ -117,8 +117,25 @@ def test_a_parse_with_carried_scans_is_the_parse_from_scratch() -> None:
                             f"{where}, node {index}, {first.kind}, then {what}") from error
                     counts[what] += 1
                     counts["reused scans"] += len(reuse)
+                    if what == "mended":
+                        counts["broken again"] += _break_again(after, reuse, first, where)
     assert counts["at the break again"] > 100 and counts["mended"] > 100
+    assert counts["broken again"] > 100
     print(dict(counts))
+
+
+def _break_again(mended: str, reuse: dict, first: Break, where: str) -> int:
+    """The keystroke after the one that mended the break makes it again: the mended text's
+    parse kept what it scanned (`scans`), and the new parse reuses them."""
+    doc = parse(mended, reuse)
+    if doc.errors or not doc.scans:
+        return 0
+    again = through_edit(doc.scans, first.at, first.at + first.deleted, first.inserted)
+    try:
+        _same(first.apply(mended), lambda: again)
+    except AssertionError as error:
+        raise AssertionError(f"{where}, {first.kind}, mended, then broken again") from error
+    return 1
 
 
 def test_the_first_break_reusing_the_valid_texts_items_is_the_parse_from_scratch(
