@@ -12,6 +12,7 @@ from hwf_lsp.analysis.completion import complete
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
+from hwf_lsp.server.protocol import WireResult
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
@@ -36,7 +37,7 @@ def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
     @guarded()
-    async def completion(params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(params: types.CompletionParams) -> WireResult | None:
         at = on_design(server, params)
         if at is None:
             return None
@@ -47,12 +48,10 @@ def register(server: HwfServer) -> None:
             server, "text_document.completion.completion_item.documentation_format")
         offset = at.offset(params.position)
 
-        def answer() -> types.CompletionList:
+        def answer() -> WireResult:
             items = complete(at.doc, offset, run=at.analysis.run, snippets=snippets)
-            return types.CompletionList(
-                is_incomplete=items.incomplete,
-                items=[convert.completion_item(i, at.lines, at.encoding, markdown)
-                       for i in items])
+            return WireResult(convert.completion_list_dict(items, at.lines, at.encoding,
+                                                           markdown))
 
         size = len(at.analysis.text)
         if size >= IN_THREAD_FROM_CHARS and (size > ON_LOOP_UP_TO_CHARS
