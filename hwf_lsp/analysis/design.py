@@ -15,6 +15,7 @@ from ..workflow.graph import children_map, parents_of, stable_topological_order,
 from ..workflow.plan import build_run_plan
 from ..workflow.vocabulary import NOTE, STEP_KINDS, TRIGGER
 from .jsontree import JsonNode, Member, ParsedDocument
+from .remembered_edges import RememberedEdges
 
 
 @dataclass(slots=True)
@@ -96,7 +97,8 @@ class Design:
         design ranks them on every keystroke and shows 100."""
         targets = self._targets
         if targets is None:
-            targets = self._targets = _after_targets(self.nodes)
+            targets = self._targets = LAST_EDGES.answer(self.nodes, "after targets",
+                                                        _after_targets)
         return targets
 
     def info_at(self, index: int | None) -> NodeInfo | None:
@@ -113,7 +115,8 @@ class Design:
         """id -> the ids listing it in `after` (`graph.children_map`), built on first use."""
         if self._children is None:
             base = self._same_edges_as
-            self._children = children_map(self.nodes) if base is None else _children_of(base)
+            self._children = LAST_EDGES.answer(self.nodes, "children", children_map) \
+                if base is None else _children_of(base)
         return self._children
 
     @property
@@ -134,6 +137,10 @@ class Design:
 
 
 _BUILDING = threading.Lock()
+
+LAST_EDGES = RememberedEdges()
+"""The children map and `after` targets of the last node list completed in: the next
+version, which shares every node but the edited one, reuses them (remembered_edges.py)."""
 
 SAME_EDGES_AS = "same edges as"
 """doc.memo key: the base whose `after` edges this text's equal (Design._same_edges_as)."""
