@@ -14,10 +14,9 @@ strictly inside the edited string is refused all the same.  Keystrokes that foll
 the same string keep the same base: the text still differs from it in that one string.
 
 The same rule gives the new text's document without decoding it (`Carried.document`):
-its value is the base's with that string replaced, and when the string is no node's `id`
-and in no `after` list, its edges are the base's (one children map for every text
-carried from that base: a request right after a keystroke on a 5,000-node design skips
-~30 ms of decoding and edge building).
+its value is the base's with that string replaced, every other node the base's very
+object (a request right after a keystroke on a 5,000-node design skips ~30 ms of
+decoding, and `after` completion reuses the edges: remembered_edges.py).
 
 Pure: offsets are code points of the texts, no protocol types.
 """
@@ -30,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .check import rulebook_findings
-from .design import SAME_EDGES_AS
 from .jsontree import JsonNode, Member, ParsedDocument, parse_valid
 from .lint import sorted_warnings
 from .locate import Finding, moved
@@ -59,20 +57,8 @@ class Carried:
 
     def document(self, text: str) -> ParsedDocument:
         """The document of `text` (the text this state is of), without decoding it again:
-        its value is `value`.  When the edit left the edges alone, its design takes the
-        base's children map (design.SAME_EDGES_AS)."""
-        doc = parse_valid(text, self.value, self.base.has_duplicate_keys)
-        if self.keeps_edges:
-            doc.memo[SAME_EDGES_AS] = self.base
-        return doc
-
-    @property
-    def keeps_edges(self) -> bool:
-        """Whether the text's `after` edges are the base's: the string is no node's `id`
-        and in no node's `after` list (or it does not count at all)."""
-        path = self.path
-        return path is None or not (len(path) >= 3 and path[0] == "nodes"
-                                    and path[2] in ("id", "after"))
+        its value is `value`."""
+        return parse_valid(text, self.value, self.base.has_duplicate_keys)
 
     @property
     def now(self) -> tuple[int, int]:

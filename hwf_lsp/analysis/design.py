@@ -64,11 +64,6 @@ class Design:
     _built: tuple[list[NodeInfo], dict[str, NodeInfo]] | None = None
     _targets: list[Candidate] | None = None
     _children: dict[str, list[str]] | None = None
-    _same_edges_as: ParsedDocument | None = None
-    """The base a keystroke carried this text from, when the edit left every id and
-    `after` alone (`carry_over.Carried.keeps_edges`): the edges are the base's, and the
-    children map is kept in the base's memo, one for every text carried from it.  (Never
-    the design's own document: that would be a reference cycle.)"""
 
     @property
     def infos(self) -> list[NodeInfo]:
@@ -114,9 +109,7 @@ class Design:
     def children(self) -> dict[str, list[str]]:
         """id -> the ids listing it in `after` (`graph.children_map`), built on first use."""
         if self._children is None:
-            base = self._same_edges_as
-            self._children = LAST_EDGES.answer(self.nodes, "children", children_map) \
-                if base is None else _children_of(base)
+            self._children = LAST_EDGES.answer(self.nodes, "children", children_map)
         return self._children
 
     @property
@@ -142,21 +135,6 @@ LAST_EDGES = RememberedEdges()
 """The children map and `after` targets of the last node list completed in: the next
 version, which shares every node but the edited one, reuses them (remembered_edges.py)."""
 
-SAME_EDGES_AS = "same edges as"
-"""doc.memo key: the base whose `after` edges this text's equal (Design._same_edges_as)."""
-_CHILDREN = "children of its edges"
-
-
-def _children_of(doc: ParsedDocument) -> dict[str, list[str]]:
-    """`graph.children_map` of `doc`'s nodes, once per document (in its memo)."""
-    children = doc.memo.get(_CHILDREN)
-    if children is None:
-        value = doc.to_python()
-        children = doc.memo[_CHILDREN] = children_map(
-            value.get("nodes") if isinstance(value, dict) else None)
-    return children
-
-
 def design_of(doc: ParsedDocument) -> Design:
     """The design of `doc`, built once per document (every request on a version shares it)."""
     design = doc.memo.get("design")
@@ -178,8 +156,7 @@ def _build_design(doc: ParsedDocument) -> Design:
                 if member.value is not None and member.value.items is not None:
                     tree_items = member.value.items
                 break
-    return Design(value=value, nodes=nodes, tree_items=tree_items,
-                  _same_edges_as=doc.memo.get(SAME_EDGES_AS))
+    return Design(value=value, nodes=nodes, tree_items=tree_items)
 
 
 def _after_targets(nodes: list[Any]) -> list[Candidate]:

@@ -198,6 +198,7 @@ _COMPLETION_KIND_NUMBER = {name: int(kind) for name, kind in _COMPLETION_KIND.it
 _MARKUP_KIND = {True: types.MarkupKind.Markdown.value, False: types.MarkupKind.PlainText.value}
 _SNIPPET = int(types.InsertTextFormat.Snippet)
 _PLAIN_TEXT = int(types.InsertTextFormat.PlainText)
+_TEXT_KIND = int(types.CompletionItemKind.Text)
 
 
 def completion_list_dict(items: Any, lines: LineIndex, encoding: str,
@@ -237,8 +238,6 @@ def _completion_item_dict(item: Any, positions: dict[int, dict[str, int]],
                                       for start, end, new in item.additional_edits]
     return out
 
-
-_TEXT_KIND = int(types.CompletionItemKind.Text)
 
 
 def _edit_dict(positions: dict[int, dict[str, int]], start: int, end: int,
