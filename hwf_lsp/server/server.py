@@ -73,11 +73,10 @@ class HwfServer(LanguageServer):
     def recheck_all(self, *, runs_changed: bool = False) -> None:
         """Recompute every open design's diagnostics (settings or runs changed)."""
         if runs_changed:
-            for cached in self.analyses.values():
-                cached.stale = True
-        self.validator.schedule_all()
-        if runs_changed:
+            self.validator.runs_changed()
             self.refresh_inlay_hints()
+        else:
+            self.validator.schedule_all()
 
     # --- runs written by anyone -------------------------------------------
     async def start_watching_runs(self) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from types import SimpleNamespace
 
 import pytest
 
+from hwf_lsp.analysis.runs_index import RunInfo
 from hwf_lsp.server.documents import analyse as real_analyse
 from hwf_lsp.server.documents import breaks_the_json
 from hwf_lsp.server.features import diagnostics
@@ -32,6 +34,10 @@ class StubServer:
         self.published: list[tuple[str, int | None, int]] = []
         self.runs = None
         self.encoding = "utf-16"
+
+    @property
+    def workspace(self):
+        return SimpleNamespace(text_documents=self.texts)
 
     def open_text(self, uri):
         return self.texts.get(uri)
@@ -224,6 +230,40 @@ async def test_a_trigger_character_on_a_big_design_lets_the_completion_go_first(
     await settle(validator)
     assert slow_analyse == checked
     assert [v for _, v, _ in server.published] == [1, 2]
+
+
+class ChangingRuns:
+    """A fed runs index whose newest run of every design is `run`, as the watcher left it."""
+
+    def __init__(self) -> None:
+        self.run: RunInfo | None = None
+
+    def refreshing(self) -> ChangingRuns:
+        return self
+
+    def newest(self, design_name):
+        return self.run
+
+
+async def test_a_check_in_flight_when_the_runs_change_is_made_again(slow_analyse):
+    """The worker read the runs just before the watcher took in a new run: that check is
+    published, then made again, so hints and lenses do not keep the older run."""
+    uri = "file:///runs.hwf.json"
+    server = StubServer()
+    server.runs = ChangingRuns()
+    validator = diagnostics.Validator(server)
+    server.designs.add(uri)
+    server.texts[uri] = (1, json.dumps({"name": "d", "nodes": [{"id": "t", "type": "trigger"}]}))
+    validator.schedule(uri)
+    await asyncio.sleep(0.01)  # the check is on the worker, its runs read
+    server.runs.run = RunInfo.from_state({"run_id": "r1", "name": "d", "status": "failed"},
+                                         "/runs/r1.json")
+    validator.runs_changed()  # what the watcher's change does, on the loop
+    await settle(validator)
+    assert slow_analyse == [1, 1]
+    latest = server.analyses[uri]
+    assert latest.run is server.runs.run and not latest.stale
+    assert [v for _, v, _ in server.published] == [1, 1]
 
 
 VALID = json.dumps({"name": "d", "nodes": [{"id": "t", "type": "trigger"},

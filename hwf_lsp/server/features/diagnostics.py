@@ -74,6 +74,9 @@ class Validator:
         self.pull = False
         """Whether the client pulls diagnostics (set at initialize, `client_pulls`): then
         none is ever pushed to it."""
+        self.runs_epoch = 0
+        """How many times the runs changed (`runs_changed`): a check that began under an
+        older count may hold an older newest run, and is made again."""
 
     async def current(self, key: str) -> Analysis | None:
         """The checked analysis of `key`'s newest text, waiting for a check in flight."""
@@ -116,6 +119,14 @@ class Validator:
         self.published[key] = version
         self._publish(key, version, items)
 
+    def runs_changed(self) -> None:
+        """Run data changed (the watcher, on the loop): every analysis is stale, and so is
+        a check in flight on the worker thread, which may have read the runs before."""
+        self.runs_epoch += 1
+        for cached in self.server.analyses.values():
+            cached.stale = True
+        self.schedule_all()
+
     def schedule_all(self) -> None:
         """Revalidate every open document (settings or run data changed)."""
         try:
@@ -142,6 +153,7 @@ class Validator:
         loop = asyncio.get_running_loop()
         completion_first = True
         while True:
+            epoch = self.runs_epoch  # a check on the worker may read the runs before a change
             current = server.open_text(key)
             if current is None:
                 return
@@ -182,6 +194,9 @@ class Validator:
             if now[0] != version or now[1] != text or not server.is_design(key):
                 continue  # a newer version or new settings arrived: start over
             self._deliver(key, version, result)
+            if epoch != self.runs_epoch:  # the runs changed during the check: again
+                result.stale = True
+                continue
             return
 
     def _completion_follows(self, key: str, cached: Analysis, version: int | None,
