@@ -1326,12 +1326,15 @@ def source_offset(text: str, node: JsonNode, index: int) -> int:
 
     Escapes make decoded and source indices differ (`\\n` is 2 source characters,
     `\\ud83d\\ude00` is 12 for one character); `index == len(value)` maps to the
-    end of the last character.  Clamped, never raising.
+    end of the last character.  Clamped, never raising.  A span to the end of a closed
+    string ends at its closing quote: no walk through a megabyte of `\\u0000` (1.3 s).
     """
     body_start = node.start + 1
     body_end = node.end - 1 if node.closed else node.end
     if index <= 0:
         return body_start
+    if node.closed and isinstance(node.value, str) and index >= len(node.value):
+        return body_end
     raw = text[body_start:body_end]
     if "\\" not in raw:
         return body_start + min(index, len(raw))

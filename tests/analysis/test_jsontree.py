@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import re
 import time
 import weakref
 from contextlib import nullcontext
@@ -297,6 +298,48 @@ def test_source_offset_maps_every_decoded_index(value: str, ascii_only: bool) ->
     for index in range(len(value) + 1):
         offset = source_offset(literal, node, index)
         assert json.loads(literal[:offset] + '"') == value[:index]
+
+
+def one_escape_at_a_time(text: str, node: JsonNode, index: int) -> int:
+    """source_offset without its shortcut to the end: the reference it must agree with."""
+    body_start, body_end = node.start + 1, node.end - 1 if node.closed else node.end
+    raw, decoded, pos = text[body_start:body_end], 0, 0
+    escape = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(.?))', re.S)
+    while pos < len(raw) and decoded < index:
+        if raw[pos] != "\\":
+            backslash = raw.find("\\", pos)
+            take = min((len(raw) if backslash < 0 else backslash) - pos, index - decoded)
+            pos, decoded = pos + take, decoded + take
+            continue
+        esc = escape.match(raw, pos)
+        pos = esc.end()
+        if esc.group(1) is not None and 0xD800 <= int(esc.group(1), 16) <= 0xDBFF:
+            pair = escape.match(raw, pos)
+            if pair is not None and pair.group(1) is not None and \
+                    0xDC00 <= int(pair.group(1), 16) <= 0xDFFF:
+                pos = pair.end()
+        decoded += 1
+    return body_start + pos
+
+
+@given(st.text(alphabet='\\udcDC089aAbfnx"/ é', max_size=40),
+       st.integers(min_value=0, max_value=45))
+@settings(max_examples=500, deadline=None)
+def test_source_offset_of_any_string_the_parse_finds(body: str, index: int) -> None:
+    """Broken escapes, lone surrogates, unclosed strings: every string node of `["body"`
+    (the tolerant parse's too) is located as one escape at a time would."""
+    text = '["' + body + '"'
+    for node in parse(text).root.items or []:
+        if node.kind == "string":
+            assert source_offset(text, node, index) == one_escape_at_a_time(text, node, index)
+
+
+def test_the_end_of_a_megabyte_of_escapes_is_found_at_once() -> None:
+    text = json.dumps("\x00" * 1_000_000)
+    node = parse(text).root
+    start = time.process_time()
+    assert source_offset(text, node, 1_000_000) == len(text) - 1
+    assert time.process_time() - start < 0.05  # 1.3 s one escape at a time
 
 
 # --- never fails, never recurses ---------------------------------------------------
