@@ -100,6 +100,8 @@ def test_a_repeated_keys_losing_value_changes_nothing() -> None:
     ("Review", "abc😀"),  # into a prompt
     ('"late"', "12"),  # into an id other nodes could name
     ('"start"\n', "x1"),  # into an after entry: it stops resolving
+    ('"agent"', "x"),  # into a type: the node's unknown fields change, no other node's
+    ('"approval"', "s"),
 ])
 def test_keystrokes_in_one_string_keep_one_base(needle: str, typed: str) -> None:
     doc, _ = check_text(TEXT)
@@ -131,6 +133,12 @@ def edits(draw: st.DrawFn) -> tuple[str, int, int, str]:
         node[field] = draw(FREE_VALUES)
         if draw(st.booleans()):
             node["model" if node["type"] == "agent" else "title"] = draw(FREE_VALUES)
+        if node["type"] == "approval" and draw(st.booleans()):  # no-reject, its deadline
+            node["options"] = draw(st.sampled_from([["approve"], ["approve", "reject"],
+                                                    ["yes", "rejec"]]))
+            node["timeout_minutes"] = 5
+        if draw(st.booleans()):
+            node["colour"] = draw(FREE_VALUES)  # an unknown field
         nodes.append(node)
     text = json.dumps({"name": "p", "nodes": nodes}, indent=draw(st.sampled_from([None, 2])),
                       ensure_ascii=draw(st.booleans()))
