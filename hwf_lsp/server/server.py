@@ -130,11 +130,11 @@ class HwfServer(LanguageServer):
                 log.exception("%s refresh failed", what)
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """pygls's async stdio loop, with a reader that refuses absurd frame lengths."""
+        """pygls's async stdio loop, with a reader that refuses absurd frame lengths and
+        reads a pipe on the event loop (server/stdio.py)."""
         log.info("Starting async IO server")
         self._stop_event = threading.Event()
-        reader = stdio.BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool,
-                                          limit=stdio.MAX_MESSAGE_BYTES)
+        reader = stdio.stdin_reader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(run_async(stop_event=self._stop_event, reader=reader,

@@ -112,6 +112,60 @@ def test_bounded_reader(count: int, limit: int, expected_body: bytes | None,
     assert stream.read() == left
 
 
+@pytest.mark.parametrize("count, limit, expected_body, left", [
+    (10, 100, None, b"next"),  # within the limit
+    (150, 100, stdio.REFUSED_BODY, b"next"),  # refused: exactly `count` bytes dropped
+    (500, 100, b"", b""),  # the input ends inside the refused frame: end of input
+    (400, 1000, b"", b""),  # the input ends inside a frame within the limit
+])
+def test_pipe_reader(count: int, limit: int, expected_body: bytes | None,
+                     left: bytes) -> None:
+    """The event loop's own reader of a pipe answers as the thread's reader does."""
+    data = b"x" * min(count, 300) + (b"next" if count < 300 else b"")
+
+    async def read() -> tuple[bytes, bytes]:
+        source, sink = os.pipe()
+        os.write(sink, data)
+        os.close(sink)
+        with os.fdopen(source, "rb") as stream:
+            reader = stdio.stdin_reader(stream)
+            assert isinstance(reader, stdio.PipeReader)
+            reader.limit = limit
+            body = await reader.readexactly(count)
+            rest = await reader.readline()
+        return body, rest
+
+    body, rest = asyncio.run(read())
+    assert body == (b"x" * count if expected_body is None else expected_body)
+    assert rest == left
+
+
+def test_pipe_reader_drops_a_header_line_too_long_and_reads_on() -> None:
+    data = b"y" * (stdio.HEADER_LINE_LIMIT + 10) + b"\r\nContent-Length: 2\r\n\r\n{}"
+
+    async def read() -> list[bytes]:
+        source, sink = os.pipe()
+        reader = stdio.stdin_reader(os.fdopen(source, "rb"))
+        writing = asyncio.get_running_loop().run_in_executor(None, os.write, sink, data)
+        lines = [await reader.readline() for _ in range(3)]
+        lines.append(await reader.readexactly(2))
+        await writing
+        os.close(sink)
+        lines.append(await reader.readline())
+        return lines
+
+    assert asyncio.run(read()) == [stdio.JUNK_HEADER, b"Content-Length: 2\r\n", b"\r\n",
+                                   b"{}", b""]
+
+
+def test_a_file_or_terminal_keeps_the_thread_reader(tmp_path) -> None:
+    path = tmp_path / "input"
+    path.write_bytes(b"")
+    with path.open("rb") as stream:
+        assert isinstance(stdio.stdin_reader(stream), stdio.BoundedStdinReader)
+    assert isinstance(stdio.stdin_reader(io.BytesIO(b"")), stdio.BoundedStdinReader)
+
+
 def test_discard_reads_in_bounded_chunks() -> None:
     reads: list[int] = []
 
