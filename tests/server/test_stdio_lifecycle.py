@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,37 @@ def test_pipe_reader_drops_a_header_line_too_long_and_reads_on() -> None:
 
     assert asyncio.run(read()) == [stdio.JUNK_HEADER, b"Content-Length: 2\r\n", b"\r\n",
                                    b"{}", b""]
+
+
+@pytest.mark.parametrize("sent, expected", [
+    (3 * stdio.BIG_BODY_BYTES + 4, b"next"),  # read by the thread, then the loop again
+    (stdio.BIG_BODY_BYTES, b""),  # the input ends inside the long body
+])
+def test_pipe_reader_reads_a_long_body_in_a_thread(sent: int, expected: bytes) -> None:
+    count = 3 * stdio.BIG_BODY_BYTES
+    data = (bytes(range(256)) * (sent // 256 + 1))[:min(sent, count)] + \
+        (b"next" if sent > count else b"")
+
+    async def read() -> tuple[bytes, bytes]:
+        source, sink = os.pipe()
+        reader = stdio.stdin_reader(os.fdopen(source, "rb"))
+        loop = asyncio.get_running_loop()
+
+        def write() -> None:
+            os.write(sink, data[:1000])
+            time.sleep(0.05)  # the first bytes reach the loop's buffer before the rest
+            os.write(sink, data[1000:])
+            os.close(sink)
+
+        writing = loop.run_in_executor(None, write)
+        body = await reader.readexactly(count)
+        rest = await reader.readline()
+        await writing
+        return bytes(body), rest
+
+    body, rest = asyncio.run(read())
+    assert body == (data[:count] if expected else b"")
+    assert rest == expected
 
 
 def test_a_file_or_terminal_keeps_the_thread_reader(tmp_path) -> None:
