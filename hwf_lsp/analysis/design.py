@@ -135,6 +135,7 @@ LAST_EDGES = RememberedEdges()
 """The children map and `after` targets of the last node list completed in: the next
 version, which shares every node but the edited one, reuses them (remembered_edges.py)."""
 
+
 def design_of(doc: ParsedDocument) -> Design:
     """The design of `doc`, built once per document (every request on a version shares it)."""
     design = doc.memo.get("design")

@@ -30,8 +30,8 @@ from .jsontree import JsonNode, Member, ParsedDocument
 from .locate import Finding, Related, identity_span, node_object, string_span
 from .suggestions import did_you_mean
 
-__all__ = ["lint", "sorted_warnings", "unknown_fields", "condition_warnings",
-           "duplicate_key_warnings", "approval_warnings", "node_warnings"]
+__all__ = ["lint", "sorted_warnings", "condition_warnings", "duplicate_key_warnings",
+           "node_warnings"]
 
 WARNING = "warning"
 REJECT = "reject"
@@ -113,13 +113,8 @@ def _winner(member: Member) -> Member | None:
     return None
 
 
-def unknown_fields(doc: ParsedDocument, nodes: list) -> list[Finding]:
-    """Keys no field of the node's kind defines (all kinds' fields for an unknown kind)."""
-    return [finding for index, node in enumerate(nodes) if isinstance(node, dict)
-            for finding in _unknown_fields_of(doc, index, node)]
-
-
 def _unknown_fields_of(doc: ParsedDocument, index: int, node: dict) -> list[Finding]:
+    """Keys no field of the node's kind defines (all kinds' fields for an unknown kind)."""
     kind = node.get("type")
     known_kind = isinstance(kind, str) and kind in KINDS
     names = _FIELD_NAMES[kind] if known_kind else ALL_FIELD_NAMES
@@ -154,15 +149,10 @@ def _expression_node(obj: JsonNode | None) -> JsonNode | None:
     return value if value is not None and value.kind == "string" else None
 
 
-def approval_warnings(doc: ParsedDocument, nodes: list) -> list[Finding]:
+def _no_reject_of(doc: ParsedDocument, index: int, node: dict) -> list[Finding]:
     """no-reject: an approval whose own options leave out `reject` can never stop its
     branch (only `reject` prunes, docs/decisions.md), and its deadline's `reject` answer
     (on_timeout other than escalate) is not one of its options."""
-    return [finding for index, node in enumerate(nodes) if isinstance(node, dict)
-            for finding in _no_reject_of(doc, index, node)]
-
-
-def _no_reject_of(doc: ParsedDocument, index: int, node: dict) -> list[Finding]:
     if node.get("type") != APPROVAL or "options" not in node:
         return []
     options = node["options"]

@@ -239,7 +239,6 @@ def _completion_item_dict(item: Any, positions: dict[int, dict[str, int]],
     return out
 
 
-
 def _edit_dict(positions: dict[int, dict[str, int]], start: int, end: int,
                new_text: str) -> dict[str, Any]:
     return {"range": {"start": positions[start], "end": positions[max(start, end)]},

@@ -63,13 +63,21 @@ class BoundedStdinReader(StdinAsyncReader):
         return self.loop.run_in_executor(self.executor, self._refuse, n)
 
     def _refuse(self, n: int) -> bytes:
-        log.error("refusing a message of %d bytes (the limit is %d): its bytes are discarded",
-                  n, self.limit)
-        dropped = discard(self.stdin, n)
-        if dropped < n:
-            log.error("input ended inside the refused message (%d of %d bytes came)", dropped, n)
-            return b""  # end of input: pygls stops reading, as for any closed stdin
-        return REFUSED_BODY
+        _refusing(n, self.limit)
+        return _refused(discard(self.stdin, n), n)
+
+
+def _refusing(n: int, limit: int) -> None:
+    log.error("refusing a message of %d bytes (the limit is %d): its bytes are discarded",
+              n, limit)
+
+
+def _refused(dropped: int, n: int) -> bytes:
+    """What a refused frame of `n` bytes becomes once `dropped` of them were dropped."""
+    if dropped < n:
+        log.error("input ended inside the refused message (%d of %d bytes came)", dropped, n)
+        return b""  # end of input: pygls stops reading, as for any closed stdin
+    return REFUSED_BODY
 
 
 HEADER_LINE_LIMIT = 64 * 1024
@@ -112,10 +120,20 @@ class _Inbox(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        if len(self.buffer) > HIGH_WATER_BYTES and not self._paused:
+        if len(self.buffer) > HIGH_WATER_BYTES:
+            self.pause()
+        self._wake()
+
+    def pause(self) -> None:
+        """Stop reading the pipe (too much unread, or a thread reads it)."""
+        if not self._paused:
             self._paused = True
             self.transport.pause_reading()
-        self._wake()
+
+    def resume(self) -> None:
+        if self._paused:
+            self._paused = False
+            self.transport.resume_reading()
 
     def eof_received(self) -> bool:
         self.ended = True
@@ -132,9 +150,7 @@ class _Inbox(asyncio.Protocol):
 
     async def more(self) -> None:
         """Wait for more input (or its end)."""
-        if self._paused:
-            self._paused = False
-            self.transport.resume_reading()
+        self.resume()
         self._waiter = asyncio.get_running_loop().create_future()
         try:
             await self._waiter
@@ -203,31 +219,28 @@ class PipeReader:
             return body
         if inbox.ended:
             return bytearray()
-        inbox.transport.pause_reading()
+        inbox.pause()
         try:
             complete = await asyncio.get_running_loop().run_in_executor(
                 None, _read_into, self.stdin.fileno(), memoryview(body)[have:])
         finally:
-            inbox.transport.resume_reading()
+            inbox.resume()
         if not complete:
             inbox.ended = True
             return bytearray()
         return body
 
     async def _refuse(self, inbox: _Inbox, n: int) -> bytes:
-        log.error("refusing a message of %d bytes (the limit is %d): its bytes are discarded",
-                  n, self.limit)
+        _refusing(n, self.limit)
         dropped = 0
         while dropped < n:
             if not inbox.buffer:
                 if inbox.ended:
-                    log.error("input ended inside the refused message (%d of %d bytes came)",
-                              dropped, n)
-                    return b""
+                    break
                 await inbox.more()
                 continue
             dropped += len(inbox.take(min(DISCARD_CHUNK_BYTES, n - dropped)))
-        return REFUSED_BODY
+        return _refused(dropped, n)
 
 
 def _read_into(fd: int, view: memoryview) -> bool:
