@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .check import rulebook_findings
-from .jsontree import JsonNode, Member, ParsedDocument, parse_valid
+from .jsontree import JsonNode, Member, ParsedDocument, moved_valid
 from .lint import sorted_warnings
 from .locate import Finding, moved
 
@@ -57,8 +57,8 @@ class Carried:
 
     def document(self, text: str) -> ParsedDocument:
         """The document of `text` (the text this state is of), without decoding it again:
-        its value is `value`."""
-        return parse_valid(text, self.value, self.base.has_duplicate_keys)
+        its value is `value`, its top levels the base's moved (`jsontree.moved_valid`)."""
+        return moved_valid(self.base, text, self.value, self.span[1], self.delta)
 
     @property
     def now(self) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..workflow.conditions import resolve_path
-from ..workflow.graph import ancestors, descendants
+from ..workflow.graph import ancestors
 from ..workflow.vocabulary import (
     AGENT,
     KIND_DOCS,
@@ -366,7 +366,7 @@ def _after_candidates(design: Design, self_id: str | None,
     excluded = set(listed)
     if self_id is not None:
         excluded.add(self_id)
-        excluded.update(descendants(design.nodes, self_id, design.children))
+        excluded.update(design.descendants_of(self_id))
     return [c for c in design.after_targets if c[1] not in excluded]
 
 
@@ -570,7 +570,7 @@ def _readable_nodes(design: Design, info: NodeInfo) -> list[tuple[int, NodeInfo]
     """Nodes a condition may read: upstream first, then unrelated; never itself or below."""
     self_id = info.id
     upstream = ancestors(design.nodes, self_id) if self_id else set()
-    below = descendants(design.nodes, self_id, design.children) if self_id else set()
+    below = design.descendants_of(self_id) if self_id else set()
     out = []
     for other in design.infos:
         if other.id is None or other.id == self_id or not has_output(other.kind):

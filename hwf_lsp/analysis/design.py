@@ -11,7 +11,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..workflow.graph import children_map, parents_of, stable_topological_order, usable_id
+from ..workflow.graph import (
+    children_map,
+    descendants,
+    parents_of,
+    stable_topological_order,
+    usable_id,
+)
 from ..workflow.plan import build_run_plan
 from ..workflow.vocabulary import NOTE, STEP_KINDS, TRIGGER
 from .jsontree import JsonNode, Member, ParsedDocument
@@ -111,6 +117,12 @@ class Design:
         if self._children is None:
             self._children = LAST_EDGES.answer(self.nodes, "children", children_map)
         return self._children
+
+    def descendants_of(self, node_id: str) -> set[str]:
+        """The ids that run after `node_id` (`graph.descendants`), kept for the next
+        version with the same edges: the one keystroke after another asks again."""
+        return LAST_EDGES.answer(self.nodes, f"descendants of {node_id}",
+                                 lambda nodes: descendants(nodes, node_id, self.children))
 
     @property
     def name(self) -> str | None:

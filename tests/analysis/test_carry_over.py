@@ -11,6 +11,7 @@ from json.decoder import scanstring
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.trees import check_tree, same_tree
 
 from hwf_lsp.analysis.carry_over import carry_over, may_be_in_a_string, string_value_at
 from hwf_lsp.analysis.check import check_text
@@ -179,8 +180,11 @@ def test_carried_over_edits_give_the_full_checks_findings(edit, more) -> None:
 
 def same_document(carried: ParsedDocument, parsed: ParsedDocument) -> None:
     """What a carried text's document gives is what parsing that text gives: the value,
-    the nodes' objects, and the design's edges (the base's, when the edit kept them)."""
+    the tree, the nodes' objects, and the design's edges (the base's, when the edit kept
+    them)."""
     assert carried.errors == [] and carried.to_python() == parsed.to_python()
+    same_tree(carried.root, parsed.root, carried.text)
+    check_tree(carried)
     ours, theirs = design_of(carried), design_of(parsed)
     assert [(i.id, i.kind, i.obj.start, i.obj.end) for i in ours.infos if i.obj] == \
         [(i.id, i.kind, i.obj.start, i.obj.end) for i in theirs.infos if i.obj]

@@ -14,6 +14,7 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.trees import check_tree, same_tree
 
 from hwf_lsp.analysis import jsontree
 from hwf_lsp.analysis.jsontree import (
@@ -22,8 +23,8 @@ from hwf_lsp.analysis.jsontree import (
     MAX_DEPTH,
     JsonNode,
     Member,
-    ParsedDocument,
     contains,
+    moved_valid,
     parse,
     path_of,
     source_offset,
@@ -367,32 +368,6 @@ def test_deep_nesting_is_fine(text: str, budget: float, offset: int | None) -> N
         assert MAX_DEPTH <= len(doc.path_to_offset(offset)) <= 2 * MAX_DEPTH
 
 
-def _check_tree(doc: ParsedDocument) -> None:
-    """Every node lies inside its parent, children in order, all within the text."""
-    n = len(doc.text)
-    stack = [doc.root] if doc.root is not None else []
-    while stack:
-        node = stack.pop()
-        assert 0 <= node.start <= node.end <= n
-        children: list[JsonNode] = []
-        if node.members is not None:
-            previous = node.start
-            for member in node.members:
-                assert previous <= member.key_start <= member.key_end <= member.end <= node.end
-                previous = member.end
-                if member.value is not None:
-                    assert member.value.parent is node
-                    children.append(member.value)
-        elif node.items is not None:
-            previous = node.start
-            for item in node.items:
-                assert previous <= item.start and item.end <= node.end
-                assert item.parent is node
-                previous = item.end
-                children.append(item)
-        stack.extend(children)
-
-
 JSONISH = st.text(
     alphabet=st.sampled_from(list('{}[]:,"\\ \n\r\tatrufnl0123456789.-eE/') +
                              ["\ud800", "😀", "\ufeff", "é", "\x00"]),
@@ -406,7 +381,7 @@ def test_parse_never_fails(text: str, scan: bool) -> None:
     with nullcontext() if scan else token_by_token():
         doc = parse(text)
     doc.to_python()
-    _check_tree(doc)
+    check_tree(doc)
     for issue in doc.errors:
         assert 0 <= issue.start <= issue.end <= len(text)
     for offset in range(0, len(text) + 1, 7):
@@ -439,27 +414,7 @@ def test_valid_json_round_trips(value: object, indent: object, ascii_only: bool,
             recovered = parse(text + "\n}")
             assert [i.msg for i in recovered.errors] == ["End of file expected"]
             assert recovered.to_python() == doc.to_python()
-            _same_tree(doc.root, recovered.root, text)
-
-
-def _same_tree(left: JsonNode, right: JsonNode, text: str, valid: bool = True) -> None:
-    stack = [(left, right)]
-    while stack:
-        a, b = stack.pop()
-        if a is None or b is None:  # a member without a value
-            assert a is b
-            continue
-        assert (a.kind, a.start, a.end, a.closed) == (b.kind, b.start, b.end, b.closed)
-        if a.kind == "string":
-            assert a.value == b.value
-            if valid:
-                assert a.value == json.loads(text[a.start : a.end])
-        if a.members is not None:
-            assert [(m.key, m.key_start, m.key_end, m.colon) for m in a.members] == \
-                [(m.key, m.key_start, m.key_end, m.colon) for m in b.members]
-            stack.extend((m.value, n.value) for m, n in zip(a.members, b.members, strict=True))
-        if a.items is not None:
-            stack.extend(zip(a.items, b.items, strict=True))
+            same_tree(doc.root, recovered.root, text)
 
 
 # --- a long array of objects: its items' spans from the boundaries between them ---
@@ -488,7 +443,7 @@ def test_a_long_array_of_objects_has_the_items_token_by_token_finds(
     doc = parse(text)
     with token_by_token():
         recovered = parse(text + "\n}")
-        _same_tree(doc.root, recovered.root, text)
+        same_tree(doc.root, recovered.root, text)
 
 
 @pytest.mark.parametrize(("items", "by_boundaries"), [
@@ -513,7 +468,7 @@ def test_every_prefix_of_a_design_parses() -> None:
     for end in range(len(text) + 1):
         doc = parse(text[:end])
         doc.to_python()
-        _check_tree(doc)
+        check_tree(doc)
 
 
 @given(JSON_VALUES, st.sampled_from([None, 1]), st.data())
@@ -535,7 +490,7 @@ def test_scanning_valid_parts_changes_nothing(value: object, indent: object,
     assert [(m.key, m.key_start) for m in scanned.duplicate_keys()] == \
         [(m.key, m.key_start) for m in tokens.duplicate_keys()]
     if scanned.root is not None:
-        _same_tree(scanned.root, tokens.root, damaged, valid=False)
+        same_tree(scanned.root, tokens.root, damaged, valid=False)
 
 
 @pytest.mark.parametrize("suffix", ["", " ]"], ids=["valid", "recovered"])
@@ -545,7 +500,7 @@ def test_a_dropped_tree_is_freed_without_the_garbage_collector(suffix: str) -> N
     gc.disable()
     try:
         doc = parse(DESIGN + suffix)
-        _check_tree(doc)  # builds every node
+        check_tree(doc)  # builds every node
         leaf = doc.node_at_path(("nodes", 1, "after", 0))
         assert path_of(leaf) == ("nodes", 1, "after", 0)
         probe = weakref.ref(leaf)
@@ -554,3 +509,52 @@ def test_a_dropped_tree_is_freed_without_the_garbage_collector(suffix: str) -> N
     finally:
         if collecting:
             gc.enable()
+
+
+# --- a valid text with one string value changed: the base's tree, moved ----------------
+
+
+def string_values(node: JsonNode | None) -> list[JsonNode]:
+    """Every string node that is a value (a member's or an item), in source order."""
+    found, stack = [], [node] if node is not None else []
+    while stack:
+        node = stack.pop()
+        if node.kind == "string":
+            found.append(node)
+        stack.extend(m.value for m in node.members or () if m.value is not None)
+        stack.extend(node.items or ())
+    return sorted(found, key=lambda n: n.start)
+
+
+@given(st.dictionaries(st.sampled_from(["name", "nodes", "meta", "tags", "n"]),
+                       st.one_of(st.text(max_size=4), st.integers(), JSON_VALUES,
+                                 st.lists(st.dictionaries(st.sampled_from(["id", "x"]),
+                                                          JSON_VALUES, max_size=2),
+                                          max_size=4)),
+                       min_size=1, max_size=4),
+       st.sampled_from([None, 2]), st.sampled_from(["nothing", "the root", "two levels"]),
+       st.text(max_size=3), st.data())
+@settings(max_examples=300, deadline=None)
+def test_a_moved_tree_is_the_tree_of_the_new_text(value: dict, indent: object,
+                                                   built: str, typed: str,
+                                                   data: st.DataObject) -> None:
+    """Whatever the base built already (nothing, its root's members, or also each
+    top-level container's children), the tree moved_valid gives after one string value
+    changed is the tree of the new text: spans, keys, values, parents."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    strings = string_values(parse(text).root)
+    if not strings:
+        return
+    token = data.draw(st.sampled_from(strings))
+    base = parse(text)
+    if built != "nothing":
+        for member in base.root.members:
+            if built == "two levels":
+                member.value.items  # noqa: B018 - as a check or a completion builds them
+    new_token = json.dumps(token.value + typed, ensure_ascii=False)
+    new_text = text[:token.start] + new_token + text[token.end:]
+    moved = moved_valid(base, new_text, json.loads(new_text), token.end,
+                        len(new_token) - (token.end - token.start))
+    assert moved.to_python() == json.loads(new_text) and moved.errors == []
+    same_tree(moved.root, parse(new_text).root, new_text)
+    check_tree(moved)
