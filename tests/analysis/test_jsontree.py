@@ -558,3 +558,14 @@ def test_a_moved_tree_is_the_tree_of_the_new_text(value: dict, indent: object,
     assert moved.to_python() == json.loads(new_text) and moved.errors == []
     same_tree(moved.root, parse(new_text).root, new_text)
     check_tree(moved)
+
+
+def test_a_lazy_object_sets_every_slot_a_node_has() -> None:
+    """`_lazy_object` skips `__init__`: a slot it forgot would raise on first read."""
+    node = jsontree._lazy_object(3, 9, '{"a": 1}', {"a": 1}, None)
+    made = JsonNode("object", 3, 9)
+    for slot in JsonNode.__slots__:
+        if slot != "__weakref__":
+            assert hasattr(node, slot), slot
+            if slot not in ("_source", "_py"):
+                assert getattr(node, slot) == getattr(made, slot), slot
