@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gen import Doc, design_with_nodes
+from bench.stats import cpu_ticks, stolen_share
 from hwf_lsp.analysis.completion import complete
 from hwf_lsp.analysis.jsontree import parse
 
@@ -137,10 +138,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.protocol:
         measured = over_protocol_breaking if args.breaking else over_protocol
+        ticks = cpu_ticks()
         result = asyncio.run(measured(args.nodes, args.runs))
+        stolen = stolen_share(ticks, cpu_ticks())
         answered = result.pop("items")
         shown = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in result.items())
-        print(f"after completion over stdio, {args.nodes} nodes ({answered:.0f} answered): {shown}")
+        host = f"; {stolen:.1%} of the CPU stolen by the host" if stolen is not None else ""
+        print(f"after completion over stdio, {args.nodes} nodes ({answered:.0f} answered): "
+              f"{shown}{host}")
         return
     result = measure(args.nodes, args.runs)
     items = result.pop("items")

@@ -3,7 +3,28 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
+
+PROC_STAT = Path("/proc/stat")
+
+
+def cpu_ticks() -> tuple[int, int] | None:
+    """(all, stolen) CPU ticks of the machine so far (Linux), else None.  Stolen ticks are
+    time the hypervisor ran someone else while this VM wanted the CPU: on a shared VM the
+    p99 of a run follows them, whatever the code does (`stolen_share`)."""
+    try:
+        fields = [int(x) for x in PROC_STAT.read_text().split("\n", 1)[0].split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return sum(fields), fields[7] if len(fields) > 7 else 0
+
+
+def stolen_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of the CPU time between two `cpu_ticks()` that the hypervisor stole."""
+    if before is None or after is None or after[0] <= before[0]:
+        return None
+    return (after[1] - before[1]) / (after[0] - before[0])
 
 
 def percentile(values: list[float], fraction: float) -> float:
