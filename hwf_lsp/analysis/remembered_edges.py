@@ -2,10 +2,11 @@
 
 `after` completion on a 5,000-node design needs, per version, the children map
 (`graph.children_map`, every node's id and `after`) and the nodes an `after` may name
-(`design._after_targets`, every node's id and type): ~8 ms, most of the completion.
-Between the versions a user types, every node but the edited one is the very same object:
-the parse of broken text and the keystroke carry-over hand them on (scan_reuse.py,
-carry_over.py).  The rule, checkable by reading: both answers read nothing of a node but
+(`design._after_targets`, every node's id and type): ~8 ms, most of the completion; and
+the cycle check, the descendants of the node completed in (~1.3 ms).  Between the
+versions a user types, every node but the edited one is the very same object: the parse
+of broken text and the keystroke carry-over hand them on (scan_reuse.py, carry_over.py).
+The rule, checkable by reading: these answers read nothing of a node but
 its `id`, `type` and `after`, in node order, and a parsed value is never changed in
 place; so a node list of the same length whose every node is the same object as last
 time's at its index, or a dict whose `id`, `type` and `after` equal that one's (strings
