@@ -118,6 +118,14 @@ class Design:
             self._children = LAST_EDGES.answer(self.nodes, "children", children_map)
         return self._children
 
+    def info_of(self, node_id: str) -> NodeInfo | None:
+        """`by_id.get(node_id)`, without building every node's NodeInfo when they are not
+        built yet (a hover on an id, right after a keystroke on 5,000 nodes: ~15 ms)."""
+        if self._built is not None:
+            return self._built[1].get(node_id)
+        index = LAST_EDGES.answer(self.nodes, "first index by id", _first_indexes).get(node_id)
+        return self.info_at(index) if index is not None else None
+
     def descendants_of(self, node_id: str) -> set[str]:
         """The ids that run after `node_id` (`graph.descendants`), kept for the next
         version with the same edges: the one keystroke after another asks again."""
@@ -170,6 +178,16 @@ def _build_design(doc: ParsedDocument) -> Design:
                     tree_items = member.value.items
                 break
     return Design(value=value, nodes=nodes, tree_items=tree_items)
+
+
+def _first_indexes(nodes: list[Any]) -> dict[str, int]:
+    """Usable id -> the index of the first node with it (`Design.by_id`'s choice)."""
+    found: dict[str, int] = {}
+    for index, node in enumerate(nodes):
+        ident = usable_id(node)
+        if ident is not None and ident not in found:
+            found[ident] = index
+    return found
 
 
 def _after_targets(nodes: list[Any]) -> list[Candidate]:

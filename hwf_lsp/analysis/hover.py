@@ -53,7 +53,7 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
     design = design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is not None:
-        info = design.by_id.get(occ.node_id)
+        info = design.info_of(occ.node_id)
         text = node_markdown(info, run) if info else f"No node has the id `{occ.node_id}`."
         return HoverResult(text, occ.start, occ.end)
     ctx = cursor_context(doc, offset)
@@ -61,7 +61,7 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
         return _option_hover(ctx, design)
     if not ctx.in_design_node or ctx.member is None:
         return _top_level(ctx)
-    info = design.infos[ctx.node_index]
+    info = design.info_at(ctx.node_index)
     member = ctx.member
     if ctx.role == KEY and member.key_start <= offset <= member.key_end:
         return _field_hover(info, member.key, member.key_start, member.key_end, model_gate)
@@ -82,7 +82,7 @@ def _option_hover(ctx: Any, design: Design) -> HoverResult | None:
     """One of an approval's options: whether answering it prunes the branch."""
     option = ctx.string_node
     if option is None or not isinstance(option.value, str) or ctx.node_index is None or \
-            design.infos[ctx.node_index].kind != "approval":
+            design.info_at(ctx.node_index).kind != "approval":
         return None
     if option.value == "reject":
         text = ("**reject** · approval answer — prunes: the approval is skipped, and so is "

@@ -128,11 +128,8 @@ def _info_of(design: Design, array: object, obj: object) -> NodeInfo | None:
     counts); None for anything else (a duplicate `nodes`, a non-object item)."""
     if not isinstance(array, JsonNode) or not isinstance(obj, JsonNode) or not array.items:
         return None
-    index = bisect_right(array.items, obj.start, key=lambda n: n.start) - 1
-    if not 0 <= index < len(design.infos):
-        return None
-    info = design.infos[index]
-    return info if info.obj is obj else None
+    info = design.info_at(bisect_right(array.items, obj.start, key=lambda n: n.start) - 1)
+    return info if info is not None and info.obj is obj else None
 
 
 def definition(doc: ParsedDocument, offset: int) -> Occurrence | None:

@@ -26,7 +26,7 @@ from hwf_lsp import __version__
 from hwf_lsp.analysis.runs_index import RunsIndex
 from hwf_lsp.server import guard, stdio
 from hwf_lsp.server.convert import WirePublish, encoding_name
-from hwf_lsp.server.documents import Analysis, analyse, is_design_uri, scans_for
+from hwf_lsp.server.documents import Analysis, analyse, carried_from, is_design_uri, scans_for
 from hwf_lsp.server.features import register_all
 from hwf_lsp.server.features.diagnostics import Validator, client_pulls
 from hwf_lsp.server.guard import guarded
@@ -213,8 +213,10 @@ class HwfServer(LanguageServer):
             cached.text is text or cached.text == text
         ):
             return cached
-        reuse = scans_for(self.protocol, key, cached, version, text) if cached else None
-        result = analyse(key, version, text, self.runs, check=False, reuse=reuse)
+        result = carried_from(self.protocol, key, cached, version, text)
+        if result is None:
+            reuse = scans_for(self.protocol, key, cached, version, text) if cached else None
+            result = analyse(key, version, text, self.runs, check=False, reuse=reuse)
         self.remember(result)
         return result
 

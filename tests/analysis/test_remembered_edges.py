@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hwf_lsp.analysis.design import _after_targets
+from hwf_lsp.analysis.design import Design, _after_targets
 from hwf_lsp.analysis.remembered_edges import RememberedEdges, same_edges
 from hwf_lsp.workflow.graph import children_map
 
@@ -67,3 +67,14 @@ def test_same_edges_reads_ids_types_and_after_only():
     assert not same_edges([node], [{**node, "after": ["s", "t"]}])
     assert not same_edges([{"id": "a", "after": [1]}], [{"id": "a", "after": [True]}])
     assert not same_edges([node], [node, node])
+
+
+@given(NODES)
+def test_a_node_looked_up_by_id_is_the_one_by_id_names(nodes):
+    """`Design.info_of` (no NodeInfo built for the rest) finds the node `by_id` finds."""
+    def seen(info):
+        return None if info is None else (info.index, info.id, info.kind)
+
+    for ident in ["a", "b", "c", "", " ", "ghost"]:
+        lazily, built = Design(value={}, nodes=nodes), Design(value={}, nodes=nodes)
+        assert seen(lazily.info_of(ident)) == seen(built.by_id.get(ident))

@@ -34,8 +34,8 @@ from lsprotocol import types
 from hwf_lsp.server import convert
 from hwf_lsp.server.documents import (
     Analysis,
-    after_string_edit,
     analyse,
+    carried_from,
     edit_from,
     scans_for,
 )
@@ -167,7 +167,8 @@ class Validator:
             if cached is not None and cached.version == version and cached.text == text \
                     and not cached.stale:
                 result: Analysis = cached
-            elif (carried := self._carried(key, cached, version, text)) is not None:
+            elif (carried := carried_from(server.protocol, key, cached, version, text)) \
+                    is not None:
                 result = carried
             elif cached is not None and not cached.stale and len(text) <= ON_LOOP_CHARS:
                 if completion_first and self._completion_follows(key, cached, version, text):
@@ -208,22 +209,6 @@ class Validator:
         edit = edit_from(self.server.protocol, key, cached, version, text)
         typed = edit.replacement if edit is not None else ""
         return 0 < len(typed) <= 2 and typed[0] in TRIGGER_CHARACTERS
-
-    def _carried(self, key: str, cached: Analysis | None, version: int | None,
-                 text: str) -> Analysis | None:
-        """`text`'s analysis checked without a parse, when the last didChange made `text`
-        from `cached.text` inside one string value; else None."""
-        if cached is None:
-            return None
-        edit = edit_from(self.server.protocol, key, cached, version, text)
-        if edit is None:
-            return None
-        try:
-            return after_string_edit(cached, version, text, edit.start, edit.end,
-                                        edit.replacement)
-        except Exception:
-            log.exception("carrying the findings of %s over failed", key)
-            return None
 
     def _publish(self, key: str, version: int | None, items: list[dict]) -> None:
         """Publish `items` (convert.diagnostic_dicts: already in wire form, see there)."""
