@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+from support.lsp import message
+
 from hwf_lsp.server.server import build_server
 
 KEYSTROKES = 10_000
@@ -23,13 +25,6 @@ class NullWriter:
 
     def close(self) -> None:
         pass
-
-
-def message(method: str, params: dict, msg_id: int | None = None) -> dict:
-    body = {"jsonrpc": "2.0", "method": method, "params": params}
-    if msg_id is not None:
-        body["id"] = msg_id
-    return body
 
 
 async def type_keystrokes(count: int) -> tuple[int, int]:

@@ -8,6 +8,7 @@ import asyncio
 import json
 
 import pytest
+from support.lsp import message
 
 from hwf_lsp.server import documents
 from hwf_lsp.server import server as server_module
@@ -28,13 +29,6 @@ class Frames:
 
     def close(self) -> None:
         pass
-
-
-def message(method: str, params: dict, msg_id: int | None = None) -> dict:
-    body = {"jsonrpc": "2.0", "method": method, "params": params}
-    if msg_id is not None:
-        body["id"] = msg_id
-    return body
 
 
 async def hover_with_keystroke(monkeypatch: pytest.MonkeyPatch) -> tuple[list, dict]:

@@ -13,6 +13,14 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 CLIENTS = ("visual-studio-code", "neovim")
 
 
+def message(method: str, params: dict, msg_id: int | None = None) -> dict:
+    """A JSON-RPC message as a dict, for tests that hand it to the protocol in process."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if msg_id is not None:
+        body["id"] = msg_id
+    return body
+
+
 def doc_id(uri: str) -> types.TextDocumentIdentifier:
     return types.TextDocumentIdentifier(uri=uri)
 
