@@ -34,20 +34,19 @@ class RememberedEdges:
     __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        self._last: tuple[list, list, dict[str, Any]] | None = None
-        """(the list asked about, a copy of it, the answers for its edges)."""
+        self._last: tuple[list, dict[str, Any]] | None = None
+        """(the list asked about last, the answers for its edges)."""
 
     def answer(self, nodes: list, what: str, compute: Callable[[list], T]) -> T:
         """`compute(nodes)`, or the answer it gave for the last node list with the same
         edges (`what` names the computation).  The same list asked again (one completion
         asks three times) is not compared again: a parsed value never changes in place."""
         last = self._last
-        if last is not None and (last[0] is nodes or same_edges(last[1], nodes)):
-            answers = last[2]
+        if last is not None and (last[0] is nodes or same_edges(last[0], nodes)):
+            answers = last[1]
         else:
             answers = {}
-        if last is None or last[0] is not nodes:  # the next list shares this one's objects
-            self._last = (nodes, list(nodes), answers)
+        self._last = (nodes, answers)  # the next list shares this one's objects
         found = answers.get(what)
         if found is None:
             found = answers[what] = compute(nodes)
