@@ -5,7 +5,7 @@
 
 The full `python -m bench` takes ~12 min; this re-measures the one target a change to the
 diagnostics path moves, with the same documents, edits and client as the full run.  The
-servers take turns per document, so each ratio compares numbers taken seconds apart.
+servers take turns sample by sample, so each ratio compares samples taken milliseconds apart.
 `--edit id` edits a character of the middle node's id instead of a prompt (the full run's
 "id keystroke"), `--edit break` puts a letter in place of the comma after it (the JSON
 breaks); `--full` sends each edit as the whole new text; `--peer` adds the pull-mode peer.
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from bench.gen import Doc, all_docs, write_docs
-from bench.scenarios import Session, measure_change, start_session, sync_kind
+from bench.scenarios import Session, measure_change_in_turns, start_session, sync_kind
 from bench.servers import (
     SCHEMA,
     floor_spec,
@@ -44,12 +44,14 @@ async def measure(docs: list[Doc], samples: int, root: Path, edit: str = "prompt
     rows = []
     try:
         for doc in docs:
-            row = {"doc": doc.name, "bytes": doc.size}
+            row: dict = {"doc": doc.name, "bytes": doc.size}
+            uri = (root / doc.filename).as_uri()
             for session in sessions:
-                uri = (root / doc.filename).as_uri()
                 await session.open(uri, doc.text)
-                row[session.spec.name] = await measure_change(session, doc, uri, samples, 3,
-                                                              edit, full)
+            measured = await measure_change_in_turns(
+                [(session, uri) for session in sessions], doc, samples, 3, edit, full)
+            for session, result in zip(sessions, measured, strict=True):
+                row[session.spec.name] = result
                 await session.close(uri)
             rows.append(row)
             hwf, floor = row["hwf-lsp"], row["floor"]

@@ -210,7 +210,8 @@ def markdown(results: dict[str, Any]) -> str:
            if meta.get("phase_seconds") else ""),
         "",
         "Latency in ms, client in a separate process over stdio, p50 / p90 / p99. "
-        "Servers take turns on each document in the same run.",
+        "Servers take turns on each document in the same run, and on each didChange workload "
+        "sample by sample.",
         "",
     ]
     for name, server in results["servers"].items():

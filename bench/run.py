@@ -3,8 +3,9 @@
     python -m bench            # full run (make bench)
     python -m bench --smoke    # smallest documents, few samples (CI, make bench-smoke)
 
-The servers under test stay up for the whole run and take turns document by document, so a
-ratio compares numbers taken minutes apart on the same machine, never across runs.
+The servers under test stay up for the whole run.  They take turns document by document, and
+on each didChange workload sample by sample, so a ratio compares samples taken milliseconds
+apart on the same machine, never across runs.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from bench.scenarios import (
     Session,
     cold_start_once,
     import_pygls_once,
-    measure_change,
+    measure_change_in_turns,
     measure_open,
     measure_request,
     measure_request_after_edit,
@@ -97,27 +98,31 @@ def offers(result: dict[str, Any], capability: str) -> bool:
     return bool((result or {}).get("capabilities", {}).get(capability))
 
 
-async def measure_changes(session: Session, doc: Doc, uri: str, base: dict[str, Any],
+async def measure_changes(opened: list[tuple[Session, str, dict[str, Any]]], doc: Doc,
                           cfg: Config, rows: list[dict[str, Any]]) -> None:
-    """Every didChange workload this server is measured with (report.CHANGES; the push peer
-    only report.PUSH_PEER_OPS), each undone after it, so that the next one and the requests
-    measured next see the document as opened.  The prompt and id rows keep a sample of what
-    the server said (after the id keystroke: the messages naming the edited node, if any)."""
-    client = session.client
+    """Every didChange workload (report.CHANGES; the push peer only report.PUSH_PEER_OPS),
+    the servers taking turns sample by sample (scenarios.measure_change_in_turns), each
+    workload undone after it, so that the next one and the requests measured next see the
+    document as opened.  The prompt and id rows keep a sample of what each server said
+    (after the id keystroke: the messages naming the edited node, if any)."""
     for change in report.CHANGES:
-        if session.spec.name == report.PEER and change.op not in report.PUSH_PEER_OPS:
-            continue
-        rows.append({**base, "op": change.op, **await measure_change(
-            session, doc, uri, cfg.samples, cfg.warmup, change.edit, change.full)})
-        if change.op in report.PUSH_PEER_OPS and client.publishes:
-            named = [str(d.get("message", ""))[:120]
-                     for d in client.latest_diagnostics.get(uri, [])
-                     if change.edit == "id"
-                     and any(node_id in str(d.get("message", "")) for node_id in doc.edited_ids)]
-            rows[-1]["sample"] = named[:4] or list(client.publishes[-1].sample)
+        group = [(session, uri, base) for session, uri, base in opened
+                 if session.spec.name != report.PEER or change.op in report.PUSH_PEER_OPS]
+        measured = await measure_change_in_turns(
+            [(session, uri) for session, uri, _ in group], doc, cfg.samples, cfg.warmup,
+            change.edit, change.full)
         offset = doc.offset_of(change.edit)
-        with contextlib.suppress(LspError, TimeoutError):
-            await session.change(uri, offset, doc.text[offset])
+        for (session, uri, base), row in zip(group, measured, strict=True):
+            rows.append({**base, "op": change.op, **row})
+            client = session.client
+            if change.op in report.PUSH_PEER_OPS and client.publishes:
+                named = [str(d.get("message", ""))[:120]
+                         for d in client.latest_diagnostics.get(uri, [])
+                         if change.edit == "id" and any(
+                             node_id in str(d.get("message", "")) for node_id in doc.edited_ids)]
+                rows[-1]["sample"] = named[:4] or list(client.publishes[-1].sample)
+            with contextlib.suppress(LspError, TimeoutError):
+                await session.change(uri, offset, doc.text[offset])
 
 
 async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
@@ -137,17 +142,22 @@ async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
     typing: dict[str, Any] = {}
     try:
         for doc in docs:
-            for session, init in sessions:
-                name = session.spec.name
-                log(f"  {doc.name:12} {name:10}")
-                base = {"server": name, "doc": doc.name, "bytes": doc.size, "nodes": doc.nodes}
+            opened: list[tuple[Session, str, dict[str, Any]]] = []
+            for session, _ in sessions:
+                log(f"  {doc.name:12} {session.spec.name:10} open")
+                base = {"server": session.spec.name, "doc": doc.name, "bytes": doc.size,
+                        "nodes": doc.nodes}
                 rows.append({**base, "op": "open",
                              **await measure_open(session, doc, root, cfg.samples, cfg.warmup)})
                 uri = (root / doc.filename).as_uri()
                 with contextlib.suppress(LspError, TimeoutError):
                     await session.open(uri, doc.text)
-                await measure_changes(session, doc, uri, base, cfg, rows)
-                if name != "peer-pull":
+                opened.append((session, uri, base))
+            log(f"  {doc.name:12} changes, in turns")
+            await measure_changes(opened, doc, cfg, rows)
+            for (session, init), (_, uri, base) in zip(sessions, opened, strict=True):
+                if session.spec.name != "peer-pull":
+                    log(f"  {doc.name:12} {session.spec.name:10} requests")
                     for op, capability, offset in (
                         ("completion", "completionProvider", doc.completion_offset),
                         ("hover", "hoverProvider", doc.hover_offset),

@@ -150,22 +150,39 @@ async def measure_change(session: Session, doc: Doc, uri: str, samples: int,
     character is in a prompt (`edit="prompt"`), in the middle node's id (`edit="id"`) or
     where it breaks the JSON (`edit="break"`, Doc.break_edit_offset); sent as a range edit,
     or with `full` as the whole new text."""
+    return (await measure_change_in_turns([(session, uri)], doc, samples, warmup, edit, full))[0]
+
+
+async def measure_change_in_turns(sessions: list[tuple[Session, str]], doc: Doc, samples: int,
+                                  warmup: int, edit: str = "prompt", full: bool = False
+                                  ) -> list[dict[str, Any]]:
+    """measure_change for several servers at once, one row each: every round each server
+    takes one sample, the first of the round rotating.  The machine's slow phases (a busy
+    hypervisor steals a third of the CPU for seconds at a time) then fall on every server
+    alike, and a ratio compares samples taken milliseconds apart."""
     offset = doc.offset_of(edit)
-    began = time.perf_counter()
-    times: list[float] = []
-    counts: list[int] = []
-    failures = 0
+    times: list[list[float]] = [[] for _ in sessions]
+    counts: list[list[int]] = [[] for _ in sessions]
+    failures = [0 for _ in sessions]
+    walls = [0.0 for _ in sessions]
     for k in range(warmup + samples):
-        try:
-            seconds, count = await session.change(uri, offset, "xy"[k % 2], full)
-        except (TimeoutError, LspError):
-            failures += 1
-            continue
-        if k >= warmup:
-            times.append(seconds)
-            counts.append(count)
-    return {**summary(times), "failures": failures, "diagnostics": max(counts, default=None),
-            "wall_s": round(time.perf_counter() - began, 3)}
+        for turn in range(len(sessions)):
+            index = (k + turn) % len(sessions)
+            session, uri = sessions[index]
+            began = time.perf_counter()
+            try:
+                seconds, count = await session.change(uri, offset, "xy"[k % 2], full)
+            except (TimeoutError, LspError):
+                failures[index] += 1
+                continue
+            finally:
+                walls[index] += time.perf_counter() - began
+            if k >= warmup:
+                times[index].append(seconds)
+                counts[index].append(count)
+    return [{**summary(times[i]), "failures": failures[i],
+             "diagnostics": max(counts[i], default=None), "wall_s": round(walls[i], 3)}
+            for i in range(len(sessions))]
 
 
 async def measure_request(session: Session, method: str, uri: str, offset: int,

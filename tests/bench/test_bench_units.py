@@ -220,3 +220,29 @@ def test_profiles_replay_the_edit_that_missed(p50s: dict, expected: list) -> Non
     by_name = {name: design_of_size(name.removeprefix("size-"), 1000) for name in TARGET_DOCS}
     assert [(op, doc.name) for op, doc in slow_changes(results, by_name)] == [
         (op, by_name[name].name) for op, name in expected]
+
+
+class _StandIn:
+    """A Session's change(), answering at once and recording who was asked, in order."""
+
+    def __init__(self, name: str, asked: list[str]) -> None:
+        self.name, self.asked = name, asked
+
+    async def change(self, uri: str, offset: int, char: str, full: bool) -> tuple[float, int]:
+        self.asked.append(self.name)
+        return 0.001, 3
+
+
+def test_change_samples_take_turns_with_a_rotating_first() -> None:
+    """Each round asks every server once, a different one first each round, and every row
+    keeps only its own samples (the warm-up rounds included in the order, not the rows)."""
+    import asyncio
+
+    from bench.scenarios import measure_change_in_turns
+
+    asked: list[str] = []
+    sessions = [(_StandIn(name, asked), f"file:///{name}") for name in "abc"]
+    doc = design_of_size("10k", 1000)
+    rows = asyncio.run(measure_change_in_turns(sessions, doc, 3, 1, "prompt"))
+    assert asked == [*"abc", *"bca", *"cab", *"abc"]
+    assert [(row["n"], row["diagnostics"], row["failures"]) for row in rows] == [(3, 3, 0)] * 3
