@@ -43,15 +43,17 @@ def median(values: list[float]) -> float:
 
 
 def summary(seconds: list[float]) -> dict[str, Any]:
-    """n, p50, p90, p99 and mean in milliseconds (None when there are no samples)."""
+    """n, p50, p90, p99, max and mean in milliseconds (None when there are no samples)."""
     if not seconds:
-        return {"n": 0, "p50_ms": None, "p90_ms": None, "p99_ms": None, "mean_ms": None}
+        return {"n": 0, "p50_ms": None, "p90_ms": None, "p99_ms": None, "max_ms": None,
+                "mean_ms": None}
     ms = [s * 1000 for s in seconds]
     return {
         "n": len(ms),
         "p50_ms": round(percentile(ms, 0.5), 3),
         "p90_ms": round(percentile(ms, 0.9), 3),
         "p99_ms": round(percentile(ms, 0.99), 3),
+        "max_ms": round(max(ms), 3),
         "mean_ms": round(sum(ms) / len(ms), 3),
     }
 
