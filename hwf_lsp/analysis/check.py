@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..workflow.validator import RememberedVerdicts, collect_defects
+from ..workflow.validator import collect_defects
 from .design import design_of
 from .jsontree import ParsedDocument, parse
 from .lint import sorted_warnings
@@ -25,11 +25,6 @@ __all__ = ["Finding", "check_document", "check_text", "finding_to_contract", "ru
            "syntax_findings"]
 
 ERROR = "error"
-
-LAST_VERDICTS = RememberedVerdicts()
-"""The node verdicts of the last design checked: a keystroke's next check re-judges only
-the nodes that are new objects (workflow/validator.py, RememberedVerdicts)."""
-
 
 def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> list[Finding]:
     """Every finding for `doc`: syntax errors, rulebook errors, then warnings, each group
@@ -58,9 +53,8 @@ def syntax_findings(doc: ParsedDocument) -> list[Finding]:
 
 def rulebook_findings(doc: ParsedDocument, value: Any) -> list[Finding]:
     """The rulebook's defects of `value` (`collect_defects`), with the editor's did-you-mean
-    (`with_suggestions`), located in `doc`, by start offset.  The keystroke carry-over
-    calls it too, with `value` ahead of `doc` by one string."""
-    defects = collect_defects(value, LAST_VERDICTS)
+    (`with_suggestions`), located in `doc`, by start offset."""
+    defects = collect_defects(value)
     errors = findings_for(doc, with_suggestions(defects, value), ERROR, value)
     errors.sort(key=_by_start)
     return errors

@@ -30,7 +30,6 @@ from ..workflow.vocabulary import (
     field_named,
     fields_for,
 )
-from .collection import paused_collection
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
 from .jsontree import JsonNode, ParsedDocument
@@ -82,9 +81,8 @@ class Completions(list):
 def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
              snippets: bool = True) -> Completions:
     """Completions at `offset`; none when nothing fits.  Never raises on any document."""
-    with paused_collection():  # a fresh version of a big design: thousands of objects
-        ctx = cursor_context(doc, offset)
-        items = _separated(ctx, _items(ctx, design_of(doc), run, snippets))
+    ctx = cursor_context(doc, offset)
+    items = _separated(ctx, _items(ctx, design_of(doc), run, snippets))
     return items if isinstance(items, Completions) else Completions(items)
 
 

@@ -21,7 +21,6 @@ from ..workflow.graph import (
 from ..workflow.plan import build_run_plan
 from ..workflow.vocabulary import NOTE, STEP_KINDS, TRIGGER
 from .jsontree import JsonNode, Member, ParsedDocument
-from .remembered_edges import RememberedEdges
 
 
 @dataclass(slots=True)
@@ -73,8 +72,7 @@ class Design:
 
     @property
     def infos(self) -> list[NodeInfo]:
-        """One NodeInfo per node, built on first use: `after` completion, the one request
-        that follows keystrokes on a 5,000-node design, ranks the raw nodes instead."""
+        """One NodeInfo per node, built on first use."""
         return self._node_infos()[0]
 
     @property
@@ -94,43 +92,32 @@ class Design:
     @property
     def after_targets(self) -> list[Candidate]:
         """(index, id, kind) of the nodes an `after` list may name, in node order: each
-        usable id at its first node, notes left out.  Tuples, not NodeInfos: a 5,000-node
-        design ranks them on every keystroke and shows 100."""
+        usable id at its first node, notes left out."""
         targets = self._targets
         if targets is None:
-            targets = self._targets = LAST_EDGES.answer(self.nodes, "after targets",
-                                                        _after_targets)
+            targets = self._targets = _after_targets(self.nodes)
         return targets
 
     def info_at(self, index: int | None) -> NodeInfo | None:
-        """The NodeInfo of nodes[index] (None past the end), without building every
-        node's when they are not built yet."""
+        """The NodeInfo of nodes[index]; None past the end."""
         if index is None or not 0 <= index < len(self.nodes):
             return None
-        if self._built is not None:
-            return self._built[0][index]
-        return _node_info(index, self.nodes[index], self.tree_items)
+        return self.infos[index]
 
     @property
     def children(self) -> dict[str, list[str]]:
         """id -> the ids listing it in `after` (`graph.children_map`), built on first use."""
         if self._children is None:
-            self._children = LAST_EDGES.answer(self.nodes, "children", children_map)
+            self._children = children_map(self.nodes)
         return self._children
 
     def info_of(self, node_id: str) -> NodeInfo | None:
-        """`by_id.get(node_id)`, without building every node's NodeInfo when they are not
-        built yet (a hover on an id, right after a keystroke on 5,000 nodes: ~15 ms)."""
-        if self._built is not None:
-            return self._built[1].get(node_id)
-        index = LAST_EDGES.answer(self.nodes, "first index by id", _first_indexes).get(node_id)
-        return self.info_at(index) if index is not None else None
+        """`by_id.get(node_id)`."""
+        return self.by_id.get(node_id)
 
     def descendants_of(self, node_id: str) -> set[str]:
-        """The ids that run after `node_id` (`graph.descendants`), kept for the next
-        version with the same edges: the one keystroke after another asks again."""
-        return LAST_EDGES.answer(self.nodes, f"descendants of {node_id}",
-                                 lambda nodes: descendants(nodes, node_id, self.children))
+        """The ids that run after `node_id` (`graph.descendants`)."""
+        return descendants(self.nodes, node_id, self.children)
 
     @property
     def name(self) -> str | None:
@@ -151,9 +138,6 @@ class Design:
 
 _BUILDING = threading.Lock()
 
-LAST_EDGES = RememberedEdges()
-"""The children map and `after` targets of the last node list completed in: the next
-version, which shares every node but the edited one, reuses them (remembered_edges.py)."""
 
 
 def design_of(doc: ParsedDocument) -> Design:
@@ -178,16 +162,6 @@ def _build_design(doc: ParsedDocument) -> Design:
                     tree_items = member.value.items
                 break
     return Design(value=value, nodes=nodes, tree_items=tree_items)
-
-
-def _first_indexes(nodes: list[Any]) -> dict[str, int]:
-    """Usable id -> the index of the first node with it (`Design.by_id`'s choice)."""
-    found: dict[str, int] = {}
-    for index, node in enumerate(nodes):
-        ident = usable_id(node)
-        if ident is not None and ident not in found:
-            found[ident] = index
-    return found
 
 
 def _after_targets(nodes: list[Any]) -> list[Candidate]:

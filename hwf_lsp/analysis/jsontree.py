@@ -20,16 +20,13 @@ import json
 import re
 import threading
 from bisect import bisect_right
-from collections.abc import Callable
 from dataclasses import dataclass
 from json.decoder import scanstring as _scanstring
 from json.scanner import make_scanner
 from typing import Any
 from weakref import ref as _ref
 
-from .collection import paused_collection
 from .resync import BracketBalance, member_follows, object_follows, stray_closer, string_end
-from .scan_reuse import Scans
 
 __all__ = [
     "JsonNode",
@@ -37,7 +34,6 @@ __all__ = [
     "SyntaxIssue",
     "ParsedDocument",
     "parse",
-    "parse_valid",
     "source_offset",
     "contains",
 ]
@@ -344,9 +340,6 @@ class _StrictDecoder(json.JSONDecoder):
         super().__init__(parse_constant=_reject_constant, object_pairs_hook=watch)
 
 
-_NEXT_OBJECT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*(?=\{)")
-"""From the end of an array's item to the next item, when that one is an object."""
-
 _SCAN_DEPTH = 64
 """Try the C scanner on containers at most this deep (its recursion is limited)."""
 
@@ -388,13 +381,9 @@ class _Token:
 class _Builder:
     """One pass over the text: tokens -> tree (+ Python value when asked)."""
 
-    def __init__(self, text: str, with_values: bool, reuse: Scans | None = None) -> None:
+    def __init__(self, text: str, with_values: bool) -> None:
         self.text = text
         self.with_values = with_values
-        self.reuse: Scans = reuse or {}
-        """Scans of the last parse still true in this text (analysis/scan_reuse.py)."""
-        self.scans: Scans = {}
-        """Every container scanned whole here, for the next parse."""
         self.issues: list[SyntaxIssue] = []
         self.root: JsonNode | None = None
         self.root_value: Any = None
@@ -460,22 +449,13 @@ class _Builder:
         Most of a document being typed is valid: only the containers around the
         error go token by token, everything else costs one C call.
         """
-        if start in self.reuse:
-            carried = self.reuse[start]
-            if carried is None:  # it held the error last time: token by token again
-                self.scans[start] = None
-                return None
-            end, value, seen = carried
-        else:
-            watch = self.watch
-            watch.seen = False
-            try:
-                value, end = self.scan(self.text, start)
-            except (ValueError, RecursionError, StopIteration):
-                self.scans[start] = None
-                return None
-            seen = watch.seen
-        self.scans[start] = (end, value, seen)
+        watch = self.watch
+        watch.seen = False
+        try:
+            value, end = self.scan(self.text, start)
+        except (ValueError, RecursionError, StopIteration):
+            return None
+        seen = watch.seen
         if seen:
             self.duplicates = True
         self.valid_value = value if self.with_values else None
@@ -506,57 +486,12 @@ class _Builder:
                 pos = skip_ws(text, pos).end()
                 if pos >= n:
                     break
-            if text[pos] == "{" and pos in self.reuse:
-                reused = self._reused_items(pos)
-                if reused > pos:
-                    pos = last_end = reused
-                    continue
             token = self._token(pos)
             pos = last_end = token.end
             where = self._where(token)
             if where is _STOP or (where is not None and not self._place(token, where)):
                 break
         self._finish(self.stack, last_end, self.too_deep)
-
-    def _reused_items(self, pos: int) -> int:
-        """Items of the innermost array from the object at `pos` on, while each one's scan
-        is carried over (analysis/scan_reuse.py) and a ',' parts them: placed as the token
-        loop would place them, without its per-token steps; the offset after the last one
-        placed, or `pos` when none is (not an array expecting an item there, no scan).
-
-        The first keystroke that breaks a 5,000-node design reuses ~5,000 scans: one
-        pass of this loop each, where the token loop took five method calls."""
-        top = self.top
-        if top is None or top.node.kind != "array" or top.state == _A_NEXT \
-                or len(self.stack) >= _SCAN_DEPTH:
-            return pos
-        text, reuse, scans = self.text, self.reuse, self.scans
-        next_item = _NEXT_OBJECT.match
-        array = top.node
-        items = array._items
-        values = top.py if self.with_values else None
-        parent_ref = _ref(array)
-        lazy_object = _lazy_object
-        first = end = pos
-        while True:
-            carried = reuse.get(pos)
-            if carried is None:
-                break
-            scans[pos] = carried
-            end, value, seen = carried
-            if seen:
-                self.duplicates = True
-            items.append(lazy_object(pos, end, text, None if seen else value, parent_ref))
-            if values is not None:
-                values.append(value)
-            apart = next_item(text, end)
-            if apart is None:
-                break
-            pos = apart.end()
-        if end != first:  # one placed at least: the array expects a ',' or its closer
-            top.state = _A_NEXT
-            top.comma = -1
-        return end
 
     def _token(self, start: int) -> _Token:
         """The token at `start`: a string, a punctuation mark (a valid nested container
@@ -1117,7 +1052,7 @@ _UNSET: Any = object()
 class ParsedDocument:
     """The text, its tree (built on first use for valid JSON) and its syntax issues."""
 
-    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates", "memo", "scans")
+    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates", "memo")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -1128,21 +1063,15 @@ class ParsedDocument:
         self._errors: list[SyntaxIssue] | None = None
         self._value: Any = _UNSET
         self._has_duplicates: bool | None = None
-        self.scans: Scans = {}
-        """The containers the tolerant parser scanned whole (none for valid JSON)."""
 
     # --- lazily built state ---
 
-    def _build(self, with_values: bool, reuse: Scans | None = None) -> None:
-        builder = _Builder(self.text, with_values, reuse)
-        # Millions of new objects would trigger full collections over and over
-        # (quadratic on deep documents); collect once afterwards instead.
-        with paused_collection():
-            builder.run()
+    def _build(self, with_values: bool) -> None:
+        builder = _Builder(self.text, with_values)
+        builder.run()
         self._root = builder.root
         self._errors = builder.issues
         self._has_duplicates = builder.duplicates
-        self.scans = builder.scans
         if with_values:
             self._value = builder.root_value
 
@@ -1226,34 +1155,6 @@ class ParsedDocument:
             else:
                 break
         return chain
-
-    def item_scans(self) -> Scans:
-        """What a tolerant parse of this valid text would scan in its top-level arrays of
-        at least _BOUNDARIES_FROM objects (a design's `nodes`), for the next parse to reuse
-        (analysis/scan_reuse.py): each item's end and value, and the array itself as not
-        scanned (it is read token by token, its items reused).  Empty when the text is
-        broken or repeats a key (then a value does not mirror its object)."""
-        root = self.root
-        if self.errors or self.has_duplicate_keys or root is None or root.kind != "object":
-            return {}
-        value = self.to_python()
-        scans: Scans = {}
-        for member in root.members:
-            array, items = member.value, value[member.key]
-            if array.kind != "array" or len(items) < _BOUNDARIES_FROM \
-                    or not all(type(item) is dict for item in items):
-                continue
-            scans[array.start] = None
-            spans = None
-            if array._source is not None:  # not built: its items' spans will do
-                first = _SKIP_WS.match(self.text, array.start + 1).end()
-                last_end = _end_before_space(self.text, array.end - 1)
-                spans = _object_spans(self.text, first, last_end, len(items))
-            if spans is None:
-                spans = [n.start for n in array.items], [n.end for n in array.items]
-            for start, end, item in zip(*spans, items, strict=True):
-                scans[start] = (end, item, False)
-        return scans
 
     def duplicate_keys(self) -> list[Member]:
         """Members whose key appears again later in the same object (the ones that lose)."""
@@ -1377,40 +1278,17 @@ def source_offset(text: str, node: JsonNode, index: int) -> int:
 # --- entry point -------------------------------------------------------------
 
 
-def parse(text: str, reuse: Scans | Callable[[], Scans] | None = None) -> ParsedDocument:
-    """Parse `text` (any string): never raises, never recurses.
-
-    `reuse`: the last parse's scans carried through the edit that made `text`
-    (`scan_reuse.through_edit`).  When that parse was of broken JSON, the text is parsed
-    tolerantly at once, with them; if it turns out valid, it is parsed as valid JSON.
-    When it was of valid JSON, `reuse` is a function giving them (`item_scans`, carried):
-    asked only if `text` is not valid JSON.  A text that the tolerant parse finds valid
-    (the keystroke that mends the JSON) keeps what that parse scanned as its `scans`:
-    the keystroke that breaks it again reuses them instead of its `item_scans`."""
-    scanned: Scans = {}
-    if reuse and not callable(reuse):
-        doc = ParsedDocument(text)
-        doc._build(with_values=True, reuse=reuse)
-        if doc._errors:
-            return doc
-        scanned = doc.scans  # they hold for this text: the next keystroke may reuse them
+def parse(text: str) -> ParsedDocument:
+    """Parse `text` (any string): never raises, never recurses.  Valid JSON is decoded by
+    `json.loads` and its tree built lazily; anything else goes token by token."""
     doc = ParsedDocument(text)
     watch = _DuplicateWatch()
     try:  # json.loads refuses a leading BOM too: that text takes the slow way
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=watch)
     except Exception:  # noqa: BLE001 - anything json.loads rejects goes the slow way
-        doc._build(with_values=True, reuse=reuse() if callable(reuse) else reuse)
+        doc._build(with_values=True)
         return doc
-    doc = _valid(doc, value, watch.seen)
-    doc.scans = scanned
-    return doc
-
-
-def parse_valid(text: str, value: Any, has_duplicates: bool) -> ParsedDocument:
-    """The document of a `text` known to be valid JSON whose value is `value` (the
-    keystroke carry-over knows both): no decoding; the tree is built from the text, as
-    `parse` builds it, when asked for."""
-    return _valid(ParsedDocument(text), value, has_duplicates)
+    return _valid(doc, value, watch.seen)
 
 
 def _valid(doc: ParsedDocument, value: Any, has_duplicates: bool) -> ParsedDocument:
@@ -1422,78 +1300,3 @@ def _valid(doc: ParsedDocument, value: Any, has_duplicates: bool) -> ParsedDocum
     end = _end_before_space(text, len(text))
     doc._root = _lazy_value(text, start, None, end, None if has_duplicates else value)
     return doc
-
-
-def moved_valid(base: ParsedDocument, text: str, value: Any, after: int,
-                delta: int) -> ParsedDocument:
-    """`parse_valid(text, value, ...)` for a text that is the valid `base`'s text with one
-    string value changed, that string's token ending at `after` in the base, and so every
-    offset from `after` on moved by `delta` (the keystroke carry-over's rule).
-
-    Its root's members, and the items of each array of objects in it that the base built
-    already (a design's `nodes`), are the base's moved: no scan for their ends, no regex
-    for the items' boundaries (4-5 ms at 5,000 nodes, the most of a completion after a
-    keystroke).  Every deeper container is built from `text` when asked, as parse_valid's.
-    """
-    doc = parse_valid(text, value, base.has_duplicate_keys)
-    root = base._root
-    if isinstance(root, JsonNode) and root.kind == "object" and root._source is None \
-            and root._members is not None and type(value) is dict \
-            and not base.has_duplicate_keys:
-        doc._root = _moved_object(root, text, value, after, delta)
-    return doc
-
-
-def _moved_object(base: JsonNode, text: str, value: dict, after: int,
-                  delta: int) -> JsonNode:
-    def moved(offset: int) -> int:
-        return offset + delta if offset >= after else offset
-
-    node = JsonNode("object", moved(base.start), moved(base.end))
-    parent_ref = _ref(node)
-    members = []
-    for old in base._members or ():
-        was = old.value
-        if was is None:  # not in a valid text; kept lazy by parse_valid's rule instead
-            return _lazy_value(text, node.start, None, node.end, value)
-        start, end = moved(was.start), moved(was.end)
-        if was.kind == "object" or was.kind == "array":
-            child = JsonNode(was.kind, start, end)
-            py = value[old.key]
-            items = _moved_items(was, text, py, after, delta, _ref(child))
-            if items is None:
-                child._source, child._py = text, py
-            else:
-                child._items = items
-        elif was.start < after <= was.end:  # the changed string itself
-            child = _lazy_value(text, start, None)
-        else:
-            child = JsonNode(was.kind, start, end, was.value)
-        child._parent = parent_ref
-        member = Member(old.key, moved(old.key_start), moved(old.key_end), child,
-                        moved(old.colon) if old.colon is not None else None)
-        member._parent = parent_ref
-        child._member = _ref(member)
-        members.append(member)
-    node._members = members
-    return node
-
-
-def _moved_items(was: JsonNode, text: str, py: Any, after: int, delta: int,
-                 parent_ref: Any) -> list[JsonNode] | None:
-    """The items of an array of objects the base built already, moved; else None."""
-    items = was._items
-    if was._source is not None or items is None or type(py) is not list \
-            or len(py) != len(items) or not all(type(item) is dict for item in py):
-        return None
-    lazy_object = _lazy_object
-    out = []
-    append = out.append
-    for item, sub in zip(items, py, strict=True):
-        start, end = item.start, item.end
-        if end >= after:  # the offsets from `after` on move (inlined: 5,000 calls)
-            end += delta
-            if start >= after:
-                start += delta
-        append(lazy_object(start, end, text, sub, parent_ref))
-    return out

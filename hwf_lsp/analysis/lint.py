@@ -30,8 +30,7 @@ from .jsontree import JsonNode, Member, ParsedDocument
 from .locate import Finding, Related, identity_span, node_object, string_span
 from .suggestions import did_you_mean
 
-__all__ = ["lint", "sorted_warnings", "condition_warnings", "duplicate_key_warnings",
-           "node_warnings"]
+__all__ = ["lint", "sorted_warnings", "condition_warnings", "duplicate_key_warnings"]
 
 WARNING = "warning"
 REJECT = "reject"
@@ -49,27 +48,10 @@ def lint(doc: ParsedDocument, value: Any = None, *, run_outputs: dict | None = N
     found = duplicate_key_warnings(doc)
     nodes = value.get("nodes") if isinstance(value, dict) else None
     if isinstance(nodes, list):
-        for warnings in node_warnings(doc, nodes):
-            found.extend(warnings)
+        for index, node in enumerate(nodes):
+            found.extend(_own_warnings(doc, index, node))
         found.extend(condition_warnings(doc, nodes, run_outputs))
     return found
-
-
-def node_warnings(doc: ParsedDocument, nodes: list) -> list[list[Finding]]:
-    """Each node's own warnings (unknown fields, no reject), located in `doc`.
-
-    Kept in `doc.memo` for the next lint in the same tree (the keystroke carry-over lints
-    its base's tree with one string replaced, keystroke after keystroke): a node that is
-    the same object at the same index has the same warnings, since these read only the
-    node, its index and the tree, and a parsed value is never changed in place.  5,000
-    nodes: ~6 ms a keystroke, then only the edited node."""
-    last = doc.memo.get("node_warnings")
-    old_nodes, old_warnings = last if last is not None else ((), ())
-    count = len(old_nodes)
-    warnings = [old_warnings[index] if index < count and old_nodes[index] is node
-                else _own_warnings(doc, index, node) for index, node in enumerate(nodes)]
-    doc.memo["node_warnings"] = (list(nodes), warnings)  # swapped in at once: threads
-    return warnings
 
 
 def _own_warnings(doc: ParsedDocument, index: int, node: Any) -> list[Finding]:

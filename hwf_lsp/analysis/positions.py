@@ -196,28 +196,6 @@ class LineIndex:
                                     character, encoding)
 
 
-_RECENT: list[LineIndex] = []
-_RECENT_MAX = 4
-
-
-def line_index(text: str) -> LineIndex:
-    """The index of `text`: a recent one for this very string object, else a new one.
-
-    The diagnostics of a text build its index, and the protocol applying the next edit to
-    that text needs it again (positions -> offsets).  Identity, not equality: comparing
-    megabytes would cost what it saves.
-    """
-    recent = _RECENT
-    for index in reversed(recent):
-        if index.text is text:
-            return index
-    index = LineIndex(text)
-    recent.append(index)
-    if len(recent) > _RECENT_MAX:
-        del recent[0]
-    return index
-
-
 def _line_starts(text: str) -> list[int]:
     starts = [0]
     if "\r" in text:

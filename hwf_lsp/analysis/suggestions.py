@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
 from ..workflow.defects import Defect
@@ -28,8 +27,7 @@ hint in the rulebook and the unknown-field warning use the same."""
 
 def closest(word: str, candidates: Iterable[str], cutoff: float = CUTOFF) -> str | None:
     """The candidate most like `word`, if any is alike enough: what
-    `difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)` answers, with each
-    pair's score remembered (a keystroke in one id changes one candidate, not all 50)."""
+    `difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)` answers."""
     best: tuple[float, str] | None = None
     for candidate in candidates:
         score = _score(candidate, word, cutoff)
@@ -38,7 +36,6 @@ def closest(word: str, candidates: Iterable[str], cutoff: float = CUTOFF) -> str
     return best[1] if best is not None else None
 
 
-@lru_cache(maxsize=8192)
 def _score(candidate: str, word: str, cutoff: float) -> float:
     """difflib's ratio of the pair, or -1 when its cheap upper bounds are under `cutoff`
     (the same tests, in the same order, as `get_close_matches`)."""

@@ -8,7 +8,6 @@ be wrong here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,10 @@ SOURCE = "hwf"
 RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 """docs/rules.md, one anchor per rule code; linked from every diagnostic when it is there
 (a source checkout or an editable install; a wheel has no docs/)."""
-RULE_LINKS: dict[str, dict[str, str]] = (
-    {code: {"href": f"{RULES_DOC.as_uri()}#{code}"} for code in {**RULES, **EDITOR_RULES}}
+RULE_LINKS: dict[str, str] = (
+    {code: f"{RULES_DOC.as_uri()}#{code}" for code in {**RULES, **EDITOR_RULES}}
     if RULES_DOC.is_file() else {})
-"""Rule code -> the codeDescription of its diagnostics (one shared dict per rule)."""
-UNNECESSARY = [int(types.DiagnosticTag.Unnecessary)]
+"""Rule code -> the link of its diagnostics' codeDescription."""
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -80,7 +78,7 @@ def diagnostic(finding: Any, lines: LineIndex, encoding: str, uri: str = "") -> 
         message=finding.msg,
         severity=severity(finding.severity),
         code=finding.rule,
-        code_description=types.CodeDescription(href=link["href"]) if link else None,
+        code_description=types.CodeDescription(href=link) if link else None,
         source=SOURCE,
         tags=[types.DiagnosticTag.Unnecessary] if finding.unnecessary else None,
         related_information=[
@@ -89,89 +87,6 @@ def diagnostic(finding: Any, lines: LineIndex, encoding: str, uri: str = "") -> 
             for r in finding.related] if finding.related and uri else None,
         data=data or None,
     )
-
-
-# --- the publishDiagnostics hot path: plain JSON-ready dicts ----------------------
-#
-# Diagnostics go out on every keystroke.  Building lsprotocol objects (attrs with
-# validators) and unstructuring them with cattrs cost more than the whole round trip
-# of a bare pygls server, so this one path builds the wire form directly: the same
-# fields `diagnostic` + cattrs produce (None fields omitted, enums as their numbers),
-# ready for the C JSON encoder.  (The LSP tests' client structures what arrives back
-# into lsprotocol Diagnostics, so a drift from the real type fails them.)
-
-_SEVERITY_NUMBER = {name: int(value) for name, value in _SEVERITY.items()}
-
-
-def _wire_position(lines: LineIndex, offset: int, encoding: str) -> dict[str, int]:
-    line, character = lines.position(offset, encoding)
-    return {"line": line, "character": character}
-
-
-def diagnostic_dict(finding: Any, positions: dict[int, dict[str, int]],
-                    uri: str = "") -> dict[str, Any]:
-    """`diagnostic(finding, ..., uri)` in its JSON wire form (what cattrs would produce),
-    with the positions of its offsets from `positions`."""
-    start, end = finding.start, finding.end
-    out: dict[str, Any] = {
-        "range": {"start": positions[start], "end": positions[max(start, end)]},
-        "message": finding.msg,
-        "severity": _SEVERITY_NUMBER.get(
-            str(getattr(finding.severity, "value", finding.severity)).lower(), 1),
-        "code": finding.rule,
-        "source": SOURCE,
-    }
-    link = RULE_LINKS.get(finding.rule)
-    if link is not None:
-        out["codeDescription"] = link
-    if finding.unnecessary:
-        out["tags"] = UNNECESSARY
-    if finding.related and uri:
-        out["relatedInformation"] = [
-            {"location": {"uri": uri, "range": {"start": positions[r.start],
-                                                "end": positions[max(r.start, r.end)]}},
-             "message": r.msg}
-            for r in finding.related]
-    data: dict[str, Any] = {}
-    for key in ("node", "field", "index"):
-        value = getattr(finding, key, None)
-        if value is not None:
-            data[key] = value
-    if data:
-        out["data"] = data
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class WirePublish:
-    """publishDiagnostics params already in wire form: what `HwfServer.
-    text_document_publish_diagnostics` sends without cattrs.  Same attribute names as
-    `types.PublishDiagnosticsParams`, so code reading either works."""
-
-    uri: str
-    diagnostics: list[dict[str, Any]]
-    version: int | None = None
-
-    def as_params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"uri": self.uri, "diagnostics": self.diagnostics}
-        if self.version is not None:
-            params["version"] = self.version
-        return params
-
-
-def diagnostic_dicts(findings: list[Any], lines: LineIndex, encoding: str,
-                     uri: str = "") -> list[dict[str, Any]]:
-    """Every finding in the wire form of `Diagnostic` (see diagnostic_dict).
-
-    Positions are looked up in text order, whatever the findings' order (syntax, then
-    rulebook, then warnings): LineIndex then counts line breaks forward, in one pass over
-    the text at most, instead of back and forth."""
-    offsets = {offset for f in findings for offset in (f.start, max(f.start, f.end))}
-    for f in findings:
-        if f.related:
-            offsets.update(offset for r in f.related for offset in (r.start, max(r.start, r.end)))
-    positions = {offset: _wire_position(lines, offset, encoding) for offset in sorted(offsets)}
-    return [diagnostic_dict(f, positions, uri) for f in findings]
 
 
 # --- completion ----------------------------------------------------------------
@@ -194,55 +109,28 @@ def markup(text: str, markdown: bool) -> types.MarkupContent:
     return types.MarkupContent(kind=kind, value=text)
 
 
-_COMPLETION_KIND_NUMBER = {name: int(kind) for name, kind in _COMPLETION_KIND.items()}
-_MARKUP_KIND = {True: types.MarkupKind.Markdown.value, False: types.MarkupKind.PlainText.value}
-_SNIPPET = int(types.InsertTextFormat.Snippet)
-_PLAIN_TEXT = int(types.InsertTextFormat.PlainText)
-_TEXT_KIND = int(types.CompletionItemKind.Text)
+def completion_list(items: Any, lines: LineIndex, encoding: str,
+                    markdown: bool) -> types.CompletionList:
+    """analysis.completion's Completions as a CompletionList, each item with a text edit."""
+    return types.CompletionList(
+        is_incomplete=items.incomplete,
+        items=[completion_item(item, lines, encoding, markdown) for item in items])
 
 
-def completion_list_dict(items: Any, lines: LineIndex, encoding: str,
-                         markdown: bool) -> dict[str, Any]:
-    """analysis.completion's Completions as a CompletionList in its JSON wire form, each
-    item with a text edit: what building `types.CompletionItem`s and unstructuring them
-    with cattrs gives (None fields left out, enums as numbers), without either; 100 node
-    ids of a 5,000-node design took 4 ms that way.  Like `diagnostic_dicts`, positions
-    are looked up once per offset, in text order."""
-    offsets = {offset for item in items for offset in (item.start, max(item.start, item.end))}
-    for item in items:
-        for start, end, _ in item.additional_edits:
-            offsets.update((start, max(start, end)))
-    positions = {offset: _wire_position(lines, offset, encoding) for offset in sorted(offsets)}
-    return {"isIncomplete": items.incomplete,
-            "items": [_completion_item_dict(item, positions, markdown) for item in items]}
-
-
-def _completion_item_dict(item: Any, positions: dict[int, dict[str, int]],
-                          markdown: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"label": item.label,
-                           "kind": _COMPLETION_KIND_NUMBER.get(item.kind, _TEXT_KIND)}
-    if item.detail is not None:
-        out["detail"] = item.detail
-    if item.documentation:
-        out["documentation"] = {"kind": _MARKUP_KIND[markdown], "value": item.documentation}
-    if item.sort_text is not None:
-        out["sortText"] = item.sort_text
-    if item.filter_text is not None:
-        out["filterText"] = item.filter_text
-    if item.preselect:
-        out["preselect"] = True
-    out["insertTextFormat"] = _SNIPPET if item.snippet else _PLAIN_TEXT
-    out["textEdit"] = _edit_dict(positions, item.start, item.end, item.insert_text)
-    if item.additional_edits:
-        out["additionalTextEdits"] = [_edit_dict(positions, start, end, new)
-                                      for start, end, new in item.additional_edits]
-    return out
-
-
-def _edit_dict(positions: dict[int, dict[str, int]], start: int, end: int,
-               new_text: str) -> dict[str, Any]:
-    return {"range": {"start": positions[start], "end": positions[max(start, end)]},
-            "newText": new_text}
+def completion_item(item: Any, lines: LineIndex, encoding: str,
+                    markdown: bool) -> types.CompletionItem:
+    return types.CompletionItem(
+        label=item.label,
+        kind=_COMPLETION_KIND.get(item.kind, types.CompletionItemKind.Text),
+        detail=item.detail,
+        documentation=markup(item.documentation, markdown) if item.documentation else None,
+        sort_text=item.sort_text, filter_text=item.filter_text,
+        preselect=item.preselect or None,
+        insert_text_format=types.InsertTextFormat.Snippet if item.snippet
+        else types.InsertTextFormat.PlainText,
+        text_edit=text_edit(lines, item.start, item.end, item.insert_text, encoding),
+        additional_text_edits=[text_edit(lines, start, end, new, encoding)
+                               for start, end, new in item.additional_edits] or None)
 
 
 # --- edits, locations, hover -----------------------------------------------------

@@ -1,18 +1,11 @@
 """`hwf-lsp`: start the language server on stdio (default) or TCP.
 
-Start-up is measured against importing pygls alone (PRODUCT.md: ≤ 1.2×).  The
-server and its dependencies are imported inside `main` with the cyclic garbage
-collector paused: importing lsprotocol creates hundreds of thousands of
-long-lived objects, and each full collection pass over them costs ~10-20 ms for
-nothing (they live as long as the process).  Once built, they are frozen
-(`gc.freeze`), so later collections skip them too — fewer pauses under typing.
-
-Then the young generation is collected only after YOUNG_OBJECTS more container objects
-than were freed, not 700: each keystroke on a big design builds a tree (~20,000 objects
-at 5,000 nodes) that reference counting frees at the next one (it has no cycles), and at
-700 the collector walked each tree several times before that, 10-20 ms per keystroke
-(docs/decisions.md).  What it still collects, reference cycles, waits for at most that
-many objects.
+The server and its dependencies are imported with the cyclic garbage collector off:
+importing lsprotocol creates hundreds of thousands of long-lived objects, and each
+collection pass over them is wasted (they live as long as the process); then they are
+frozen (`gc.freeze`), so later collections skip them.  The young generation is
+collected after YOUNG_OBJECTS new container objects, not 700: a keystroke's tree has no
+cycles and is freed by reference counting at the next one (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -23,7 +16,6 @@ import logging
 import sys
 
 from hwf_lsp import __version__
-from hwf_lsp.analysis.collection import paused_collection
 
 YOUNG_OBJECTS = 50_000
 
@@ -48,11 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=level, handlers=[handler],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    with paused_collection():
-        from hwf_lsp.server.server import build_server
+    gc.disable()
+    from hwf_lsp.server.server import build_server
 
-        server = build_server()
-        gc.freeze()  # everything built so far lives as long as the process
+    server = build_server()
+    gc.freeze()  # everything built so far lives as long as the process
+    gc.enable()
     gc.set_threshold(YOUNG_OBJECTS, *gc.get_threshold()[1:])
     if args.tcp:
         server.start_tcp(args.host, args.port)

@@ -22,14 +22,12 @@ import asyncio
 import inspect
 import json
 import logging
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import FeatureNotificationError, JsonRpcException
-from pygls.feature_manager import is_thread_function
+from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import (
     JsonRPCNotification,
@@ -37,9 +35,8 @@ from pygls.protocol.json_rpc import (
     JsonRPCResponseMessage,
 )
 
-from hwf_lsp.analysis.positions import line_index
+from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.server.convert import encoding_name
-from hwf_lsp.server.keystroke import did_change_params
 
 log = logging.getLogger(__name__)
 
@@ -70,143 +67,38 @@ def _describe_structuring_error(exc: BaseException) -> str:
 
 def apply_change(text: str, change: Any, encoding: str) -> str:
     """`text` after one TextDocumentContentChangeEvent (full or ranged), clamped."""
-    return _apply(text, change, encoding)[0]
-
-
-def _apply(text: str, change: Any, encoding: str) -> tuple[str, tuple[int, int] | None]:
-    """apply_change, and the replaced [start, end) of `text` when the change had a range."""
     new_text = getattr(change, "text", None)
     if not isinstance(new_text, str):
-        return text, None
+        return text
     rng = getattr(change, "range", None)
     if rng is None:
-        return new_text, None
-    lines = line_index(text)
+        return new_text
+    lines = LineIndex(text)
     start = lines.offset(rng.start.line, rng.start.character, encoding)
     end = lines.offset(rng.end.line, rng.end.character, encoding)
     if end < start:
         start, end = end, start
-    return text[:start] + new_text + text[end:], (start, end)
-
-
-@dataclass(frozen=True, slots=True)
-class TextEdit:
-    """What one didChange did to a document: before[start:end] became `replacement`, which
-    made `after`, version `version`.  Diagnostics ask whether it can change a finding
-    (analysis/carry_over.py)."""
-
-    before: str
-    after: str
-    version: int | None
-    start: int
-    end: int
-    replacement: str
-
-
-def edit_between(before: str, after: str) -> tuple[int, int]:
-    """[start, end) of `before` such that before[:start] and before[end:] are also the
-    start and the end of `after`, as small as can be (the replaced part of a whole-text
-    change).  Compares slices in C, chunk by chunk, then halving the chunk that differs:
-    no loop per character, and no slice big enough to cost a fresh mapping of memory."""
-    limit = min(len(before), len(after))
-    start = _common_length(before, after, limit, forward=True)
-    tail = _common_length(before, after, limit - start, forward=False)
-    return start, len(before) - tail
-
-
-_CHUNK = 16_384
-
-
-def _common_length(a: str, b: str, limit: int, *, forward: bool) -> int:
-    """How many characters (at most `limit`) `a` and `b` share at the start (`forward`) or
-    at the end."""
-    def same(lo: int, hi: int) -> bool:  # the chunk [lo, hi) from the start or the end
-        if forward:
-            return a[lo:hi] == b[lo:hi]
-        return a[len(a) - hi:len(a) - lo] == b[len(b) - hi:len(b) - lo]
-
-    lo = 0
-    while lo < limit:  # chunk by chunk until one differs
-        hi = min(limit, lo + _CHUNK)
-        if not same(lo, hi):
-            break
-        lo = hi
-    else:
-        return limit
-    while hi - lo > 1:  # the first difference is in [lo, hi)
-        mid = (lo + hi) // 2
-        if same(lo, mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return text[:start] + new_text + text[end:]
 
 
 class HwfProtocol(LanguageServerProtocol):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._edits: dict[str, tuple[str, str, int | None, tuple[int, int] | None]] = {}
-        """Per document (unquoted URI), the last didChange when it was one change: (text
-        before, text after, version, the replaced span or None for a whole text)."""
-
-    def last_edit(self, uri: str) -> TextEdit | None:
-        """The one change of the document's last didChange, as an edit of the text before
-        it (a whole-text change: the part that differs, found now); None after several
-        changes in one notification, or when nothing was recorded."""
-        key = unquote(uri)
-        record = self._edits.get(key)
-        if record is None:
-            return None
-        before, after, version, span = record
-        if span is None:
-            span = edit_between(before, after)
-            self._edits[key] = (before, after, version, span)
-        start, end = span
-        return TextEdit(before, after, version, start, end,
-                        after[start:len(after) - (len(before) - end)])
-
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
         self._apply_did_change(params)
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
 
-    def _keystroke(self, message: dict[str, Any]) -> bool:
-        """A didChange of the plain LSP shape, applied and handed to the feature's handler
-        at once (server/keystroke.py); False when it must take the generic path."""
-        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
-        if handler is not None and (inspect.iscoroutinefunction(handler)
-                                    or inspect.isgeneratorfunction(handler)
-                                    or is_thread_function(handler)):
-            return False
-        params = did_change_params(message.get("params"))
-        if params is None:
-            return False
-        self._apply_did_change(params)
-        if handler is not None:
-            try:
-                handler(params)
-            except Exception as error:  # as pygls reports a failed notification handler
-                log.exception("the didChange handler failed")
-                self._server._report_server_error(error, FeatureNotificationError)
-        return True
-
     def _apply_did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         key = unquote(params.text_document.uri)
-        self._edits.pop(key, None)
         try:
             document = self.workspace.text_documents.get(key)
             if document is not None:
                 encoding = encoding_name(self.workspace.position_encoding)
-                before = text = document.source
-                changes = params.content_changes or ()
-                span = None
-                for change in changes:
-                    text, span = _apply(text, change, encoding)
+                text = document.source
+                for change in params.content_changes or ():
+                    text = apply_change(text, change, encoding)
                 document._source = text  # pygls keeps no public setter
                 document.version = params.text_document.version
-                if len(changes) == 1:
-                    self._edits[key] = (before, text, document.version, span)
         except Exception:  # a junk edit must not take the server down
             log.exception("could not apply a change")
 
@@ -226,11 +118,6 @@ class HwfProtocol(LanguageServerProtocol):
                 future.cancel()
         self._shutdown = True
         return None
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
-        self._edits.pop(unquote(params.text_document.uri), None)
-        yield from super().lsp_text_document__did_close(params)
 
     # --- every request gets an answer ------------------------------------------------
 
@@ -285,9 +172,6 @@ class HwfProtocol(LanguageServerProtocol):
             else:
                 log.warning("dropping notification %r received before initialize", method)
             return
-        if method == types.TEXT_DOCUMENT_DID_CHANGE and not has_id and not self._shutdown \
-                and self._keystroke(message):
-            return
         if is_request and method not in self.fm.builtin_features and method not in self.fm.features:
             self._reply_error(msg_id, METHOD_NOT_FOUND, f"Method Not Found: {method}")
             return
@@ -338,13 +222,6 @@ class HwfProtocol(LanguageServerProtocol):
             return
         self._send_response(msg_id, error=types.ResponseError(code=code, message=message))
 
-    def notify_json(self, method: str, params: dict[str, Any]) -> None:
-        """Send a notification whose params are already in wire form (plain JSON values).
-
-        For the per-keystroke publishDiagnostics: skips building an attrs message and
-        unstructuring it with cattrs; `json.dumps` of plain dicts runs in C."""
-        self._send_data({"jsonrpc": self.VERSION, "method": method, "params": params})
-
     def _send_data(self, data: Any) -> None:
         """pygls's `_send_data`, except that a response whose result cannot be serialised
         becomes a -32603 error response instead of no response at all."""
@@ -381,15 +258,6 @@ class HwfProtocol(LanguageServerProtocol):
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcException)
 
-    # --- results already in wire form ---------------------------------------------------
-
-    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
-        if error is None and isinstance(result, WireResult):
-            self._result_types.pop(msg_id, None)
-            self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "result": dict(result)})
-            return
-        super()._send_response(msg_id, result, error)
-
     # --- no future left behind (pygls 2.1.1 leak) ---------------------------------------
 
     @property
@@ -418,11 +286,6 @@ class HwfProtocol(LanguageServerProtocol):
             callback(future)
 
         super()._execute_handler(msg_id, handler, forget, args, kwargs)
-
-
-class WireResult(dict):
-    """A request's result already in wire form (plain JSON values only): sent with
-    `json.dumps` as it is, not walked by cattrs (30 ms for 200 run summaries)."""
 
 
 class _FutureTable(dict):

@@ -24,11 +24,12 @@ from pygls.lsp.server import LanguageServer
 
 from hwf_lsp import __version__
 from hwf_lsp.analysis.runs_index import RunsIndex
-from hwf_lsp.server import guard, stdio
-from hwf_lsp.server.convert import WirePublish, encoding_name
-from hwf_lsp.server.documents import Analysis, analyse, carried_from, is_design_uri, scans_for
+from hwf_lsp.server import guard
+from hwf_lsp.server.convert import encoding_name
+from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
 from hwf_lsp.server.features import register_all
 from hwf_lsp.server.features.diagnostics import Validator, client_pulls
+from hwf_lsp.server.framing import FramedReader
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.server.protocol import HwfProtocol
 from hwf_lsp.server.runs.manager import RunManager
@@ -130,11 +131,11 @@ class HwfServer(LanguageServer):
                 log.exception("%s refresh failed", what)
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """pygls's async stdio loop, with a reader that refuses absurd frame lengths and
-        reads a pipe on the event loop (server/stdio.py)."""
+        """pygls's async stdio loop, with a reader that survives malformed frames
+        (server/framing.py)."""
         log.info("Starting async IO server")
         self._stop_event = threading.Event()
-        reader = stdio.stdin_reader(stdin or sys.stdin.buffer, self.thread_pool)
+        reader = FramedReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(run_async(stop_event=self._stop_event, reader=reader,
@@ -146,16 +147,6 @@ class HwfServer(LanguageServer):
             pass
         finally:
             self.shutdown()
-
-    def text_document_publish_diagnostics(self, params: Any) -> None:
-        """pygls's publish, plus a fast path for params already in wire form.
-
-        The diagnostics feature publishes `convert.WirePublish` on every keystroke:
-        plain dicts, encoded by the C JSON encoder, no lsprotocol objects or cattrs."""
-        if isinstance(params, WirePublish):
-            self.protocol.notify_json(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params.as_params())
-            return
-        super().text_document_publish_diagnostics(params)
 
     # --- negotiated facts ------------------------------------------------
     @property
@@ -213,10 +204,7 @@ class HwfServer(LanguageServer):
             cached.text is text or cached.text == text
         ):
             return cached
-        result = carried_from(self.protocol, key, cached, version, text)
-        if result is None:
-            reuse = scans_for(self.protocol, key, cached, version, text) if cached else None
-            result = analyse(key, version, text, self.runs, check=False, reuse=reuse)
+        result = analyse(key, version, text, self.runs, check=False)
         self.remember(result)
         return result
 

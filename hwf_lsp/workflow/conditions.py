@@ -100,34 +100,8 @@ def _reject_bad_char(text: str, pos: int) -> None:
             )
 
 
-_PARSED: dict[str, Condition | tuple[str, int, int]] = {}
-_PARSED_MAX = 4096
-
-
 def parse_condition(text: str) -> Condition:
-    """Parse `text`; raises ConditionError (only) with the offending span.
-
-    The editor parses every condition of a design on every keystroke (the rulebook and
-    the lint each do), nearly always the same strings: results are remembered by text
-    (a Condition is immutable; an error is re-raised as a fresh exception).
-    """
-    if not isinstance(text, str):
-        return _parse(text)
-    known = _PARSED.get(text)
-    if known is None:
-        try:
-            known = _parse(text)
-        except ConditionError as error:
-            known = (error.msg, error.start, error.end)
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.clear()
-        _PARSED[text] = known
-    if isinstance(known, tuple):
-        raise ConditionError(*known)
-    return known
-
-
-def _parse(text: str) -> Condition:
+    """Parse `text`; raises ConditionError (only) with the offending span."""
     if not isinstance(text, str):
         raise ConditionError("a condition must be a string", 0, 0)
     if len(text) > MAX_EXPRESSION_LENGTH:

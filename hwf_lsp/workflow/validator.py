@@ -168,65 +168,17 @@ def node_defects(node: Any, index: int, context: GraphContext) -> list[Defect]:
     return check.found
 
 
-def collect_defects(graph: Any, remembered: RememberedVerdicts | None = None) -> list[Defect]:
-    """Every broken rule of `graph`, as Defects (rule code, element, span included).
-
-    `remembered`: the editor's, which checks the whole design on every keystroke; the
-    verdict is the same with or without it (see RememberedVerdicts)."""
+def collect_defects(graph: Any) -> list[Defect]:
+    """Every broken rule of `graph`, as Defects (rule code, element, span included)."""
     shape = shape_defect(graph)
     if shape is not None:
         return [shape]
     nodes: list = graph["nodes"]
     context = graph_context(nodes)
     defects = graph_defects(context)
-    if remembered is not None:
-        for verdict in remembered.node_verdicts(nodes, context):
-            defects.extend(verdict)
-        return defects
     for index, node in enumerate(nodes):
         defects.extend(node_defects(node, index, context))
     return defects
-
-
-class RememberedVerdicts:
-    """The node verdicts of the last graph checked, for the next check of a graph that
-    shares most of its node objects (the editor's next keystroke: every node but the
-    edited one is the same object in the new value).
-
-    The rule, checkable by reading: `node_defects` reads only its node, its index and the
-    GraphContext, and a parsed value is never changed in place; so a node that is the very
-    same object as the one at its index last time, under the same context (its `type`
-    values the same objects or equal strings: `1 == True`, yet they are different
-    values), has the same defects.  Identity, never equality, for the nodes: `{"retries": 1} == {"retries":
-    True}`.  Shared by threads: the last verdicts are swapped in as one tuple."""
-
-    __slots__ = ("_last",)
-
-    def __init__(self) -> None:
-        self._last: tuple[list, GraphContext, list[list[Defect]]] | None = None
-
-    def node_verdicts(self, nodes: list, context: GraphContext) -> list[list[Defect]]:
-        last = self._last
-        if last is not None and _same_context(last[1], context):
-            old_nodes, _, old_verdicts = last
-            count = len(old_nodes)
-            verdicts = [old_verdicts[index] if index < count and old_nodes[index] is node
-                        else node_defects(node, index, context)
-                        for index, node in enumerate(nodes)]
-        else:
-            verdicts = [node_defects(node, index, context) for index, node in enumerate(nodes)]
-        self._last = (list(nodes), context, verdicts)
-        return verdicts
-
-
-def _same_context(a: GraphContext, b: GraphContext) -> bool:
-    """Equal contexts, each `type` value the same object or two equal strings (ids,
-    indexes and the cycle are strings and ints by construction)."""
-    if a != b:
-        return False
-    theirs = b.kind_of
-    return all(kind is theirs[ident] or type(kind) is type(theirs[ident]) is str
-               for ident, kind in a.kind_of.items())
 
 
 def validate_designer_graph(graph: Any) -> list[dict]:
@@ -299,21 +251,10 @@ def _check_type(check: _Checker, triggers: list[int]) -> None:
                      "the trigger, and a design has exactly one")
 
 
-_KIND_HINTS: dict[str, str] = {}
-_KIND_HINTS_MAX = 256
-
-
 def _kind_hint(kind: str) -> str:
-    """' (did you mean "agent"?)' or ''; remembered, since the same typo is rechecked on
-    every keystroke and difflib costs more than the rest of the node's checks."""
-    hint = _KIND_HINTS.get(kind)
-    if hint is None:
-        close = difflib.get_close_matches(kind.strip().lower(), KINDS, n=1, cutoff=0.6)
-        hint = f" (did you mean {json.dumps(close[0])}?)" if close else ""
-        if len(_KIND_HINTS) >= _KIND_HINTS_MAX:
-            _KIND_HINTS.clear()
-        _KIND_HINTS[kind] = hint
-    return hint
+    """' (did you mean "agent"?)' or ''."""
+    close = difflib.get_close_matches(kind.strip().lower(), KINDS, n=1, cutoff=0.6)
+    return f" (did you mean {json.dumps(close[0])}?)" if close else ""
 
 
 def _check_after(check: _Checker, kind_of: dict[str, Any]) -> None:

@@ -24,7 +24,6 @@ from hwf_lsp.analysis.jsontree import (
     JsonNode,
     Member,
     contains,
-    moved_valid,
     parse,
     path_of,
     source_offset,
@@ -512,52 +511,6 @@ def test_a_dropped_tree_is_freed_without_the_garbage_collector(suffix: str) -> N
 
 
 # --- a valid text with one string value changed: the base's tree, moved ----------------
-
-
-def string_values(node: JsonNode | None) -> list[JsonNode]:
-    """Every string node that is a value (a member's or an item), in source order."""
-    found, stack = [], [node] if node is not None else []
-    while stack:
-        node = stack.pop()
-        if node.kind == "string":
-            found.append(node)
-        stack.extend(m.value for m in node.members or () if m.value is not None)
-        stack.extend(node.items or ())
-    return sorted(found, key=lambda n: n.start)
-
-
-@given(st.dictionaries(st.sampled_from(["name", "nodes", "meta", "tags", "n"]),
-                       st.one_of(st.text(max_size=4), st.integers(), JSON_VALUES,
-                                 st.lists(st.dictionaries(st.sampled_from(["id", "x"]),
-                                                          JSON_VALUES, max_size=2),
-                                          max_size=4)),
-                       min_size=1, max_size=4),
-       st.sampled_from([None, 2]), st.sampled_from(["nothing", "the root", "two levels"]),
-       st.text(max_size=3), st.data())
-@settings(max_examples=300, deadline=None)
-def test_a_moved_tree_is_the_tree_of_the_new_text(value: dict, indent: object,
-                                                   built: str, typed: str,
-                                                   data: st.DataObject) -> None:
-    """Whatever the base built already (nothing, its root's members, or also each
-    top-level container's children), the tree moved_valid gives after one string value
-    changed is the tree of the new text: spans, keys, values, parents."""
-    text = json.dumps(value, indent=indent, ensure_ascii=False)
-    strings = string_values(parse(text).root)
-    if not strings:
-        return
-    token = data.draw(st.sampled_from(strings))
-    base = parse(text)
-    if built != "nothing":
-        for member in base.root.members:
-            if built == "two levels":
-                member.value.items  # noqa: B018 - as a check or a completion builds them
-    new_token = json.dumps(token.value + typed, ensure_ascii=False)
-    new_text = text[:token.start] + new_token + text[token.end:]
-    moved = moved_valid(base, new_text, json.loads(new_text), token.end,
-                        len(new_token) - (token.end - token.start))
-    assert moved.to_python() == json.loads(new_text) and moved.errors == []
-    same_tree(moved.root, parse(new_text).root, new_text)
-    check_tree(moved)
 
 
 def test_a_lazy_object_sets_every_slot_a_node_has() -> None:

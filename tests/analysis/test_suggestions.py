@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from hwf_lsp.analysis.carry_over import carry_over, string_value_at
 from hwf_lsp.analysis.check import check_text
 from hwf_lsp.analysis.fixes import fixes_for
 from hwf_lsp.analysis.hover import hover
@@ -55,16 +54,6 @@ def test_an_unknown_after_entry_gets_the_quick_fixs_id(value, entry, suggested):
     else:
         assert finding.msg == f"{contract[0]} — did you mean '{suggested}'?"
         assert titles[0] == f"Change to '{suggested}'"
-
-
-def test_the_suggestion_follows_keystrokes_carried_over():
-    text = json.dumps(design(agent("ask", "strt")))
-    doc, _ = check_text(text)
-    at = text.index('"strt"') + 4  # "strt" -> "strat": both name no node
-    state = carry_over(string_value_at(doc, at, at), text, at, at, "a", None)
-    typed = text[:at] + "a" + text[at:]
-    assert state is not None and state.findings == check_text(typed)[1]
-    assert any(f.msg.endswith("did you mean 'start'?") for f in state.findings)
 
 
 APPROVAL = {"id": "ship", "type": "approval", "question": "Ship?", "after": ["start"]}

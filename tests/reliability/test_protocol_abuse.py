@@ -322,7 +322,7 @@ def test_a_20_mb_did_open_is_handled(server: RawLsp, workspace: Path) -> None:
 
 
 def test_huge_content_length_does_not_kill_the_server(workspace: Path) -> None:
-    """Was BUG-H9-2: pygls preallocated the body (MemoryError, exit); hwf_lsp/server/stdio.py."""
+    """Was BUG-H9-2: pygls preallocated the body (MemoryError, exit); hwf_lsp/server/framing.py."""
     client = _server(workspace)
     try:
         client.send_bytes(b"Content-Length: 999999999999\r\n\r\n{}")

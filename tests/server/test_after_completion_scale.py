@@ -2,8 +2,8 @@
 
 Before (issue 16, item 6) one completion took ~15 s here and every other request waited:
 the cycle check ran once per candidate (5,000 graph walks).  Now the descendants are
-found once, the list holds the 100 ids nearest the cursor (incomplete: the client asks
-again as the user types), and a design this big is completed in a worker thread.
+found once, and the list holds the 100 ids nearest the cursor (incomplete: the client
+asks again as the user types).
 
 Each round edits the document first, so every completion is on a fresh version (its node
 list built from scratch).  Run with -s for the figures.
@@ -104,9 +104,7 @@ async def test_after_completion_at_5000_nodes_leaves_hover_responsive(client):
 async def test_after_completion_at_5000_nodes_right_after_the_keystroke_that_breaks_the_json(
         client):
     """`,` typed after the list's last id (a trigger character): the text is no longer
-    JSON, and the completion sent with the keystroke still lists the 100 nearest ids.
-    The parse reuses the valid text's nodes (analysis/scan_reuse.py), and the check waits
-    for the completion (features/diagnostics.py, COMPLETION_FIRST_S)."""
+    JSON, and the completion sent with the keystroke still lists the 100 nearest ids."""
     original = design_with_nodes(5000).text
     uri = design_uri(f"after-break-5000-{client.client_name}")
     open_doc(client, uri, original)

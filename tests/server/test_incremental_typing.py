@@ -1,9 +1,7 @@
 """Typing through the server publishes what a fresh open of the same text publishes: in
-prompts (whose findings are carried over, analysis/carry_over.py), ids, `after` entries,
-conditions and numbers, and in the whitespace between tokens, with emoji before them,
-with requests in between (which parse the text), sent as range edits and as whole texts
-(the protocol then finds the part that changed), and on in broken JSON (whose parse
-reuses the last one's scans, analysis/scan_reuse.py) until it is mended."""
+prompts, ids, `after` entries, conditions and numbers, and in the whitespace between
+tokens, with emoji before them, with requests in between (which parse the text), sent as
+range edits and as whole texts, and on in broken JSON until it is mended."""
 
 from __future__ import annotations
 
@@ -85,7 +83,7 @@ async def test_typing_publishes_what_a_fresh_open_does(client, whole):
         ('"id": "Gate",\n\n', 0, 14, 1, "", True),  # one blank line less, after a hover
         ('"type": "condition"', 0, 7, 0, "  ", False),  # spaces after a colon
         ("Write", 0, 0, 1, '"', False),  # not a string any more: the full check
-        # typing on in broken JSON: the parse reuses the last one's scans (scan_reuse.py)
+        # typing on in broken JSON
         ('"question"', 0, 0, 0, " ", False),  # between tokens of another node
         ('"late"', 0, 1, 0, "x", True),  # an id, after a hover
         ('"xlate"', 0, 1, 1, "", False),

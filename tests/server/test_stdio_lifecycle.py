@@ -1,5 +1,8 @@
-"""The server over raw stdio: frames too long to hold, exit codes, quiet refusals.
+"""The server over raw stdio: malformed frames, frames too long to hold, exit codes, quiet
+refusals.
 
+- after a malformed frame (a wrong, huge or missing Content-Length, a lower-case or
+  LF-only header) the next request is answered (server/framing.py);
 - a frame whose Content-Length is over MAX_MESSAGE_BYTES is discarded and the
   server answers the next request (pygls alone preallocates it: MemoryError, dead);
 - `exit` without `shutdown` ends with 1, after it with 0 (LSP spec);
@@ -15,17 +18,18 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pygls.io_ import run_async
 
-from hwf_lsp.server import stdio
+from hwf_lsp.server import framing
 
 LIMIT = 4096
 """The server under test refuses frames over this many bytes (the real limit is 256 MiB)."""
-LAUNCH = ("import hwf_lsp.server.stdio as s; s.MAX_MESSAGE_BYTES = {limit}; "
+LAUNCH = ("import hwf_lsp.server.framing as f; f.MAX_MESSAGE_BYTES = {limit}; "
           "from hwf_lsp.server.main import main; raise SystemExit(main())")
 
 
@@ -94,111 +98,65 @@ class Raw:
                 stream.close()  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("count, limit, expected_body, left", [
-    (10, 100, None, b"next"),  # within the limit: pygls's own read
-    (150, 100, stdio.REFUSED_BODY, b"next"),  # refused: exactly `count` bytes dropped
-    (500, 100, b"", b""),  # the input ends inside the refused frame: end of input
+def read_frames(data: bytes, limit: int = 1000) -> list[bytes]:
+    """The bodies pygls's own read loop takes out of `data` through FramedReader."""
+    bodies: list[bytes] = []
+
+    class Collect:
+        def structure_message(self, value: Any) -> Any:
+            return value
+
+        def handle_message(self, message: Any) -> None:
+            bodies.append(json.dumps(message).encode())
+
+    async def run() -> None:
+        reader = framing.FramedReader(io.BufferedReader(io.BytesIO(data)), limit=limit)
+        await run_async(threading.Event(), reader, Collect())  # type: ignore[arg-type]
+
+    asyncio.run(run())
+    return bodies
+
+
+def frame(body: bytes, length: bytes | None = None, *, eol: bytes = b"\r\n",
+          name: bytes = b"Content-Length") -> bytes:
+    length = str(len(body)).encode() if length is None else length
+    return name + b": " + length + eol + eol + body
+
+
+NEXT = b'{"next": 1}'
+
+
+@pytest.mark.parametrize("malformed", [
+    pytest.param(frame(b'{"a": 1}', b"3"), id="length shorter than the body"),
+    pytest.param(frame(b'{"a": 1}', b"30"), id="length longer than the body"),
+    pytest.param(frame(b'{"a": 1}', b"1e3"), id="length 1e3"),
+    pytest.param(frame(b'{"a": 1}', b"-5"), id="length -5"),
+    pytest.param(frame(b'{"a": 1}', b"9" * 5000), id="length of 5,000 digits"),
+    pytest.param(b'{"a": 1}', id="no header at all"),
+    pytest.param(b"\r\n\r\n{}\n", id="no header, line breaks"),
+    pytest.param(frame(b'{"a": 1}', b"3000"), id="length over the limit, body short"),
+    pytest.param(b"y" * (framing.HEADER_LINE_LIMIT + 10) + b"\r\n", id="a huge header line"),
 ])
-def test_bounded_reader(count: int, limit: int, expected_body: bytes | None,
-                        left: bytes) -> None:
-    data = b"x" * min(count, 300) + (b"next" if count < 300 else b"")
-    stream = io.BufferedReader(io.BytesIO(data), buffer_size=16)  # small chunks on purpose
-
-    async def read() -> bytes:
-        reader = stdio.BoundedStdinReader(stream, limit=limit)
-        return await reader.readexactly(count)
-
-    body = asyncio.run(read())
-    assert body == (b"x" * count if expected_body is None else expected_body)
-    assert stream.read() == left
+def test_the_frame_after_a_malformed_one_is_read(malformed: bytes) -> None:
+    assert read_frames(malformed + frame(NEXT))[-1] == NEXT
 
 
-@pytest.mark.parametrize("count, limit, expected_body, left", [
-    (10, 100, None, b"next"),  # within the limit
-    (150, 100, stdio.REFUSED_BODY, b"next"),  # refused: exactly `count` bytes dropped
-    (500, 100, b"", b""),  # the input ends inside the refused frame: end of input
-    (400, 1000, b"", b""),  # the input ends inside a frame within the limit
+@pytest.mark.parametrize("good", [
+    pytest.param(frame(NEXT, name=b"content-length"), id="lower-case header name"),
+    pytest.param(frame(NEXT, eol=b"\n"), id="LF-only headers"),
+    pytest.param(b"Content-Length: 11\r\nContent-Type: application/vscode-jsonrpc; "
+                 b"charset=utf-8\r\n\r\n" + NEXT, id="with a Content-Type"),
 ])
-def test_pipe_reader(count: int, limit: int, expected_body: bytes | None,
-                     left: bytes) -> None:
-    """The event loop's own reader of a pipe answers as the thread's reader does."""
-    data = b"x" * min(count, 300) + (b"next" if count < 300 else b"")
-
-    async def read() -> tuple[bytes, bytes]:
-        source, sink = os.pipe()
-        os.write(sink, data)
-        os.close(sink)
-        with os.fdopen(source, "rb") as stream:
-            reader = stdio.stdin_reader(stream)
-            assert isinstance(reader, stdio.PipeReader)
-            reader.limit = limit
-            body = await reader.readexactly(count)
-            rest = await reader.readline()
-        return body, rest
-
-    body, rest = asyncio.run(read())
-    assert body == (b"x" * count if expected_body is None else expected_body)
-    assert rest == left
+def test_tolerated_headers_are_read(good: bytes) -> None:
+    assert read_frames(good + frame(NEXT)) == [NEXT, NEXT]
 
 
-def test_pipe_reader_drops_a_header_line_too_long_and_reads_on() -> None:
-    data = b"y" * (stdio.HEADER_LINE_LIMIT + 10) + b"\r\nContent-Length: 2\r\n\r\n{}"
-
-    async def read() -> list[bytes]:
-        source, sink = os.pipe()
-        reader = stdio.stdin_reader(os.fdopen(source, "rb"))
-        writing = asyncio.get_running_loop().run_in_executor(None, os.write, sink, data)
-        lines = [await reader.readline() for _ in range(3)]
-        lines.append(await reader.readexactly(2))
-        await writing
-        os.close(sink)
-        lines.append(await reader.readline())
-        return lines
-
-    assert asyncio.run(read()) == [stdio.JUNK_HEADER, b"Content-Length: 2\r\n", b"\r\n",
-                                   b"{}", b""]
+def test_a_body_that_mentions_the_header_in_a_string_is_kept() -> None:
+    body = json.dumps({"prompt": "Content-Length: 12\\r\\n"}).encode()
+    assert read_frames(frame(body) + frame(NEXT)) == [body, NEXT]
 
 
-@pytest.mark.parametrize("sent, expected", [
-    (3 * stdio.BIG_BODY_BYTES + 4, b"next"),  # read by the thread, then the loop again
-    (stdio.BIG_BODY_BYTES, b""),  # the input ends inside the long body
-])
-def test_pipe_reader_reads_a_long_body_in_a_thread(sent: int, expected: bytes) -> None:
-    count = 3 * stdio.BIG_BODY_BYTES
-    data = (bytes(range(256)) * (sent // 256 + 1))[:min(sent, count)] + \
-        (b"next" if sent > count else b"")
-
-    async def read() -> tuple[bytes, bytes]:
-        source, sink = os.pipe()
-        reader = stdio.stdin_reader(os.fdopen(source, "rb"))
-        loop = asyncio.get_running_loop()
-
-        def write() -> None:
-            os.write(sink, data[:1000])
-            time.sleep(0.05)  # the first bytes reach the loop's buffer before the rest
-            os.write(sink, data[1000:])
-            os.close(sink)
-
-        writing = loop.run_in_executor(None, write)
-        body = await reader.readexactly(count)
-        rest = await reader.readline()
-        await writing
-        return bytes(body), rest
-
-    body, rest = asyncio.run(read())
-    assert body == (data[:count] if expected else b"")
-    assert rest == expected
-
-
-def test_a_file_or_terminal_keeps_the_thread_reader(tmp_path) -> None:
-    path = tmp_path / "input"
-    path.write_bytes(b"")
-    with path.open("rb") as stream:
-        assert isinstance(stdio.stdin_reader(stream), stdio.BoundedStdinReader)
-    assert isinstance(stdio.stdin_reader(io.BytesIO(b"")), stdio.BoundedStdinReader)
-
-
-def test_discard_reads_in_bounded_chunks() -> None:
+def test_an_oversized_body_is_dropped_as_it_arrives_and_never_reserved() -> None:
     reads: list[int] = []
 
     class Spy(io.BytesIO):
@@ -206,8 +164,11 @@ def test_discard_reads_in_bounded_chunks() -> None:
             reads.append(n)
             return super().read1(n)
 
-    assert stdio.discard(Spy(b"y" * 2500), 2000, chunk=1000) == 2000
-    assert reads == [1000, 1000]
+    reader = framing.FramedReader(Spy(b"y" * 2500 + b"rest"), limit=100)
+    assert reader.body(2500) == framing.DROPPED
+    assert max(reads) <= framing.CHUNK_BYTES and reader.stdin.read() == b"rest"
+    assert framing.FramedReader(io.BytesIO(b"y" * 50), limit=1000).body(500) == b"y" * 50
+    assert framing.FramedReader(io.BytesIO(b"y" * 50), limit=10).body(500) == b""
 
 
 def test_oversized_frame_is_dropped_and_the_server_goes_on() -> None:
@@ -223,6 +184,28 @@ def test_oversized_frame_is_dropped_and_the_server_goes_on() -> None:
         assert server.proc.poll() is None
         stderr = server.stderr_text()
         assert "refusing a message of" in stderr and "MemoryError" not in stderr
+    finally:
+        server.proc.kill()
+        server.finish()
+
+
+@pytest.mark.parametrize("malformed", [
+    b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n{}",
+    b"Content-Length: 5\r\n\r\n{\"jsonrpc\": \"2.0\", \"id\": 50}",
+    b"Content-Length: 300\r\n\r\n{\"jsonrpc\": \"2.0\"}",
+    b"Content-Length: 1e3\r\n\r\n{}",
+    b"Content-Length: -5\r\n\r\n{}",
+    b"content-length: 2\n\n{}",
+    b"{\"jsonrpc\": \"2.0\", \"id\": 51, \"method\": \"shutdown\"}",
+], ids=["5000 digits", "shorter", "longer", "1e3", "-5", "lower-case LF-only", "no header"])
+def test_the_server_answers_after_a_malformed_frame(malformed: bytes) -> None:
+    server = Raw()
+    try:
+        server.initialize()
+        server.send_bytes(malformed)
+        answer = server.request("workspace/symbol", {"query": "x"})
+        assert "result" in answer, answer
+        assert server.proc.poll() is None
     finally:
         server.proc.kill()
         server.finish()

@@ -33,7 +33,6 @@ from hwf_lsp.server.features.commands import (
     bad_arguments,
     refusal,
 )
-from hwf_lsp.server.protocol import WireResult
 
 if TYPE_CHECKING:
     from hwf_lsp.server.documents import Analysis
@@ -103,7 +102,7 @@ class Canvas:
 
     # --- the graph ------------------------------------------------------------------
 
-    async def graph(self, *args: Any) -> WireResult:
+    async def graph(self, *args: Any) -> dict[str, Any]:
         usage = "[uri]"
         uri = self._design_uri(args, usage)
         analysis = self.server.analysis(uri)
@@ -120,7 +119,7 @@ class Canvas:
             self.last_good.move_to_end(uri)
             while len(self.last_good) > LAST_GOOD_KEPT:
                 self.last_good.popitem(last=False)
-        return WireResult(answer)
+        return answer
 
     def _design_uri(self, args: tuple[Any, ...], usage: str) -> str:
         uri = _string(_arg(args, 0, usage, "uri"), usage, "uri")

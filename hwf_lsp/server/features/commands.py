@@ -20,7 +20,6 @@ from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.guard import RequestRefused
-from hwf_lsp.server.protocol import WireResult
 from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_run_id
@@ -283,7 +282,7 @@ class RunCommands:
         from hwf_lsp.server.runs.notify import recent_summaries
 
         runs = await asyncio.to_thread(recent_summaries, self.server, MAX_LISTED_RUNS, design)
-        return WireResult(runs=runs)  # plain JSON: no cattrs walk of 200 summaries
+        return {"runs": runs}
 
 
 # --- errors: a JSON-RPC error and a message, never a crash --------------------------

@@ -2,18 +2,13 @@
 
 No debounce: a validation starts as soon as a change arrives and its result is
 published as soon as it is computed.  Per document there is at most one
-validation in flight.  A keystroke on a design up to ON_LOOP_CHARS is checked on
-the event loop (no thread hop, which costs more than the check on a busy machine);
-opening, saving, runs changing and bigger designs are checked in a worker thread,
-so the loop keeps reading edits meanwhile.  When a check finishes, its result is
-published only if no newer version arrived meanwhile; otherwise the newest text is
-checked next and the stale result is dropped.  `published` remembers the last version sent per
-document, so a version is never published after a newer one.
-
-A keystroke inside a string value (a prompt, an id, an `after` entry...) keeps every
-other token: it is checked with no parse, in the tree of the last parsed text
-(analysis/carry_over.py).  The one wait: a completion trigger character typed in a big
-design lets the completion request sent with it go first (COMPLETION_FIRST_S).
+validation in flight.  A keystroke is checked on the event loop with the runs as
+last read; opening, saving and runs changing are checked in a worker thread, which
+may read the run history from disk, so the loop keeps reading edits meanwhile.
+When a check finishes, its result is published only if no newer version arrived
+meanwhile; otherwise the newest text is checked next and the stale result is
+dropped.  `published` remembers the last version sent per document, so a version
+is never published after a newer one.
 
 A client that pulls diagnostics (textDocument.diagnostic capability) is never pushed
 any: the same checks run, their result is kept for its textDocument/diagnostic
@@ -32,32 +27,13 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from hwf_lsp.server import convert
-from hwf_lsp.server.documents import (
-    Analysis,
-    analyse,
-    carried_from,
-    edit_from,
-    scans_for,
-)
-from hwf_lsp.server.features.completion import TRIGGER_CHARACTERS
+from hwf_lsp.server.documents import Analysis, analyse
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
 log = logging.getLogger(__name__)
-
-ON_LOOP_CHARS = 8_000_000
-"""A keystroke's full check runs on the event loop up to this size (about 10 ms for a
-broken 5 MB design): a hop to the worker thread and back costs milliseconds on a busy
-machine, more than most checks."""
-COMPLETION_FIRST_FROM_CHARS = 100_000
-COMPLETION_FIRST_S = 0.003
-"""A keystroke that types a completion trigger character is followed at once by the
-client's completion request.  On a design this big (about 400 nodes and up) its full
-check waits this long first, so that request is read and answered before the check,
-not after it: the loop idles, and the reader thread takes in the request meanwhile."""
-
 
 class Validator:
     """Coalescing, ordered validation of every open design."""
@@ -114,8 +90,8 @@ class Validator:
         last = self.published.get(key)
         if last is not None and version is not None and version < last:
             return
-        items = convert.diagnostic_dicts(result.findings, result.lines, self.server.encoding,
-                                         self.uris.get(key, key))
+        items = convert.diagnostics(result.findings, result.lines, self.server.encoding,
+                                    self.uris.get(key, key))
         self.published[key] = version
         self._publish(key, version, items)
 
@@ -151,7 +127,6 @@ class Validator:
     async def _run(self, key: str) -> None:
         server = self.server
         loop = asyncio.get_running_loop()
-        completion_first = True
         while True:
             epoch = self.runs_epoch  # a check on the worker may read the runs before a change
             current = server.open_text(key)
@@ -167,21 +142,13 @@ class Validator:
             if cached is not None and cached.version == version and cached.text == text \
                     and not cached.stale:
                 result: Analysis = cached
-            elif (carried := carried_from(server.protocol, key, cached, version, text)) \
-                    is not None:
-                result = carried
-            elif cached is not None and not cached.stale and len(text) <= ON_LOOP_CHARS:
-                if completion_first and self._completion_follows(key, cached, version, text):
-                    completion_first = False
-                    await asyncio.sleep(COMPLETION_FIRST_S)
-                    continue  # the completion's parse of this text, or a newer text
+            elif cached is not None and not cached.stale:
                 # a keystroke: on the loop, with the runs as last read (the watcher's
                 # thread reads the disk, and marks every analysis stale when runs change)
-                result = analyse(key, version, text, server.runs,
-                                 reuse=scans_for(server.protocol, key, cached, version, text))
+                result = analyse(key, version, text, server.runs)
             else:
                 runs = server.runs
-                if runs is not None:  # opened, saved, runs changed, or big: the worker
+                if runs is not None:  # opened, saved or runs changed: the worker
                     runs = runs.refreshing()  # may check the disk
                 try:
                     result = await loop.run_in_executor(
@@ -200,22 +167,12 @@ class Validator:
                 continue
             return
 
-    def _completion_follows(self, key: str, cached: Analysis, version: int | None,
-                            text: str) -> bool:
-        """Whether the didChange that made `text` typed a completion trigger character
-        (alone, or with the closing character the editor added) on a big design."""
-        if len(text) < COMPLETION_FIRST_FROM_CHARS:
-            return False
-        edit = edit_from(self.server.protocol, key, cached, version, text)
-        typed = edit.replacement if edit is not None else ""
-        return 0 < len(typed) <= 2 and typed[0] in TRIGGER_CHARACTERS
-
-    def _publish(self, key: str, version: int | None, items: list[dict]) -> None:
-        """Publish `items` (convert.diagnostic_dicts: already in wire form, see there)."""
+    def _publish(self, key: str, version: int | None,
+                 items: list[types.Diagnostic]) -> None:
         try:
             self.server.text_document_publish_diagnostics(
-                convert.WirePublish(uri=self.uris.get(key, key), diagnostics=items,
-                                    version=version))
+                types.PublishDiagnosticsParams(uri=self.uris.get(key, key), diagnostics=items,
+                                               version=version))
         except Exception:
             log.exception("publishing diagnostics failed")
 

@@ -117,7 +117,7 @@ def publish_runs_changed(server: HwfServer, params: list[dict[str, Any]]) -> Non
     if _supports_refresh(server, "inlay_hint"):
         server.workspace_inlay_hint_refresh(None)
     for one in params:
-        server.protocol.notify_json(RUNS_CHANGED, one)  # plain JSON: no cattrs walk
+        server.protocol.notify(RUNS_CHANGED, one)
 
 
 def on_runs_changed(server: HwfServer, manager: RunManager,
