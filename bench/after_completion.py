@@ -24,8 +24,8 @@ from typing import Any
 
 from bench.gen import Doc, design_with_nodes
 from bench.stats import cpu_ticks, stolen_share
-from hwf_lsp.analysis.completion import complete
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.completion_items import complete
+from hwf_lsp.jsontext.jsontree import parse
 
 
 def after_cursor(text: str) -> int:

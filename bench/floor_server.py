@@ -1,7 +1,8 @@
-"""The floor: a bare pygls 2 server that publishes an empty diagnostics list on open and change.
+"""The floor: a bare pygls 2 server that publishes an empty diagnostics list on open and change,
+and answers completion with an empty list and hover with null.
 
 It does everything the stack itself costs (framing, JSON decode of the params, applying the
-edit to pygls's workspace, encoding the publish) and nothing a real checker adds, so hwf-lsp's
+edit to pygls's workspace, encoding the answer) and nothing a real checker adds, so hwf-lsp's
 latency divided by this one's is the price of our own analysis.
 
     python bench/floor_server.py [--sync full|incremental]
@@ -37,6 +38,14 @@ def build_server(sync: str) -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         publish_empty(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION)
+    def completion(ls: LanguageServer, params: types.CompletionParams) -> types.CompletionList:
+        return types.CompletionList(is_incomplete=False, items=[])
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: LanguageServer, params: types.HoverParams) -> None:
+        return None
 
     return server
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..jsontext.jsontree import ParsedDocument
 from .design import Design, NodeInfo, design_of
-from .jsontree import ParsedDocument
 from .locate import identity_span
 from .navigation import AFTER, occurrence_at, occurrences
 from .symbols import node_label

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from ..jsontext.jsontree import ParsedDocument, source_offset
 from ..workflow.conditions import NAME_PATTERN, ConditionError, parse_condition
 from .design import design_of
-from .jsontree import ParsedDocument, source_offset
 
 __all__ = ["TOKEN_TYPES", "condition_tokens"]
 

@@ -13,7 +13,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .jsontree import JsonNode, Member, ParsedDocument, contains, path_of
+from ..jsontext.jsontree import JsonNode, Member, ParsedDocument, contains, path_of
 
 KEY, VALUE, ITEM, NONE = "key", "value", "item", "none"
 

@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
 from ..workflow.graph import (
     children_map,
     descendants,
@@ -20,7 +21,6 @@ from ..workflow.graph import (
 )
 from ..workflow.plan import build_run_plan
 from ..workflow.vocabulary import NOTE, STEP_KINDS, TRIGGER
-from .jsontree import JsonNode, Member, ParsedDocument
 
 
 @dataclass(slots=True)

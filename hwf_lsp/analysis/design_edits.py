@@ -15,6 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsontext.edits import (
+    Edit,
+    as_json,
+    colon_of,
+    insert_item,
+    insert_member,
+    remove_entries,
+    render_like,
+    replace_value,
+)
+from ..jsontext.jsontree import JsonNode, ParsedDocument
+from ..jsontext.positions import LineIndex
 from ..workflow.graph import would_create_cycle
 from ..workflow.vocabulary import (
     CONDITION,
@@ -26,19 +38,7 @@ from ..workflow.vocabulary import (
     required_payloads,
 )
 from .design import Design, NodeInfo, design_of
-from .json_edits import (
-    Edit,
-    as_json,
-    colon_of,
-    insert_item,
-    insert_member,
-    remove_entries,
-    render_like,
-    replace_value,
-)
-from .jsontree import JsonNode, ParsedDocument
 from .navigation import RenameError, rename
-from .positions import LineIndex
 
 __all__ = ["DesignEdit", "DesignEditError", "add_node", "connect", "delete_node",
            "disconnect", "rename_node", "set_field"]

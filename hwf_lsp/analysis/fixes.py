@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
 from ..workflow.conditions import INDEX_SEGMENT_RE, NAME_RE
 from ..workflow.graph import would_create_cycle
 from ..workflow.vocabulary import (
@@ -44,7 +45,6 @@ from ..workflow.vocabulary import (
     required_payloads,
 )
 from .design import Design, NodeInfo, design_of
-from .jsontree import JsonNode, Member, ParsedDocument
 from .locate import Finding
 from .suggestions import nearest_parent
 

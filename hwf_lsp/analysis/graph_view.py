@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..jsontext.jsontree import JsonNode, ParsedDocument
+from ..jsontext.positions import LineIndex
 from ..workflow.vocabulary import MAIN_FIELD
 from .design import Design, NodeInfo, design_of
-from .jsontree import JsonNode, ParsedDocument
 from .locate import Finding
-from .positions import LineIndex
 
 __all__ = ["RangeOf", "graph_answer", "graph_view", "lsp_ranges"]
 

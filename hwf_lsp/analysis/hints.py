@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..jsontext.jsontree import ParsedDocument
 from .design import design_of
-from .hover import STATUS_LABELS
-from .jsontree import ParsedDocument
+from .hover_text import STATUS_LABELS
 from .runs_index import RunInfo
 
 PLAN, STATUS = "plan", "status"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
 from ..workflow.conditions import ConditionError, parse_condition, resolve_path
 from ..workflow.graph import runs_after, usable_id
 from ..workflow.numbers import whole_number
@@ -26,7 +27,6 @@ from ..workflow.vocabulary import (
     TRIGGER,
     fields_for,
 )
-from .jsontree import JsonNode, Member, ParsedDocument
 from .locate import Finding, Related, identity_span, node_object, string_span
 from .suggestions import did_you_mean
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..jsontext.jsontree import JsonNode, ParsedDocument, source_offset
 from ..workflow.defects import Defect
 from ..workflow.graph import find_cycle
 from ..workflow.validator import first_uses, trigger_indexes
-from .jsontree import JsonNode, ParsedDocument, source_offset
 
 __all__ = ["Finding", "Related", "locate", "node_object", "finding_for", "findings_for",
            "string_span", "identity_span", "moved"]

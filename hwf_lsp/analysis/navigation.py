@@ -13,9 +13,9 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from ..jsontext.jsontree import JsonNode, Member, ParsedDocument, source_offset
 from ..workflow.conditions import NAME_PATTERN
 from .design import Design, NodeInfo, design_of
-from .jsontree import JsonNode, Member, ParsedDocument, source_offset
 
 DEFINITION, AFTER, CONDITION = "definition", "after", "condition"
 _CONDITION_NODE = re.compile(r"\s*out\.(" + NAME_PATTERN + ")")

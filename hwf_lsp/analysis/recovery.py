@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ..jsontext.jsontree import JsonNode, ParsedDocument
 from .design import Design
-from .jsontree import JsonNode, ParsedDocument
 from .locate import Finding
 
 __all__ = ["broken_nodes", "spare_the_rest"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..jsontext.jsontree import ParsedDocument
 from ..workflow.vocabulary import TRIGGER
 from .design import NodeInfo, design_of
-from .jsontree import ParsedDocument
 
 DETAIL_CHARS = 60
 """A field's value shown beside its name in the outline, at most this long."""

@@ -1,6 +1,6 @@
 """`hwf check`: the editor's verdict on design files, for terminals and CI (contract 2).
 
-It uses the same analysis as the language server (`analysis.check.check_text`), so a
+It uses the same analysis as the language server (`analysis.findings.check_text`), so a
 range printed here is the range the editor underlines. The text format is 1-based
 for people (`path:line:col`); the JSON format is the contract: 0-based lines and
 UTF-16 characters, as LSP counts them.
@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hwf_lsp.analysis.check import check_text, finding_to_contract, syntax_findings
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
-from hwf_lsp.cli.design import read_design_text
+from hwf_lsp.analysis.findings import check_text, finding_to_contract
+from hwf_lsp.cli.design_arg import read_design_text, where
 from hwf_lsp.cli.errors import (
     EXIT_FAILED,
     EXIT_OK,
@@ -27,6 +25,7 @@ from hwf_lsp.cli.errors import (
     out,
     out_json,
 )
+from hwf_lsp.jsontext.positions import LineIndex
 
 ERROR, WARNING = "error", "warning"
 
@@ -46,25 +45,10 @@ def is_error(entry: dict[str, Any]) -> bool:
     return str(entry.get("severity", ERROR)).lower() == ERROR
 
 
-def where(path: str, entry: dict[str, Any]) -> str:
-    """`path:line:col` of a contract-2 entry, 1-based line and column (UTF-16 columns)."""
-    start = entry["range"]["start"]
-    return f"{path}:{start['line'] + 1}:{start['character'] + 1}"
-
-
 def text_lines(path: str, entries: list[dict[str, Any]]) -> list[str]:
     """`path:line:col: severity[rule] msg` per entry."""
     return [f"{where(path, entry)}: {entry.get('severity', ERROR)}[{entry.get('rule') or '?'}] "
             f"{entry['msg']}" for entry in entries]
-
-
-def first_syntax_error(path: str, text: str) -> str | None:
-    """`path:line:col: msg` of the text's first JSON syntax error as `hwf check` and the
-    editor show it (same words, same place), or None when the check finds none."""
-    syntax = syntax_findings(parse(text))
-    if not syntax:
-        return None
-    return f"{where(path, finding_to_contract(syntax[0], LineIndex(text)))}: {syntax[0].msg}"
 
 
 def run_check(paths: list[str], fmt: str) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 
 from hwf_lsp.analysis.suggestions import did_you_mean
 from hwf_lsp.cli import render
-from hwf_lsp.cli.design import load_design, refuse_defects
+from hwf_lsp.cli.design_arg import load_design, refuse_defects
 from hwf_lsp.cli.errors import (
     EXIT_BUSY,
     EXIT_FAILED,

@@ -23,12 +23,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from hwf_lsp.analysis.check import check_document
+from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.hermes import current_home, tools
 from hwf_lsp.hermes.engine import Workflows
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.stores import read_text_file

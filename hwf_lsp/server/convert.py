@@ -13,7 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
 
 SOURCE = "hwf"
@@ -111,7 +111,7 @@ def markup(text: str, markdown: bool) -> types.MarkupContent:
 
 def completion_list(items: Any, lines: LineIndex, encoding: str,
                     markdown: bool) -> types.CompletionList:
-    """analysis.completion's Completions as a CompletionList, each item with a text edit."""
+    """analysis.completion_items' Completions as a CompletionList, each item with a text edit."""
     return types.CompletionList(
         is_incomplete=items.incomplete,
         items=[completion_item(item, lines, encoding, markdown) for item in items])

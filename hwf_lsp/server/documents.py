@@ -16,9 +16,9 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from hwf_lsp.analysis.check import check_document
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.analysis.findings import check_document
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.workflow.design_files import design_name_for
 
 log = logging.getLogger(__name__)
@@ -135,14 +135,14 @@ class Analysis:
 
     @property
     def doc(self) -> Any:
-        """analysis.jsontree.ParsedDocument of `text`."""
+        """jsontext.jsontree.ParsedDocument of `text`."""
         if self._doc is None:
             self._doc = parse(self.text)
         return self._doc
 
     @property
     def findings(self) -> list[Any]:
-        """analysis.check.Finding, syntax then rulebook then warnings."""
+        """analysis.findings.Finding, syntax then rulebook then warnings."""
         if self._findings is None:
             outputs = self.run.outputs if self.run is not None else None
             self._findings = check_document(self.doc, run_outputs=outputs)

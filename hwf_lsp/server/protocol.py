@@ -3,7 +3,7 @@
 pygls applies incremental edits by splitting on every character Python treats
 as a line break (including U+2028 and form feeds, which LSP does not count) and
 mishandles ranges past the end of the document.  This protocol applies edits
-with the same line rules as `analysis.positions`, clamps out-of-range positions
+with the same line rules as `jsontext.positions`, clamps out-of-range positions
 and never raises: a bad edit leaves a best-effort text, not a dead document.
 
 It also answers every request, which pygls 2.1 does not: pygls structures a
@@ -35,7 +35,7 @@ from pygls.protocol.json_rpc import (
     JsonRPCResponseMessage,
 )
 
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server.convert import encoding_name
 
 log = logging.getLogger(__name__)

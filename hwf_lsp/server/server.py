@@ -2,7 +2,7 @@
 
 `HwfServer` owns the settings, the analyses per document, the runs index, the
 diagnostics `Validator`, the `RunManager` of runs started from the editor and the
-`RunsWatcher`; `build_server` registers every feature (`features.register_all`).
+`RunsWatcher`; `build_server` registers every feature in FEATURES.
 The runner itself (runner, seams, delivery) is imported on a thread once the client
 is initialized, never before the `initialize` answer: start-up pays only for what
 diagnostics, completion and hover need.
@@ -27,7 +27,28 @@ from hwf_lsp.analysis.runs_index import RunsIndex
 from hwf_lsp.server import guard
 from hwf_lsp.server.convert import encoding_name
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
-from hwf_lsp.server.features import register_all
+from hwf_lsp.server.features import (
+    call_hierarchy,
+    canvas,
+    code_actions,
+    code_lens,
+    commands,
+    completion,
+    definition,
+    diagnostics,
+    document_diagnostic,
+    document_highlight,
+    document_symbols,
+    folding_range,
+    formatting,
+    hover,
+    inlay_hints,
+    references,
+    rename,
+    selection_range,
+    semantic_tokens,
+    workspace_symbols,
+)
 from hwf_lsp.server.features.diagnostics import Validator, client_pulls
 from hwf_lsp.server.framing import FramedReader
 from hwf_lsp.server.guard import guarded
@@ -38,6 +59,14 @@ from hwf_lsp.server.runs.watcher import RunsWatcher
 from hwf_lsp.server.settings import SECTION, Settings
 
 log = logging.getLogger("hwf_lsp.server")
+
+FEATURES = (
+    diagnostics, document_diagnostic, completion, hover, definition, references, rename,
+    document_symbols, document_highlight, folding_range, selection_range, formatting,
+    call_hierarchy, semantic_tokens, workspace_symbols, code_actions, inlay_hints, code_lens,
+    commands, canvas,
+)
+"""Every feature module (one per LSP method), in the order its handlers are registered."""
 
 SERVER_NAME = "hwf-lsp"
 SERVER_VERSION = __version__
@@ -280,7 +309,8 @@ def build_server() -> HwfServer:
     guard.on_error = report
     guard.quiet_refusals()
     _register_lifecycle(server)
-    register_all(server)
+    for feature in FEATURES:
+        feature.register(server)
     return server
 
 

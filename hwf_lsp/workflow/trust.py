@@ -110,15 +110,8 @@ def _load_yaml(text: str) -> Any:
     return yaml.safe_load(text)
 
 
-_cache: dict[Path, tuple[tuple[int, int, int], ModelGate]] = {}
-
-
 def read_model_gate(home: Path | str) -> ModelGate:
-    """The gate as `$HERMES_HOME/config.yaml` (here: `home`) sets it; closed on any doubt.
-
-    Cheap to call often (hover, every run): the file is re-read only when its
-    inode, size or mtime changed.
-    """
+    """The gate as `$HERMES_HOME/config.yaml` (here: `home`) sets it; closed on any doubt."""
     path = config_path(home)
     try:
         info = os.stat(path)
@@ -130,10 +123,6 @@ def read_model_gate(home: Path | str) -> ModelGate:
         return ModelGate(False, path, f"unreadable ({path} is not a regular file)")
     if info.st_size > MAX_CONFIG_BYTES:
         return ModelGate(False, path, f"unreadable ({path} is larger than {MAX_CONFIG_BYTES} bytes)")
-    key = (info.st_ino, info.st_size, info.st_mtime_ns)
-    cached = _cache.get(path)
-    if cached is not None and cached[0] == key:
-        return cached[1]
     try:
         text = path.read_text(encoding="utf-8-sig")
         config = _load_yaml(text)
@@ -141,6 +130,5 @@ def read_model_gate(home: Path | str) -> ModelGate:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         gate = ModelGate(False, path, f"unreadable ({path}: {first})")
     else:
-        gate = gate_from_config(config, path)
-    _cache[path] = (key, gate)
+        return gate_from_config(config, path)
     return gate

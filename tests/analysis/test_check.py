@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hwf_lsp.analysis.check import check_document, check_text, finding_to_contract
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.analysis.findings import check_document, check_text, finding_to_contract
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwf_lsp.analysis import completion
-from hwf_lsp.analysis.check import check_text
-from hwf_lsp.analysis.completion import complete
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis import completion_items as completion
+from hwf_lsp.analysis.completion_items import complete
+from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.analysis.runs_index import RunInfo
+from hwf_lsp.jsontext.jsontree import parse
 
 RUN = RunInfo.from_state({"run_id": "abc123", "name": "d", "status": "completed",
                           "outputs": {"a": {"verdict": "ok", "items": [{"n": 1}], "odd key": 1},

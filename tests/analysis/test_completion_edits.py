@@ -14,8 +14,8 @@ from collections import Counter
 import pytest
 from support.breaks import LAYOUTS, corpus_designs
 
-from hwf_lsp.analysis.completion import complete
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.completion_items import complete
+from hwf_lsp.jsontext.jsontree import parse
 
 SOAK = os.environ.get("HWF_SOAK") == "1"
 

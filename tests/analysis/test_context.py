@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hwf_lsp.analysis.context import ITEM, KEY, NONE, VALUE, cursor_context
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.jsontext.jsontree import parse
 
 N = '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
 

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from hwf_lsp.analysis import design_edits
-from hwf_lsp.analysis.check import check_document
 from hwf_lsp.analysis.design import design_of
+from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_view
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.jsontext.jsontree import parse
 
 REPO = Path(__file__).resolve().parents[2]
 

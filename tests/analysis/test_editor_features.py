@@ -8,14 +8,14 @@ import json
 import pytest
 
 from hwf_lsp.analysis.call_graph import downstream, graph_node_at, upstream
-from hwf_lsp.analysis.check import check_text
 from hwf_lsp.analysis.condition_tokens import TOKEN_TYPES, condition_tokens
-from hwf_lsp.analysis.folding import folds
-from hwf_lsp.analysis.formatting import Layout, closed_container, format_edits
-from hwf_lsp.analysis.hover import hover
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.findings import check_text
+from hwf_lsp.analysis.hover_text import hover
 from hwf_lsp.analysis.runs_index import RunInfo
-from hwf_lsp.analysis.selection import selection_spans
+from hwf_lsp.jsontext.folding import folds
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.layout import Layout, closed_container, format_edits
+from hwf_lsp.jsontext.selection import selection_spans
 
 DEFAULT = Layout()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hwf_lsp.analysis.check import check_text
+from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.analysis.fixes import fixes_for
 
 T = '{"id": "t", "type": "trigger"}'

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from hwf_lsp.analysis.check import check_text
+from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.analysis.fixes import fixes_for
 from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
 

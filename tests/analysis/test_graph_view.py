@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hwf_lsp.analysis.check import check_document
+from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, graph_view, lsp_ranges
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW_FLOW = (REPO / "examples" / "review-flow.hwf.json").read_text(encoding="utf-8")

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.trees import check_tree, same_tree
 
-from hwf_lsp.analysis import jsontree
-from hwf_lsp.analysis.jsontree import (
+from hwf_lsp.jsontext import jsontree
+from hwf_lsp.jsontext.jsontree import (
     BOM_MESSAGE,
     DEPTH_MESSAGE,
     MAX_DEPTH,
@@ -193,7 +193,7 @@ def test_nesting_json_loads_reads_is_never_cut() -> None:
 
 
 def test_a_too_deep_design_is_invalid_with_a_clear_message() -> None:
-    from hwf_lsp.analysis.check import check_text
+    from hwf_lsp.analysis.findings import check_text
 
     text = ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", '
             '"type": "note", "text": "x", "extra": ' + "[" * 10**5)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from hwf_lsp.analysis.hints import hints
-from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.navigation import (
     AFTER,
     CONDITION,
@@ -18,6 +17,7 @@ from hwf_lsp.analysis.navigation import (
 )
 from hwf_lsp.analysis.runs_index import RunInfo
 from hwf_lsp.analysis.symbols import document_symbols, matches_query
+from hwf_lsp.jsontext.jsontree import parse
 
 TEXT = ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
         '{"id": "a", "type": "agent", "prompt": "a a a", "after": ["t"]}, '

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.positions import LineIndex
 
 # (text, offset, encoding, expected (line, character))
 POSITION_CASES = [

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from support.breaks import LAYOUTS, Break, breaks_of, corpus_designs, member_value, node_objects
 
-from hwf_lsp.analysis.check import check_text
-from hwf_lsp.analysis.completion import complete
+from hwf_lsp.analysis.completion_items import complete
 from hwf_lsp.analysis.design import design_of
-from hwf_lsp.analysis.hover import hover
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.findings import check_text
+from hwf_lsp.analysis.hover_text import hover
 from hwf_lsp.analysis.navigation import definition
 from hwf_lsp.analysis.symbols import document_symbols
+from hwf_lsp.jsontext.jsontree import parse
 
 REPO = Path(__file__).resolve().parents[2]
 SOAK = os.environ.get("HWF_SOAK") == "1"

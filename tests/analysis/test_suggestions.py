@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from hwf_lsp.analysis.check import check_text
+from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.analysis.fixes import fixes_for
-from hwf_lsp.analysis.hover import hover
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.analysis.hover_text import hover
+from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.workflow import validate_designer_graph
 
 T = {"id": "start", "type": "trigger"}

@@ -21,7 +21,7 @@ from designs import one_agent
 
 import hwf_lsp.hermes as plugin
 from hwf_lsp.hermes.engine import Workflows
-from hwf_lsp.hermes.seams import LaunchRequest, SubagentSeam, chat_seam
+from hwf_lsp.hermes.host_seams import LaunchRequest, SubagentSeam, chat_seam
 from hwf_lsp.workflow.seams import AgentCancelled, AgentFailure, AgentRequest
 
 

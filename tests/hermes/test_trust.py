@@ -18,7 +18,7 @@ from conftest import gate_config
 from designs import one_agent
 
 from hwf_lsp.hermes.engine import Workflows
-from hwf_lsp.hermes.seams import PluginLlmSeam
+from hwf_lsp.hermes.host_seams import PluginLlmSeam
 from hwf_lsp.workflow.trust import PLUGIN_NAME, read_model_gate
 
 

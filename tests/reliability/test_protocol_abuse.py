@@ -27,8 +27,8 @@ from lsprotocol import types
 from oracle import lsp_lines, utf16_length
 from rawlsp import RawLsp, frame, full_change_params, open_params, position_params
 
-from hwf_lsp.analysis.check import check_text, finding_to_contract
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.analysis.findings import check_text, finding_to_contract
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server.server import build_server
 
 REPO = Path(__file__).resolve().parents[2]

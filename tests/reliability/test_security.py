@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from hwf_lsp.analysis.check import check_text
+from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.workflow import validate_designer_graph
 from hwf_lsp.workflow.conditions import ConditionError, parse_condition
 from hwf_lsp.workflow.delivery import Delivery

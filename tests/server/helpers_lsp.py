@@ -16,7 +16,7 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.positions import LineIndex
 
 HERMES_HOME = Path(os.environ.get("HWF_TEST_HERMES_HOME", ""))
 RUNS_DIR = HERMES_HOME / "workflow-runs"

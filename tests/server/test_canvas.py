@@ -34,7 +34,7 @@ from support.lsp import CLIENTS, client_fixture
 
 from hwf_lsp.analysis import design_edits
 from hwf_lsp.analysis.design import design_of
-from hwf_lsp.analysis.jsontree import parse
+from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.server.features.canvas import CANVAS_COMMANDS
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers_lsp import as_tuple, design_uri, open_and_wait
 
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.positions import LineIndex
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

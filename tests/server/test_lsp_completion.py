@@ -100,7 +100,7 @@ def plain(snippet: str) -> str:
 
 
 def apply_edit(text: str, edit: types.TextEdit, encoding: str) -> str:
-    from hwf_lsp.analysis.positions import LineIndex
+    from hwf_lsp.jsontext.positions import LineIndex
 
     lines = LineIndex(text)
     start = lines.offset(edit.range.start.line, edit.range.start.character, encoding)
@@ -109,7 +109,7 @@ def apply_edit(text: str, edit: types.TextEdit, encoding: str) -> str:
 
 
 async def complete_at(client, uri: str, text: str, offset: int) -> list[types.CompletionItem]:
-    from hwf_lsp.analysis.positions import LineIndex
+    from hwf_lsp.jsontext.positions import LineIndex
 
     line, character = LineIndex(text).position(offset, client.encoding)
     result = await client.text_document_completion_async(types.CompletionParams(

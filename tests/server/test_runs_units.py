@@ -7,8 +7,8 @@ import json
 import pytest
 
 from hwf_lsp.analysis.design import design_of
-from hwf_lsp.analysis.jsontree import parse
 from hwf_lsp.analysis.runs_index import RunInfo
+from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.workflow.run_facts import failed_step

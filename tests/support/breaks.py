@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hwf_lsp.analysis.jsontree import JsonNode, parse
+from hwf_lsp.jsontext.jsontree import JsonNode, parse
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hwf_lsp.analysis.jsontree import JsonNode, ParsedDocument
+from hwf_lsp.jsontext.jsontree import JsonNode, ParsedDocument
 
 
 def check_tree(doc: ParsedDocument) -> None:

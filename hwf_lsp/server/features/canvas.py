@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from hwf_lsp.analysis import design_edits
-from hwf_lsp.analysis.check import check_document
+from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server import convert
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.features.commands import (

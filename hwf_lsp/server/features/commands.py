@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.guard import RequestRefused
 from hwf_lsp.server.runs.summary import run_summary

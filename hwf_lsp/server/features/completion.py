@@ -1,4 +1,4 @@
-"""textDocument/completion: analysis.completion at the cursor, as text edits."""
+"""textDocument/completion: analysis.completion_items at the cursor, as text edits."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from hwf_lsp.analysis.completion import complete
+from hwf_lsp.analysis.completion_items import complete
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.folding import folds
+from hwf_lsp.jsontext.folding import folds
 from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
 

@@ -1,6 +1,6 @@
 """textDocument/formatting, rangeFormatting and onTypeFormatting (after `}` and `]`).
 
-One layout (analysis/formatting.py) for the three ways a client asks for it; the
+One layout (jsontext/layout.py) for the three ways a client asks for it; the
 client's FormattingOptions choose the indent (tabSize, insertSpaces) and the final
 newline.  A design with syntax errors gets no edits.
 """
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.formatting import Layout, closed_container, format_edits
+from hwf_lsp.jsontext.layout import Layout, closed_container, format_edits
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.request import DesignRequest, on_design
 from hwf_lsp.server.guard import guarded

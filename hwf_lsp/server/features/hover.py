@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.hover import hover as hover_at
+from hwf_lsp.analysis.hover_text import hover as hover_at
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.completion import supports_markdown
 from hwf_lsp.server.features.request import on_design

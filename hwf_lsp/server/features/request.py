@@ -15,7 +15,7 @@ from hwf_lsp.server import convert
 if TYPE_CHECKING:
     from lsprotocol import types
 
-    from hwf_lsp.analysis.positions import LineIndex
+    from hwf_lsp.jsontext.positions import LineIndex
     from hwf_lsp.server.documents import Analysis
     from hwf_lsp.server.server import HwfServer
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.selection import selection_spans
+from hwf_lsp.jsontext.selection import selection_spans
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded

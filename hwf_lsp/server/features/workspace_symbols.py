@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.jsontree import parse
-from hwf_lsp.analysis.positions import LineIndex
 from hwf_lsp.analysis.symbols import Symbol, document_symbols, matches_query
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server.documents import design_matcher, uri_to_path
 from hwf_lsp.server.features.document_symbols import symbol_kind
 from hwf_lsp.server.guard import guarded

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsontext.jsontree import ParsedDocument, source_offset
 from ..workflow.conditions import (
     NAME_PATTERN,
     ConditionError,
@@ -24,7 +25,6 @@ from ..workflow.trust import GATE_KEY, ModelGate
 from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
-from .jsontree import ParsedDocument, source_offset
 from .navigation import occurrence_at
 from .runs_index import DONE, FAILED, SKIPPED, WAITING, RunInfo
 

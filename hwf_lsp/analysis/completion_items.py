@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..workflow.conditions import resolve_path
 from ..workflow.graph import ancestors
 from ..workflow.vocabulary import (
@@ -32,7 +33,6 @@ from ..workflow.vocabulary import (
 )
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
-from .jsontree import JsonNode, ParsedDocument
 from .runs_index import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (

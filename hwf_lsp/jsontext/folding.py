@@ -1,6 +1,6 @@
 """Folding: every object and array that spans lines folds, on broken text too.
 
-Offsets of each bracket pair (analysis/tokens.py); which pairs span lines, and where
+Offsets of each bracket pair (jsontext/tokens.py); which pairs span lines, and where
 a fold ends, is decided where lines are known (server/convert.py).
 """
 

@@ -11,8 +11,11 @@ import os
 import shlex
 from typing import Any
 
+from hwf_lsp.analysis.findings import finding_to_contract, syntax_findings
 from hwf_lsp.analysis.suggestions import did_you_mean, with_suggestions
 from hwf_lsp.cli.errors import EXIT_FAILED, CliError, err
+from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.workflow.design_files import DESIGN_SUFFIXES, design_from_text
 from hwf_lsp.workflow.names import check_design_name
 from hwf_lsp.workflow.stores import DesignStore, read_text_file
@@ -65,8 +68,6 @@ def design_in_file(path: str, name: str | None) -> tuple[dict[str, Any], str]:
     try:
         return design_from_text(text, path)
     except ValueError as exc:
-        from hwf_lsp.cli.check import first_syntax_error  # the check pipeline, on failure only
-
         syntax = first_syntax_error(path, text)
         if syntax is None:  # JSON the parser reads but json.loads refuses, or not an object
             raise CliError(f"{path} {exc}; {HOW_TO_LOCATE.format(path=shlex.quote(path))}"
@@ -99,3 +100,18 @@ def refuse_defects(design: dict[str, Any], where: str) -> None:
     if len(defects) > 10:
         err(f"  ... and {len(defects) - 10} more")
     raise CliError(HOW_TO_LOCATE.format(path=shlex.quote(where)), EXIT_FAILED)
+
+
+def where(path: str, entry: dict[str, Any]) -> str:
+    """`path:line:col` of a contract-2 entry, 1-based line and column (UTF-16 columns)."""
+    start = entry["range"]["start"]
+    return f"{path}:{start['line'] + 1}:{start['character'] + 1}"
+
+
+def first_syntax_error(path: str, text: str) -> str | None:
+    """`path:line:col: msg` of the text's first JSON syntax error as `hwf check` and the
+    editor show it (same words, same place), or None when the check finds none."""
+    syntax = syntax_findings(parse(text))
+    if not syntax:
+        return None
+    return f"{where(path, finding_to_contract(syntax[0], LineIndex(text)))}: {syntax[0].msg}"

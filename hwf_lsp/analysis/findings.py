@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..jsontext.jsontree import ParsedDocument, parse
+from ..jsontext.positions import LineIndex
 from ..workflow.validator import collect_defects
 from .design import design_of
-from .jsontree import ParsedDocument, parse
 from .lint import sorted_warnings
 from .locate import Finding, findings_for
-from .positions import LineIndex
 from .recovery import spare_the_rest
 from .suggestions import with_suggestions
 
