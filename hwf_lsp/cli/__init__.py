@@ -132,9 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     check = add("check", "check design files against the rulebook (and editor warnings)")
-    check.add_argument("--format", choices=("text", "json"), default="text",
+    check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
                        help="text: path:line:col (1-based); json: contract 2 "
-                       "(0-based lines, UTF-16 characters)")
+                       "(0-based lines, UTF-16 characters); github: GitHub Actions "
+                       "annotations; sarif: SARIF 2.1.0")
     check.add_argument("paths", nargs="+", metavar="PATH", help="design files")
 
     test = add("test", "run design tests (*.hwf-test.json): mocked agents, answers and "
