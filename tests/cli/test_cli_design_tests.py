@@ -149,3 +149,4 @@ def test_the_examples_pass(hwf):
     tested = {entry["design"] for entry in result.json()}
     assert tested == {"hello-world.hwf.json", "review-flow.hwf.json",
                       "workflow-designs/nightly-digest.json"}
+    assert not hwf.home.exists()  # nothing written to $HERMES_HOME
