@@ -37,24 +37,24 @@ def test_every_example_test_file_is_valid(path, validator):
     validator(SCHEMA).validate(json.loads(path.read_text(encoding="utf-8")))
 
 
-def tests_file(**case):
+def file_with(**case):
     return {"design": "d.hwf.json", "cases": [{"name": "c", "expect": {}, **case}]}
 
 
 # (label, test file, whether the schema accepts it)
 CASES = [
-    ("minimal", tests_file(), True),
-    ("every key", tests_file(agents={"a": [{"fail": "x"}, {"structured": None}]},
+    ("minimal", file_with(), True),
+    ("every key", file_with(agents={"a": [{"fail": "x"}, {"structured": None}]},
                             answers={"b": "approve"}, failing_deliveries=["o"],
                             expect={"status": "completed", "steps": {"a": "not delivered"},
                                     "outputs": {"o": [1]}, "delivered": {"o": False}}), True),
-    ("result with an unknown key", tests_file(agents={"a": {"ouput": "x"}}), False),
-    ("result with two keys", tests_file(agents={"a": {"output": "x", "fail": "y"}}), False),
-    ("empty list of results", tests_file(agents={"a": []}), False),
-    ("unknown status", tests_file(expect={"status": "done"}), False),
-    ("unknown state", tests_file(expect={"steps": {"a": "finished"}}), False),
-    ("delivered not a boolean", tests_file(expect={"delivered": {"o": "yes"}}), False),
-    ("unknown case key", tests_file(answer={}), False),
+    ("result with an unknown key", file_with(agents={"a": {"ouput": "x"}}), False),
+    ("result with two keys", file_with(agents={"a": {"output": "x", "fail": "y"}}), False),
+    ("empty list of results", file_with(agents={"a": []}), False),
+    ("unknown status", file_with(expect={"status": "done"}), False),
+    ("unknown state", file_with(expect={"steps": {"a": "finished"}}), False),
+    ("delivered not a boolean", file_with(expect={"delivered": {"o": "yes"}}), False),
+    ("unknown case key", file_with(answer={}), False),
     ("case without expect", {"design": "d", "cases": [{"name": "c"}]}, False),
     ("no design", {"cases": []}, False),
 ]
