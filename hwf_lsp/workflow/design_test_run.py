@@ -137,10 +137,44 @@ def same_json(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+SHOWN_CHARS = 120
+"""A value longer than this in a failure message is cut, and the message points at the
+first place where the two outputs differ instead."""
+
+
 def _shown(value: Any) -> str:
     if value is _NO_OUTPUT:
         return "no output"
-    return strict_dumps(value, ensure_ascii=False)
+    text = strict_dumps(value, ensure_ascii=False)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def first_difference(want: Any, got: Any, path: str = "") -> tuple[str, Any, Any]:
+    """(path, expected part, actual part) where two JSON values first differ: a key
+    (`review.score`), an index (`issues.0`) or `""` for the values themselves; a key
+    missing on one side reads "no output" there."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key in [*want, *(k for k in got if k not in want)]:
+            here = f"{path}.{key}" if path else str(key)
+            if key not in want or key not in got:
+                return here, want.get(key, _NO_OUTPUT), got.get(key, _NO_OUTPUT)
+            if not same_json(want[key], got[key]):
+                return first_difference(want[key], got[key], here)
+    elif isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for index, (a, b) in enumerate(zip(want, got, strict=True)):
+            if not same_json(a, b):
+                return first_difference(a, b, f"{path}.{index}" if path else str(index))
+    return path, want, got
+
+
+def output_failure(node_id: str, want: Any, got: Any) -> str:
+    """`output of 'x': expected A, got B`; for long values, where they first differ."""
+    whole = f"output of {node_id!r}: expected {_shown(want)}, got {_shown(got)}"
+    if got is _NO_OUTPUT or len(whole) <= 2 * SHOWN_CHARS or "…" not in whole:
+        return whole
+    path, part_want, part_got = first_difference(want, got)
+    where = f" at {path}" if path else ""
+    return f"output of {node_id!r}{where}: expected {_shown(part_want)}, got {_shown(part_got)}"
 
 
 def compare(expect: dict[str, Any], outcome: CaseOutcome) -> list[str]:
@@ -157,7 +191,7 @@ def compare(expect: dict[str, Any], outcome: CaseOutcome) -> list[str]:
     for node_id, want in (expect.get("outputs") or {}).items():
         got = outcome.outputs.get(node_id, _NO_OUTPUT)
         if got is _NO_OUTPUT or not same_json(want, got):
-            failures.append(f"output of {node_id!r}: expected {_shown(want)}, got {_shown(got)}")
+            failures.append(output_failure(node_id, want, got))
     for node_id, want in (expect.get("delivered") or {}).items():
         got = outcome.delivered.get(node_id, False)
         if got != want:

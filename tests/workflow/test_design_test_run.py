@@ -14,6 +14,7 @@ from support.designs import agent, design
 from hwf_lsp.workflow.design_test_run import (
     compare,
     observed_expect,
+    output_failure,
     run_case,
     run_test_file,
     same_json,
@@ -206,3 +207,24 @@ def test_the_words_compared_are_the_run_facts_own(tmp_path):
     facts = {s["id"]: s["status"] for s in run_summary(outcome.state, tmp_path)["step_states"]}
     assert outcome.step_states == {k: v or "not run" for k, v in facts.items()}
     assert compare({"steps": outcome.step_states}, outcome) == []
+
+
+LONG = "x" * 200
+# (label, expected, actual, the message)
+LONG_OUTPUTS = [
+    ("short values are shown whole", {"a": 1}, {"a": 2},
+     "output of 'n': expected {\"a\": 1}, got {\"a\": 2}"),
+    ("a long value: where it first differs", {"text": LONG, "review": {"score": 8}},
+     {"text": LONG, "review": {"score": 4}}, "output of 'n' at review.score: expected 8, got 4"),
+    ("a key only one side has", {"text": LONG}, {"text": LONG, "extra": True},
+     "output of 'n' at extra: expected no output, got true"),
+    ("in a list", [LONG, 1], [LONG, 2], "output of 'n' at 1: expected 1, got 2"),
+    ("a long string itself is cut", LONG, LONG + "y",
+     f"output of 'n': expected \"{'x' * 118}…, got \"{'x' * 118}…"),
+]
+
+
+@pytest.mark.parametrize("label,want,got,message", LONG_OUTPUTS,
+                         ids=[c[0] for c in LONG_OUTPUTS])
+def test_long_outputs_point_at_the_first_difference(label, want, got, message):
+    assert output_failure("n", want, got) == message
