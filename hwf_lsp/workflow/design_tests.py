@@ -176,7 +176,7 @@ def check_test_file(raw: Any, path: str | Path, designs_root: Path | None = None
                                         "test file has design and cases"
                                         f"{_did_you_mean(key, list(FILE_KEYS))}"))
     design_ref = raw.get("design")
-    found = _find_design(design_ref, Path(path), designs_root, errors)
+    found = _find_design(design_ref, "design" in raw, Path(path), designs_root, errors)
     cases_value = raw.get("cases")
     if not isinstance(cases_value, list):
         errors.append(TestFileError(pointer("cases") if "cases" in raw else "", None, "cases",
@@ -194,19 +194,22 @@ def check_test_file(raw: Any, path: str | Path, designs_root: Path | None = None
                           cases)
 
 
-def _find_design(ref: Any, path: Path, designs_root: Path | None,
+def _find_design(ref: Any, given: bool, path: Path, designs_root: Path | None,
                  errors: list[TestFileError]) -> tuple[dict, str, str] | None:
     """(design, its run name, where it was read) for `design`: a path relative to the test
     file, else a design name in the store; None (an error recorded) when it cannot run."""
-    at = pointer("design")
+    at = pointer("design") if given else ""
 
     def fail(msg: str) -> None:
         errors.append(TestFileError(at, None, "design", msg))
 
-    if not isinstance(ref, str) or not ref:
+    if not given:
         fail("missing design: a design file (relative to this file) or a stored design's "
-             "name" if ref is None else f"design must be a non-empty string, not "
-             f"{_type_name(ref)}")
+             "name")
+        return None
+    if not isinstance(ref, str) or not ref:
+        fail(f"design must be a design file or a design name, not "
+             f"{'an empty string' if ref == '' else _type_name(ref)}")
         return None
     candidate = path.parent / ref
     if not candidate.is_file():
