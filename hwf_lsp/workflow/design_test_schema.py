@@ -61,8 +61,10 @@ def expect_schema() -> dict[str, Any]:
         "delivered": _described("Output step id -> whether its delivery was made.", {
             **NODE_MAP, "additionalProperties": {"type": "boolean"}}),
     }
-    return _described("What the run must end with; only what is listed is compared.", {
-        "type": "object", "additionalProperties": False, "properties": properties})
+    return _described("What the run must end with; only what is listed is compared, and "
+                      "at least one thing is.", {
+        "type": "object", "minProperties": 1, "additionalProperties": False,
+        "properties": properties})
 
 
 def case_schema() -> dict[str, Any]:

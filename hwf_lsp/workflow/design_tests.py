@@ -417,6 +417,10 @@ class _CaseChecker:
             if key not in EXPECT_KEYS:
                 self.error(f"{at}{pointer(key)}", "expect", f"unknown key {key!r}; expect "
                            f"has {', '.join(EXPECT_KEYS)}{_did_you_mean(key, list(EXPECT_KEYS))}")
+        if not value:
+            self.error(at, "expect", f"expect is empty: a case that compares nothing always "
+                       f"passes; give at least one of {', '.join(EXPECT_KEYS)} (hwf test "
+                       "--write-expectations fills it from a run)")
         if "status" in value and value["status"] not in RUN_STATUSES:
             self.error(f"{at}/status", "expect.status", f"{value['status']!r} is not a run "
                        f"status: one of {', '.join(RUN_STATUSES)}")

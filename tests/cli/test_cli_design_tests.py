@@ -12,7 +12,7 @@ from support.design_tests import case, hwf_test, write_test
 
 PASSING = case("passes", {"status": "awaiting_agent"})
 FAILING = case("fails", {"status": "completed", "steps": {"work": "done"}})
-INVALID = case("broken", {}, agents={"nope": {"output": "x"}})
+INVALID = case("broken", agents={"nope": {"output": "x"}})
 
 # (label, cases, extra args, exit code, part of stdout, part of stderr)
 EXIT_CASES = [

@@ -38,7 +38,8 @@ def test_every_example_test_file_is_valid(path, validator):
 
 
 def file_with(**case):
-    return {"design": "d.hwf.json", "cases": [{"name": "c", "expect": {}, **case}]}
+    return {"design": "d.hwf.json",
+            "cases": [{"name": "c", "expect": {"status": "completed"}, **case}]}
 
 
 # (label, test file, whether the schema accepts it)
@@ -52,6 +53,7 @@ CASES = [
     ("result with two keys", file_with(agents={"a": {"output": "x", "fail": "y"}}), False),
     ("empty list of results", file_with(agents={"a": []}), False),
     ("unknown status", file_with(expect={"status": "done"}), False),
+    ("empty expect", file_with(expect={}), False),
     ("unknown state", file_with(expect={"steps": {"a": "finished"}}), False),
     ("delivered not a boolean", file_with(expect={"delivered": {"o": "yes"}}), False),
     ("unknown case key", file_with(answer={}), False),

@@ -21,8 +21,9 @@ def branching_design() -> dict:
 
 
 def case(name: str = "c", expect: Any = None, **fields: Any) -> dict:
-    """A case; `expect` defaults to {} (expects nothing), fields as given."""
-    return {"name": name, **fields, "expect": {} if expect is None else expect}
+    """A case; `expect` defaults to {"status": "completed"}, fields as given."""
+    return {"name": name, **fields,
+            "expect": {"status": "completed"} if expect is None else expect}
 
 
 def hwf_test(*cases: dict, design_ref: str = DESIGN_FILE, **extra: Any) -> dict:

@@ -69,7 +69,7 @@ valid_results = st.one_of(
     st.fixed_dictionaries({"output": st.text(max_size=5)}),
     st.fixed_dictionaries({"structured": st.fixed_dictionaries({"score": st.integers(0, 9)})}),
     st.fixed_dictionaries({"fail": st.text(max_size=5)}))
-valid_cases = st.fixed_dictionaries({"expect": st.just({})}, optional={
+valid_cases = st.fixed_dictionaries({"expect": st.just({"status": "completed"})}, optional={
     "agents": st.fixed_dictionaries({"work": valid_results | st.lists(valid_results,
                                                                        min_size=1,
                                                                        max_size=3)}),
