@@ -28,6 +28,7 @@ EPILOG = f"""\
 examples:
   hwf check examples/*.hwf.json             # file:line:col: error[rule] message (1-based)
   hwf check --format json broken.hwf.json   # contract 2: 0-based, UTF-16 ranges
+  hwf test examples                         # design tests: mocked agents, in memory
   hwf run examples/review-flow.hwf.json --agent-command "python examples/agents/echo_agent.py"
   hwf run review-flow                       # a design stored in $HERMES_HOME/workflow-designs
   hwf run review-flow --from review         # re-run 'review' and downstream, reusing the rest
@@ -131,10 +132,22 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     check = add("check", "check design files against the rulebook (and editor warnings)")
-    check.add_argument("--format", choices=("text", "json"), default="text",
+    check.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
                        help="text: path:line:col (1-based); json: contract 2 "
-                       "(0-based lines, UTF-16 characters)")
+                       "(0-based lines, UTF-16 characters); github: GitHub Actions "
+                       "annotations; sarif: SARIF 2.1.0")
     check.add_argument("paths", nargs="+", metavar="PATH", help="design files")
+
+    test = add("test", "run design tests (*.hwf-test.json): mocked agents, answers and "
+               "deliveries, in memory")
+    test.add_argument("--format", choices=("text", "json", "junit"), default="text",
+                      help="text for people; json: contract 7; junit: JUnit XML for CI")
+    test.add_argument("--write-expectations", action="store_true",
+                      help="fill each case's expect from what its run did (a first "
+                      "snapshot to review), keeping the file's other keys")
+    test.add_argument("paths", nargs="*", metavar="PATH",
+                      help="test files or directories (default: every *.hwf-test.json "
+                      "under the current directory)")
 
     run = add("run", "start a run of a design and advance it until it completes or parks")
     run.add_argument("design", metavar="DESIGN",
@@ -214,6 +227,10 @@ def _main(argv: Sequence[str] | None) -> int:
             from hwf_lsp.cli.check import run_check
 
             return run_check(args.paths, args.format)
+        if args.command == "test":
+            from hwf_lsp.cli.design_tests import run_tests
+
+            return run_tests(args.paths, args.format, args.write_expectations)
         from hwf_lsp.cli import runs as cli_runs
 
         return cli_runs.dispatch(args)

@@ -76,6 +76,10 @@ def run_check(paths: list[str], fmt: str) -> int:
         if fmt == "text":
             for line in text_lines(path, entries):
                 out(line)
+    if fmt in ("github", "sarif"):  # for CI systems: report_formats.py
+        from hwf_lsp.cli.report_formats import print_report
+
+        print_report(fmt, report)
     if fmt == "json":
         out_json(report)
     elif (checked := len(paths) - sum(1 for r in report if "error" in r)) > 0:

@@ -26,9 +26,11 @@ EXIT_BUSY = 4
 
 EXIT_CODES_HELP = """\
 exit codes:
-  0  ok: no defects / the run completed / the command succeeded
-  1  defects found (check, or the design given to run) / the run failed or was cancelled
-  2  usage error or bad input (unreadable or non-JSON file, unknown run id, wrong choice)
+  0  ok: no defects / every design test passed / the run completed / the command succeeded
+  1  defects found (check, or the design given to run) / a design test case failed /
+     the run failed or was cancelled
+  2  usage error or bad input (unreadable or non-JSON file, invalid design test file,
+     unknown run id, wrong choice)
   3  the run is parked: it waits for an approval (hwf answer) or an agent (hwf respond)
   4  the run is busy: another runner is advancing it; try again
   128+N  a run being advanced was interrupted by signal N (130: Ctrl-C); it is resumable

@@ -37,6 +37,7 @@ from hwf_lsp.workflow.seams import (
     AgentFailure,
     AgentRequest,
     AgentSeam,
+    AgentUnavailable,
 )
 from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
 from hwf_lsp.workflow.validator import validate_designer_graph
@@ -389,21 +390,15 @@ class Runner:
             model=self._allowed_model(node.get("model")),
         )
         if self.agent is None:
-            state["status"] = "awaiting_agent"
-            state["pending"] = {
-                "kind": "agent", "node": node_id, "prompt": request.prompt,
-                "context": request.context, "profile": request.profile,
-                "timeout_minutes": request.timeout_minutes,
-                "correlation_id": request.correlation_id,
-                "waiting_since": iso_utc(self.clock()),
-            }
-            self._log(state, node_id, "parked", "awaiting an agent: no agent seam configured")
-            self._persist(state)
-            return "parked"
+            return self._park_agent(state, node_id, request, "no agent seam configured")
         self._check_previous_attempt(state, node_id)
         request.on_start = lambda pid: self._record_in_flight(state, node_id, pid)
         try:
             result = self.agent.perform(request, cancel_event=_StopCheck(self, state["run_id"]))
+        except AgentUnavailable as exc:
+            state.pop(IN_FLIGHT_KEY, None)
+            return self._park_agent(state, node_id, request,
+                                    str(exc) or "the agent seam is unavailable")
         except AgentCancelled:
             state.pop(IN_FLIGHT_KEY, None)
             if self._interrupted() and not self._cancel_requested(state):
@@ -426,6 +421,21 @@ class Runner:
             return self._attempt_failed(state, node, f"the agent's answer {exc}")
         self._note(state, node_id, admitted, "the agent's answer")
         return self._finish_step(state, node_id, "agent", admitted.value, "done", "completed")
+
+    def _park_agent(self, state: dict[str, Any], node_id: str, request: AgentRequest,
+                    why: str) -> str:
+        """Park at `awaiting_agent`: no one performs the step, `hwf respond` gives its result."""
+        state["status"] = "awaiting_agent"
+        state["pending"] = {
+            "kind": "agent", "node": node_id, "prompt": request.prompt,
+            "context": request.context, "profile": request.profile,
+            "timeout_minutes": request.timeout_minutes,
+            "correlation_id": request.correlation_id,
+            "waiting_since": iso_utc(self.clock()),
+        }
+        self._log(state, node_id, "parked", f"awaiting an agent: {why}")
+        self._persist(state)
+        return "parked"
 
     def _attempt_failed(self, state: dict[str, Any], node: dict[str, Any], reason: str) -> str:
         """Count a failed attempt: retry, or fail the run past the step's `retries`."""

@@ -38,6 +38,12 @@ class AgentCancelled(AgentFailure):
     """The run was cancelled while the agent worked; not counted as an attempt."""
 
 
+class AgentUnavailable(Exception):
+    """The seam has no one to perform this step now: the run parks at `awaiting_agent`,
+    exactly as with no seam, and is not an attempt (a design test whose mocked results
+    for the step have run out: the run waits for a response, as a real run would)."""
+
+
 @dataclass(slots=True)
 class AgentRequest:
     prompt: str
@@ -145,7 +151,7 @@ class CallableAgentSeam:
     """A Python function as the agent: for embedding and tests.
 
     `fn(request)` returns a dict (holding `structured`/`output`) or a string (= output);
-    any exception it raises is a failed attempt.
+    any exception it raises is a failed attempt, but AgentUnavailable (the run parks).
     """
 
     def __init__(self, fn: Callable[[AgentRequest], Any]) -> None:
@@ -158,7 +164,7 @@ class CallableAgentSeam:
             raise AgentCancelled(f"agent {request.correlation_id} cancelled")
         try:
             value = self.fn(request)
-        except AgentFailure:
+        except (AgentFailure, AgentUnavailable):
             raise
         except Exception as exc:  # any error of the callable is a failed attempt
             raise AgentFailure(f"{type(exc).__name__}: {exc}") from exc

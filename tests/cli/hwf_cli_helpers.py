@@ -37,9 +37,9 @@ class Hwf:
         self.env["HERMES_HOME"] = str(home)
 
     def __call__(self, *args: str, env: dict[str, str] | None = None,
-                 timeout: float = 60) -> Result:
+                 timeout: float = 60, cwd: Path | None = None) -> Result:
         done = subprocess.run(
-            [sys.executable, "-m", "hwf_lsp.cli", *args], cwd=ROOT,
+            [sys.executable, "-m", "hwf_lsp.cli", *args], cwd=cwd or ROOT,
             env={**self.env, **(env or {})}, capture_output=True, text=True,
             timeout=timeout, check=False,
         )

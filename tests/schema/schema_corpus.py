@@ -135,14 +135,15 @@ def valid_design(rng: random.Random) -> dict[str, Any]:
 
 
 def example_designs() -> list[tuple[str, Any]]:
-    """Every JSON document under examples/, except the `*.expected.json` verdict files.
+    """Every JSON document under examples/, except the `*.expected.json` verdict files and
+    the `*.hwf-test.json` design tests.
 
     A file that is not JSON at all (a syntax-error sample) has nothing to validate
     against a schema, so it is left out.
     """
     found = []
     for path in sorted((REPO / "examples").glob("**/*.json")):
-        if path.name.endswith(".expected.json"):
+        if path.name.endswith((".expected.json", ".hwf-test.json")):  # not designs
             continue
         try:
             found.append((str(path.relative_to(REPO)),

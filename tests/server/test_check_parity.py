@@ -15,7 +15,7 @@ from hwf_lsp.jsontext.positions import LineIndex
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 EXAMPLES = sorted(p for p in (Path(__file__).resolve().parents[2] / "examples").rglob("*.json")
-                  if not p.name.endswith(".expected.json"))
+                  if not p.name.endswith((".expected.json", ".hwf-test.json")))
 SEVERITY = {"error": 1, "warning": 2}
 
 

@@ -32,7 +32,7 @@ STRIDE = 23
 
 def example_texts() -> dict[str, str]:
     texts = {p.name: p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.glob("*.json"))
-             if not p.name.endswith(".expected.json")}  # expected CLI output, not a design
+             if not p.name.endswith((".expected.json", ".hwf-test.json"))}  # not designs
     texts.update({p.name: p.read_text(encoding="utf-8")
                   for p in sorted((EXAMPLES / "workflow-designs").glob("*.json"))})
     texts.update(EXTRA)

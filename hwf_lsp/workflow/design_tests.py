@@ -1,0 +1,462 @@
+"""Design test files (`*.hwf-test.json`, PRODUCT.md contract 7): read and checked.
+
+A test file names a design and gives cases: mocked agent results per attempt, approval
+answers, failing deliveries, and what the run must end with.  Everything a case names is
+checked against the design before anything runs, so a typo is an error at its place (a
+JSON pointer such as `/cases/2/agents/draft`, which the editor turns into a range), never
+a case that fails for a reason nobody wrote.  Running the cases is `design_test_run.py`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp.workflow.design_files import DesignFileError, design_from_text, design_name_for
+from hwf_lsp.workflow.names import check_design_name, hermes_home, safe_child
+from hwf_lsp.workflow.plan import build_run_plan
+from hwf_lsp.workflow.run_facts import approval_options
+from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, format_defects, read_text_file
+from hwf_lsp.workflow.validator import validate_designer_graph
+from hwf_lsp.workflow.vocabulary import AGENT, APPROVAL, OUTPUT, RUN_STATUSES
+
+TEST_FILE_SUFFIX = ".hwf-test.json"
+
+STEP_STATES: tuple[str, ...] = (
+    "done", "reused", "answered", "rejected", "skipped", "waiting", "failed",
+    "not delivered", "not run", "running",
+)
+"""The run facts' step states (contract 7): the words an `expect.steps` entry may use."""
+NOT_RUN = "not run"
+
+FILE_KEYS = ("design", "cases")
+OPTIONAL_FILE_KEYS = ("$schema", "description")
+CASE_KEYS = ("name", "agents", "answers", "failing_deliveries", "expect")
+OPTIONAL_CASE_KEYS = ("description",)
+EXPECT_KEYS = ("status", "steps", "outputs", "delivered")
+RESULT_KEYS = ("output", "structured", "fail")
+
+
+@dataclass(frozen=True)
+class TestFileError:
+    """One thing wrong with a test file: where (a JSON pointer into the file), which case
+    (its name, else None), which field of the contract, and why."""
+
+    __test__ = False  # not a pytest class, whatever its name says
+
+    pointer: str
+    case: str | None
+    field: str | None
+    msg: str
+
+    def __str__(self) -> str:
+        where = f"case {self.case!r} " if self.case is not None else ""
+        return f"{where}{self.pointer or '/'}: {self.msg}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pointer": self.pointer, "case": self.case, "field": self.field,
+                "msg": self.msg}
+
+
+class InvalidTestFile(ValueError):
+    """The test file cannot run: every error found, each at its place."""
+
+    def __init__(self, path: str | Path, errors: list[TestFileError]) -> None:
+        self.path = str(path)
+        self.errors = errors
+        super().__init__("; ".join(str(e) for e in errors))
+
+
+@dataclass(frozen=True)
+class MockResult:
+    """One mocked attempt of an agent step: its `output`, its `structured` result, or a
+    failure (`fail`, the reason)."""
+
+    kind: str
+    value: Any
+
+
+@dataclass
+class DesignCase:
+    """One case, checked against the design."""
+
+    name: str
+    index: int
+    agents: dict[str, list[MockResult]] = field(default_factory=dict)
+    answers: dict[str, str] = field(default_factory=dict)
+    failing_deliveries: frozenset[str] = frozenset()
+    expect: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class DesignTestFile:
+    """A test file that can run: its design (valid), the design's name, its cases, and the
+    file's JSON as read (`--write-expectations` writes it back with `expect` filled)."""
+
+    __test__ = False
+
+    path: str
+    raw: dict[str, Any]
+    design_ref: str
+    design: dict[str, Any]
+    design_name: str
+    design_path: str
+    cases: list[DesignCase]
+
+
+def pointer(*parts: str | int) -> str:
+    """A JSON pointer (RFC 6901): `~` and `/` inside a key escaped."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def load_test_file(path: str | Path, designs_root: Path | None = None, *,
+                   with_expect: bool = True) -> DesignTestFile:
+    """Read and check a test file.  FileNotFoundError when it is missing; InvalidTestFile
+    (every error, each at its place) when it is unreadable, not JSON, names no design that
+    can run, or a case names what the design does not have.
+
+    `designs_root` is where a design named (not a path) is looked up: by default
+    `$HERMES_HOME/workflow-designs`, only read.  `with_expect=False` leaves each case's
+    `expect` unchecked and optional (`--write-expectations` replaces it)."""
+    text = read_test_text(path)
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidTestFile(path, [TestFileError(
+            "", None, None, f"not valid JSON: {exc.msg} at line {exc.lineno}, column "
+            f"{exc.colno}")]) from None
+    except (ValueError, RecursionError) as exc:
+        raise InvalidTestFile(path, [TestFileError("", None, None,
+                                                   f"not valid JSON: {exc}")]) from None
+    return check_test_file(raw, path, designs_root, with_expect=with_expect)
+
+
+def read_test_text(path: str | Path) -> str:
+    """The file's text (the engine's one reader: regular files, size cap, BOM dropped);
+    an unreadable file is InvalidTestFile, a missing one FileNotFoundError."""
+    try:
+        return read_text_file(path)
+    except FileNotFoundError:
+        raise
+    except ValueError as exc:
+        raise InvalidTestFile(path, [TestFileError("", None, None, str(exc))]) from None
+
+
+def check_test_file(raw: Any, path: str | Path, designs_root: Path | None = None, *,
+                    with_expect: bool = True) -> DesignTestFile:
+    """A parsed test file checked (see `load_test_file`)."""
+    if not isinstance(raw, dict):
+        raise InvalidTestFile(path, [TestFileError(
+            "", None, None, f"a test file is a JSON object with design and cases, not "
+            f"{_type_name(raw)}")])
+    errors: list[TestFileError] = []
+    for key in raw:
+        if key not in FILE_KEYS + OPTIONAL_FILE_KEYS:
+            errors.append(TestFileError(pointer(key), None, key, f"unknown key {key!r}; a "
+                                        "test file has design and cases"
+                                        f"{_did_you_mean(key, list(FILE_KEYS))}"))
+    design_ref = raw.get("design")
+    found = _find_design(design_ref, "design" in raw, Path(path), designs_root, errors)
+    cases_value = raw.get("cases")
+    if not isinstance(cases_value, list):
+        errors.append(TestFileError(pointer("cases") if "cases" in raw else "", None, "cases",
+                                    "cases must be an array of cases" if "cases" in raw
+                                    else "missing cases: an array of cases"))
+        cases_value = []
+    if found is None:  # nothing to check the cases against
+        errors.extend(_case_shape_errors(cases_value))
+        raise InvalidTestFile(path, errors)
+    design, design_name, design_path = found
+    cases = _CaseChecker(design, errors, with_expect).check_all(cases_value)
+    if errors:
+        raise InvalidTestFile(path, errors)
+    return DesignTestFile(str(path), raw, str(design_ref), design, design_name, design_path,
+                          cases)
+
+
+def _find_design(ref: Any, given: bool, path: Path, designs_root: Path | None,
+                 errors: list[TestFileError]) -> tuple[dict, str, str] | None:
+    """(design, its run name, where it was read) for `design`: a path relative to the test
+    file, else a design name in the store; None (an error recorded) when it cannot run."""
+    at = pointer("design") if given else ""
+
+    def fail(msg: str) -> None:
+        errors.append(TestFileError(at, None, "design", msg))
+
+    if not given:
+        fail("missing design: a design file (relative to this file) or a stored design's "
+             "name")
+        return None
+    if not isinstance(ref, str) or not ref:
+        fail(f"design must be a design file or a design name, not "
+             f"{'an empty string' if ref == '' else _type_name(ref)}")
+        return None
+    candidate = path.parent / ref
+    if not candidate.is_file():
+        candidate = _stored_design(ref, designs_root)
+    if candidate is None:
+        fail(f"no design file {ref!r} beside this test file and no design named {ref!r} "
+             "in the store")
+        return None
+    try:
+        design, _name = design_from_text(read_text_file(candidate), candidate)
+    except (DesignFileError, ValueError, OSError) as exc:
+        fail(f"design {ref!r} ({candidate}) {exc}")
+        return None
+    defects = validate_designer_graph(design)
+    if defects:
+        fail(format_defects(f"design {ref!r}", defects) + "; a design with defects cannot "
+             "run (hwf check shows where)")
+        return None
+    return design, design_name_for(design, candidate) or "design", str(candidate)
+
+
+def _stored_design(name: str, designs_root: Path | None) -> Path | None:
+    """The store's file of design `name` when it exists (read only: no store is opened,
+    so nothing in $HERMES_HOME is swept or written)."""
+    try:
+        check_design_name(name)
+        root = designs_root if designs_root is not None else hermes_home() / DESIGNS_DIRNAME
+        candidate = safe_child(Path(root), f"{name}.json")
+    except ValueError:
+        return None
+    return candidate if candidate.is_file() else None
+
+
+def _case_shape_errors(cases: list[Any]) -> list[TestFileError]:
+    """With no design to check against: only that each case is an object with a name."""
+    return [TestFileError(pointer("cases", i), None, None, "a case must be an object")
+            for i, case in enumerate(cases) if not isinstance(case, dict)]
+
+
+class _CaseChecker:
+    """Checks each case against the design, recording errors at their places."""
+
+    def __init__(self, design: dict[str, Any], errors: list[TestFileError],
+                 with_expect: bool = True) -> None:
+        self.with_expect = with_expect
+        self.nodes: dict[str, dict] = {}
+        for node in design["nodes"]:
+            self.nodes.setdefault(node["id"], node)
+        self.steps = [step["id"] for step in build_run_plan(design)]
+        self.errors = errors
+        self.case: str | None = None
+
+    def error(self, at: str, field_name: str | None, msg: str) -> None:
+        self.errors.append(TestFileError(at, self.case, field_name, msg))
+
+    def check_all(self, cases: list[Any]) -> list[DesignCase]:
+        checked: list[DesignCase] = []
+        seen: set[str] = set()
+        for index, case in enumerate(cases):
+            self.case = None
+            at = pointer("cases", index)
+            if not isinstance(case, dict):
+                self.error(at, None, f"a case must be an object, not {_type_name(case)}")
+                continue
+            name = case.get("name")
+            if isinstance(name, str) and name:
+                self.case = name
+                if name in seen:
+                    self.error(pointer("cases", index, "name"), "name",
+                               f"two cases are named {name!r}; each case needs its own name")
+                seen.add(name)
+            else:
+                self.error(pointer("cases", index, "name") if "name" in case else at, "name",
+                           "a case needs a name (a non-empty string)")
+            checked.append(self.check_case(case, index, name if isinstance(name, str) else ""))
+        return checked
+
+    def check_case(self, case: dict[str, Any], index: int, name: str) -> DesignCase:
+        at = pointer("cases", index)
+        for key in case:
+            if key not in CASE_KEYS + OPTIONAL_CASE_KEYS:
+                self.error(pointer("cases", index, key), key,
+                           f"unknown key {key!r}; a case has {', '.join(CASE_KEYS)}"
+                           f"{_did_you_mean(key, list(CASE_KEYS))}")
+        result = DesignCase(name, index)
+        result.agents = self.agents(case.get("agents"), at + "/agents")
+        result.answers = self.answers(case.get("answers"), at + "/answers")
+        result.failing_deliveries = self.failing(case.get("failing_deliveries"),
+                                                 at + "/failing_deliveries")
+        if not self.with_expect:
+            pass
+        elif "expect" not in case:
+            self.error(at, "expect", "a case needs expect (what the run must end with)")
+        else:
+            result.expect = self.expect(case["expect"], at + "/expect")
+        return result
+
+    # --- what a case names ------------------------------------------------
+
+    def node(self, node_id: str, at: str, field_name: str, kinds: tuple[str, ...],
+             what: str) -> bool:
+        """Whether `node_id` is a node of one of `kinds`; else an error at `at`."""
+        node = self.nodes.get(node_id)
+        if node is None:
+            self.error(at, field_name, f"unknown node {node_id!r}: the design has no such "
+                       f"node{_did_you_mean(node_id, list(self.nodes))}")
+            return False
+        if node.get("type") not in kinds:
+            self.error(at, field_name, f"{node_id!r} is {_a(node.get('type'))}, not {what}")
+            return False
+        return True
+
+    def mapping(self, value: Any, at: str, field_name: str, what: str) -> dict[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.error(at, field_name, f"{field_name} must be an object of {what}, not "
+                       f"{_type_name(value)}")
+            return {}
+        return value
+
+    def agents(self, value: Any, at: str) -> dict[str, list[MockResult]]:
+        mocks: dict[str, list[MockResult]] = {}
+        for node_id, given in self.mapping(value, at, "agents", "node: result(s)").items():
+            here = f"{at}{pointer(node_id)}"
+            if not self.node(node_id, here, "agents", (AGENT,), "an agent"):
+                continue
+            if isinstance(given, list):
+                if not given:
+                    self.error(here, "agents", "an empty list of results: give one result "
+                               "per attempt, or leave the node out (the run then parks)")
+                results = [self.result(r, f"{here}/{i}") for i, r in enumerate(given)]
+            else:
+                results = [self.result(given, here)]
+            mocks[node_id] = [r for r in results if r is not None]
+        return mocks
+
+    def result(self, value: Any, at: str) -> MockResult | None:
+        """A RESULT: exactly one of {"output": str}, {"structured": any}, {"fail": str}."""
+        shapes = 'a result is {"output": str}, {"structured": any} or {"fail": str}'
+        if not isinstance(value, dict):
+            self.error(at, "agents", f"{shapes}, not {_type_name(value)}")
+            return None
+        unknown = [k for k in value if k not in RESULT_KEYS]
+        for key in unknown:
+            self.error(f"{at}{pointer(key)}", "agents", f"unknown key {key!r} in a result; "
+                       f"{shapes}{_did_you_mean(key, list(RESULT_KEYS))}")
+        known = [k for k in value if k in RESULT_KEYS]
+        if unknown:
+            return None
+        if len(known) != 1:
+            self.error(at, "agents", f"{shapes}: exactly one of these keys, not "
+                       f"{len(known)}")
+            return None
+        kind = known[0]
+        if kind in ("output", "fail") and not isinstance(value[kind], str):
+            self.error(f"{at}{pointer(kind)}", "agents",
+                       f"{kind} must be a string, not {_type_name(value[kind])}")
+            return None
+        return MockResult(kind, value[kind])
+
+    def answers(self, value: Any, at: str) -> dict[str, str]:
+        answers: dict[str, str] = {}
+        for node_id, choice in self.mapping(value, at, "answers", "node: choice").items():
+            here = f"{at}{pointer(node_id)}"
+            if not self.node(node_id, here, "answers", (APPROVAL,), "an approval"):
+                continue
+            options = approval_options(self.nodes[node_id].get("options"))
+            if choice not in options:
+                self.error(here, "answers", f"{choice!r} is not an option of approval "
+                           f"{node_id!r}: choose one of {', '.join(map(repr, options))}")
+                continue
+            answers[node_id] = choice
+        return answers
+
+    def failing(self, value: Any, at: str) -> frozenset[str]:
+        if value is None:
+            return frozenset()
+        if not isinstance(value, list):
+            self.error(at, "failing_deliveries", "failing_deliveries must be an array of "
+                       f"output node ids, not {_type_name(value)}")
+            return frozenset()
+        failing = set()
+        for i, node_id in enumerate(value):
+            here = f"{at}/{i}"
+            if not isinstance(node_id, str):
+                self.error(here, "failing_deliveries",
+                           f"a node id is a string, not {_type_name(node_id)}")
+            elif self.node(node_id, here, "failing_deliveries", (OUTPUT,), "an output"):
+                if not self.nodes[node_id].get("deliver"):
+                    self.error(here, "failing_deliveries",
+                               f"output {node_id!r} has no deliver: it delivers nothing "
+                               "that could fail")
+                else:
+                    failing.add(node_id)
+        return frozenset(failing)
+
+    # --- what a case expects ----------------------------------------------
+
+    def expect(self, value: Any, at: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.error(at, "expect", f"expect must be an object, not {_type_name(value)}")
+            return {}
+        for key in value:
+            if key not in EXPECT_KEYS:
+                self.error(f"{at}{pointer(key)}", "expect", f"unknown key {key!r}; expect "
+                           f"has {', '.join(EXPECT_KEYS)}{_did_you_mean(key, list(EXPECT_KEYS))}")
+        if not value:
+            self.error(at, "expect", f"expect is empty: a case that compares nothing always "
+                       f"passes; give at least one of {', '.join(EXPECT_KEYS)} (hwf test "
+                       "--write-expectations fills it from a run)")
+        if "status" in value and value["status"] not in RUN_STATUSES:
+            self.error(f"{at}/status", "expect.status", f"{value['status']!r} is not a run "
+                       f"status: one of {', '.join(RUN_STATUSES)}")
+        self.expected_per_step(value.get("steps"), f"{at}/steps", "steps",
+                               lambda state, here: self.step_state(state, here))
+        self.expected_per_step(value.get("outputs"), f"{at}/outputs", "outputs", None)
+        self.expected_per_node(value.get("delivered"), f"{at}/delivered")
+        return value
+
+    def expected_per_step(self, value: Any, at: str, key: str, check: Any) -> None:
+        field_name = f"expect.{key}"
+        for node_id, expected in self.mapping(value, at, field_name, "node: value").items():
+            here = f"{at}{pointer(node_id)}"
+            if node_id in self.nodes and node_id not in self.steps:
+                self.error(here, field_name, f"{node_id!r} is {_a(self.nodes[node_id].get('type'))}, "
+                           "not a step: a run has no state or output for it")
+            elif self.node(node_id, here, field_name, (AGENT, "condition", APPROVAL, OUTPUT),
+                           "a step") and check is not None:
+                check(expected, here)
+
+    def step_state(self, state: Any, at: str) -> None:
+        if state not in STEP_STATES:
+            self.error(at, "expect.steps", f"{state!r} is not a step state: one of "
+                       f"{', '.join(STEP_STATES)}")
+
+    def expected_per_node(self, value: Any, at: str) -> None:
+        for node_id, expected in self.mapping(value, at, "expect.delivered",
+                                              "output: true/false").items():
+            here = f"{at}{pointer(node_id)}"
+            if self.node(node_id, here, "expect.delivered", (OUTPUT,), "an output") \
+                    and not isinstance(expected, bool):
+                self.error(here, "expect.delivered", f"delivered is true or false, not "
+                           f"{_type_name(expected)}")
+
+
+def _a(kind: Any) -> str:
+    if not isinstance(kind, str):
+        return "a node of no kind"
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
