@@ -19,6 +19,7 @@ from typing import Any
 
 from hwf_lsp.hermes.engine import MAX_RUNS_LISTED, Workflows
 from hwf_lsp.hermes.prompts import instructions_for
+from hwf_lsp.hermes.results import answer_json
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.run_facts import approval_options
@@ -219,7 +220,7 @@ def runs(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
 
 def show(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     _reject_unknown(args, ("run_id",))
-    return _existing_run(flows, _run_id(args))
+    return {"run": _existing_run(flows, _run_id(args))}  # wrapped: see results.py
 
 
 def cancel(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -298,8 +299,8 @@ TOOLS: tuple[tuple[dict[str, Any], Callable[[Workflows, dict[str, Any]], dict[st
               "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RUNS_LISTED,
                         "description": f"at most this many (default {DEFAULT_RUNS_LIMIT})"}}),
      runs),
-    (_schema("workflow_run_show", "The full state of one run (outputs, log, what it waits "
-             "for).", {"run_id": _RUN_ID}, ("run_id",)), show),
+    (_schema("workflow_run_show", "The full state of one run: {run: state} (outputs, log, "
+             "what it waits for in run.pending).", {"run_id": _RUN_ID}, ("run_id",)), show),
     (_schema("workflow_run_cancel", "Cancel a run. Answers the run summary.",
              {"run_id": _RUN_ID}, ("run_id",)), cancel),
 )
@@ -325,13 +326,6 @@ def error_result(exc: BaseException) -> dict[str, Any]:
     return {"error": f"internal error: {type(exc).__name__}: {exc}"}
 
 
-def to_json(value: dict[str, Any]) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return json.dumps({"error": f"result is not JSON: {exc}"})
-
-
 def call_tool(fn: Callable[[Workflows, dict[str, Any]], dict[str, Any]], args: Any,
               home: Path, seam: AgentSeam | None) -> str:
     """One tool call: a JSON string, whatever happens."""
@@ -340,6 +334,6 @@ def call_tool(fn: Callable[[Workflows, dict[str, Any]], dict[str, Any]], args: A
             args = {}
         if not isinstance(args, dict):
             raise ArgumentError(None, "arguments must be a JSON object")
-        return to_json(fn(Workflows(home, seam), args))
+        return answer_json(fn(Workflows(home, seam), args))
     except Exception as exc:  # noqa: BLE001 - a tool answers an error object, never a traceback
-        return to_json(error_result(exc))
+        return answer_json(error_result(exc))

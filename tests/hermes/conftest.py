@@ -75,9 +75,21 @@ def dispatch(manager: Any) -> Callable[..., dict[str, Any]]:
         raw = registry.dispatch(name, args)
         assert isinstance(raw, str), raw
         assert "Traceback" not in raw, raw
-        return json.loads(raw)
+        answer = json.loads(raw)
+        assert_host_reads_right(name, raw, answer)
+        return answer
 
     return call
+
+
+def assert_host_reads_right(name: str, raw: str, answer: Any) -> None:
+    """The host's own failure check (`agent/display.py`, not a copy) flags `raw` exactly
+    when the answer is an error: a set top-level `error` (docs/hermes.md, "Tools")."""
+    from agent.display import _detect_tool_failure
+
+    failed, suffix = _detect_tool_failure(name, raw)
+    expected = isinstance(answer, dict) and bool(answer.get("error"))
+    assert failed is expected, f"{name}: host says failed={failed}{suffix} for {raw[:500]}"
 
 
 def hermes_env(home: Path, **extra: str) -> dict[str, str]:
@@ -90,3 +102,17 @@ def tree(root: Path) -> dict[str, bytes]:
     """Every file under `root` and its bytes: proof that nothing was written."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file()}
+
+
+@pytest.fixture
+def fake(hermes_home: Path) -> Any:
+    """A scripted model server on 127.0.0.1, Hermes' configured model (provider custom)."""
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI(lambda messages: {"content": "ok"}) as server:
+        (hermes_home / "config.yaml").write_text(json.dumps({
+            "model": {"provider": "custom", "base_url": server.base_url,
+                      "default": server.model, "api_key": "sk-offline"},
+            "plugins": {"enabled": ["visual-workflow"]},
+        }))
+        yield server

@@ -93,7 +93,7 @@ def test_run_parks_and_respond_answer_finish_it(dispatch, hermes_home: Path) -> 
     (notification,) = answered["notifications"]
     assert json.loads(notification) == {"draft": "notes v2", "gate": {"choice": "ship"}}
     assert without_hints(answered) == summary_on_disk(hermes_home, run_id)
-    state = dispatch("workflow_run_show", {"run_id": run_id})
+    state = dispatch("workflow_run_show", {"run_id": run_id})["run"]
     assert state == RunStore.at_home(hermes_home).load(run_id)
     assert state["outputs"]["draft"] == "notes v2" and state["answers"] == {"gate": "ship"}
 
