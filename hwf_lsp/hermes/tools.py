@@ -214,8 +214,11 @@ def runs(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     if status is not None and status not in RUN_STATUSES:
         raise ArgumentError("status", f"unknown status {status!r}: one of "
                             f"{', '.join(RUN_STATUSES)}")
-    states = flows.recent(design, status, _limit(args))
-    return {"runs": [summary_of(flows, s, parked_hint=False) for s in states]}
+    states, unreadable = flows.recent_with_unreadable(design, status, _limit(args))
+    listed: dict[str, Any] = {"runs": [summary_of(flows, s, parked_hint=False) for s in states]}
+    if unreadable:
+        listed["unreadable"] = unreadable
+    return listed
 
 
 def show(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:

@@ -98,6 +98,29 @@ def hermes_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+BAD_DESIGNS = {"loop": "a symlink loop", "zero": "escapes", "fifo": "named pipe (FIFO)",
+               "corrupt": "is corrupt"}
+BAD_RUNS = {"abcdef000001": "not a regular file", "abcdef000002": "not a regular file",
+            "abcdef000003": "not a regular file"}
+"""The bad entries `add_bad_entries` makes, and a word of the reason each is skipped for."""
+
+
+def add_bad_entries(home: Path) -> None:
+    """One of each bad entry of issue 31 (item 6) beside the good ones: a symlink loop, a
+    link to /dev/zero, a FIFO, a corrupt file; in the runs too."""
+    designs, runs = home / "workflow-designs", home / "workflow-runs"
+    designs.mkdir(exist_ok=True)
+    runs.mkdir(exist_ok=True)
+    os.symlink("loop.json", designs / "loop.json")
+    os.symlink("/dev/zero", designs / "zero.json")
+    os.mkfifo(designs / "fifo.json")
+    (designs / "corrupt.json").write_text("{not json")
+    loop, zero, fifo = BAD_RUNS
+    os.symlink(f"{loop}.json", runs / f"{loop}.json")
+    os.symlink("/dev/zero", runs / f"{zero}.json")
+    os.mkfifo(runs / f"{fifo}.json")
+
+
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under `root` and its bytes: proof that nothing was written."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
