@@ -41,7 +41,9 @@ def current_home() -> Path:
 def register(ctx: Any) -> None:
     """Hermes' plugin hook: tools, `/workflow` and `hermes workflow`."""
     from hwf_lsp.hermes import cli, slash, tools
-    from hwf_lsp.hermes.seams import chat_seam, llm_seam
+    from hwf_lsp.hermes.seams import chat_seam, llm_seam, remember_host_context
+
+    remember_host_context(ctx)
 
     def handler_for(fn: Any) -> Any:
         def handle(args: Any, **_context: Any) -> str:
