@@ -118,8 +118,11 @@ def test_cron_performs_the_agent_step_of_an_hwf_run_and_chat_answers(
 
     prompt = hwf(hermes_home, "hermes", "cron-prompt", run_id).stdout.strip()
     assert prompt == cron_prompt(run_id)
-    created = hermes(hermes_home, "cron", "create", "every 1h", prompt)
+    created = hermes(hermes_home, "workflow", "cron", "every 1h", run_id)
     job_id = re.search(r"Created job: (\S+)", created.stdout).group(1)
+    (job,) = json.loads((hermes_home / "cron" / "jobs.json").read_text())["jobs"]
+    assert (job["name"], job["prompt"]) == (f"workflow review {run_id}", prompt)
+    assert job["enabled_toolsets"] == ["visual_workflow", "no_mcp"]
     fake.script = ToolPlan(
         lambda _: call("workflow_run_show", run_id=run_id),
         lambda shown: call("workflow_design_respond", run_id=shown["run"]["run_id"],
@@ -129,6 +132,9 @@ def test_cron_performs_the_agent_step_of_an_hwf_run_and_chat_answers(
     ran = hermes(hermes_home, "cron", "run", job_id)
     assert "Ran now: succeeded" in ran.stdout, ran.stdout
     assert tool_calls_made(fake) == ["workflow_run_show", "workflow_design_respond"]
+    offered = sorted(t["function"]["name"] for t in fake.requests[0]["tools"])
+    print(f"\ncron job toolsets {job['enabled_toolsets']}: the session is offered {offered}")
+    assert offered == sorted(TOOL_NAMES)  # no terminal, files, code or delegation
     cron_session = fake.requests[-1]["messages"]
     assert any("workflow_design_respond" in str(m.get("content")) for m in cron_session
                if m.get("role") in ("user", "system"))
