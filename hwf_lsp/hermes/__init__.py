@@ -1,7 +1,7 @@
 """The Hermes Agent plugin `visual-workflow`: the hwf-lsp engine inside Hermes (contract 6).
 
 Hermes finds it through the entry point `visual-workflow = hwf_lsp.hermes` in the
-group `hermes_agent.plugins` (`pip install 'hwf-lsp[hermes]'` into Hermes'
+group `hermes_agent.plugins` (hwf-lsp installed from a checkout or wheel into Hermes'
 environment), or as the directory `$HERMES_HOME/plugins/visual-workflow/` that
 `hwf hermes install` writes. Either way it is off until `plugins.enabled` names it,
 and its config key is `plugins.entries.visual-workflow`.

@@ -33,6 +33,9 @@ def add_hermes_command(sub: Any) -> argparse.ArgumentParser:
                          help="the Hermes home (default: $HERMES_HOME, else ~/.hermes)")
     install.add_argument("--no-enable", action="store_true",
                          help="write the plugin directory but leave config.yaml alone")
+    install.add_argument("--no-dashboard", action="store_true",
+                         help="install without the dashboard tab (whose script `make "
+                         "dashboard-js` builds): tools, /workflow and `hermes workflow` only")
     prompt = commands.add_parser(
         "cron-prompt", help="print the prompt of a Hermes cron job that performs agent steps",
         description="Print the prompt for `hermes cron create SCHEDULE PROMPT`: the fresh "
@@ -51,7 +54,12 @@ def _home(value: str | None) -> Path:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from hwf_lsp.hermes.install import enable_in_config, package_dir, write_plugin_dir
+    from hwf_lsp.hermes.install import (
+        MissingBundle,
+        enable_in_config,
+        package_dir,
+        write_plugin_dir,
+    )
     from hwf_lsp.hermes.tools import TOOL_NAMES
 
     home = _home(args.home)
@@ -61,9 +69,14 @@ def _install(args: argparse.Namespace) -> int:
         release = version("hwf-lsp")
     except Exception:  # noqa: BLE001 - not installed as a distribution: still installable
         release = "0"
-    target = write_plugin_dir(home, release, TOOL_NAMES)
-    print(f"wrote {target}/plugin.yaml, __init__.py and dashboard/ (loads hwf_lsp from "
-          f"{package_dir()})")
+    try:
+        target = write_plugin_dir(home, release, TOOL_NAMES,
+                                  with_dashboard=not args.no_dashboard)
+    except MissingBundle as exc:
+        print(f"hwf hermes install: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    tab = "" if args.no_dashboard else " and dashboard/"
+    print(f"wrote {target}/plugin.yaml, __init__.py{tab} (loads hwf_lsp from {package_dir()})")
     if args.no_enable:
         print("not enabled: run `hermes plugins enable visual-workflow` when you want it")
         return EXIT_OK

@@ -121,6 +121,19 @@ def add_bad_entries(home: Path) -> None:
     os.mkfifo(runs / f"{fifo}.json")
 
 
+def stub_dashboard_source(target: Path, *, built: bool = True) -> Path:
+    """The tab's source as `make dashboard-js` leaves it (the package's manifest, a stub
+    bundle in dist/), or, not `built`, the manifest alone."""
+    from hwf_lsp.hermes.install import dashboard_source
+
+    (target / "dist").mkdir(parents=True)
+    (target / "manifest.json").write_bytes((dashboard_source() / "manifest.json").read_bytes())
+    if built:
+        (target / "dist" / "canvas-dashboard.js").write_text("/* stub bundle */\n")
+        (target / "dist" / "canvas-dashboard.css").write_text("/* stub */\n")
+    return target
+
+
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under `root` and its bytes: proof that nothing was written."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ENABLED
+from conftest import ENABLED, stub_dashboard_source
 from designs import review
 
 from hwf_lsp.hermes.engine import Workflows
@@ -33,7 +33,8 @@ BASE = "/api/plugins/visual-workflow"
 def web(tmp_path_factory: pytest.TempPathFactory) -> Any:
     home = tmp_path_factory.mktemp("dashboard-home")
     (home / "config.yaml").write_text(ENABLED)
-    write_plugin_dir(home, "0.1.0", TOOL_NAMES)
+    write_plugin_dir(home, "0.1.0", TOOL_NAMES,
+                     source=stub_dashboard_source(tmp_path_factory.mktemp("tab")))
     before = os.environ.get("HERMES_HOME")
     os.environ["HERMES_HOME"] = str(home)
     try:
