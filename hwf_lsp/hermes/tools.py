@@ -119,6 +119,16 @@ def _existing_run(flows: Workflows, run_id: str, argument: str = "run_id") -> di
         return flows.show(run_id)
     except FileNotFoundError:
         raise ArgumentError(argument, f"no run {run_id} in {flows.runs.root}") from None
+    except ValueError as exc:  # a bad entry: a looping link, a FIFO, a corrupt file
+        raise ArgumentError(argument, str(exc)) from None
+
+
+def _stored_design(flows: Workflows, name: str) -> Path:
+    """The design's file; a bad entry (a looping link, a link out of the store) names `name`."""
+    try:
+        return flows.designs.path(name)
+    except ValueError as exc:
+        raise ArgumentError("name", str(exc)) from None
 
 
 def validate(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -155,6 +165,8 @@ def get(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
         return {"design": flows.get(name)}
     except FileNotFoundError:
         raise ArgumentError("name", f"no design {name!r} in {flows.designs.root}") from None
+    except ValueError as exc:  # a bad entry: a looping link, a FIFO, a corrupt file
+        raise ArgumentError("name", str(exc)) from None
 
 
 def run(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +176,7 @@ def run(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     base_run = _run_id(args, "base_run", required=False)
     if base_run is not None and from_node is None:
         raise ArgumentError("base_run", "'base_run' only makes sense with 'from_node'")
-    if not flows.designs.path(name).exists():
+    if not _stored_design(flows, name).exists():
         raise ArgumentError("name", f"no design {name!r} in {flows.designs.root}; save it "
                             "first with workflow_design_save")
     if base_run is not None:
