@@ -119,3 +119,17 @@ def test_hermes_workflow_exits_like_hwf(hermes_home: Path, args: list[str], code
         for command in ("check", "run", "resume", "answer", "respond", "runs", "show",
                         "cancel", "agent", "cron SCHEDULE"):
             assert f"\n    {command}" in done.stdout or f"\n  {command}" in done.stdout, command
+
+
+def test_slash_list_skips_bad_entries_with_their_reason(slash, hermes_home: Path) -> None:
+    from conftest import BAD_DESIGNS, BAD_RUNS, add_bad_entries
+
+    Workflows(hermes_home).save("review", review())
+    add_bad_entries(hermes_home)
+    listed = slash("list")
+    assert "  review  4 nodes" in listed
+    for name, why in BAD_DESIGNS.items():
+        line = next(x for x in listed.splitlines() if x.startswith(f"  {name}  "))
+        assert "unreadable: " in line and why in line, line
+    for run_id in BAD_RUNS:
+        assert f"skipped unreadable run file {hermes_home}/workflow-runs/{run_id}.json" in listed
