@@ -1,7 +1,7 @@
 """The Hermes Agent plugin `visual-workflow`: the hwf-lsp engine inside Hermes (contract 6).
 
 Hermes finds it through the entry point `visual-workflow = hwf_lsp.hermes` in the
-group `hermes_agent.plugins` (`pip install 'hwf-lsp[hermes]'` into Hermes'
+group `hermes_agent.plugins` (hwf-lsp installed from a checkout or wheel into Hermes'
 environment), or as the directory `$HERMES_HOME/plugins/visual-workflow/` that
 `hwf hermes install` writes. Either way it is off until `plugins.enabled` names it,
 and its config key is `plugins.entries.visual-workflow`.
@@ -41,7 +41,9 @@ def current_home() -> Path:
 def register(ctx: Any) -> None:
     """Hermes' plugin hook: tools, `/workflow` and `hermes workflow`."""
     from hwf_lsp.hermes import cli, slash, tools
-    from hwf_lsp.hermes.host_seams import chat_seam, llm_seam
+    from hwf_lsp.hermes.host_seams import chat_seam, llm_seam, remember_host_context
+
+    remember_host_context(ctx)
 
     def handler_for(fn: Any) -> Any:
         def handle(args: Any, **_context: Any) -> str:

@@ -69,9 +69,9 @@ class Workflows:
         """`[{name, nodes, updated_at}]`; an unreadable design says why instead of its size."""
         listed = []
         for name in self.designs.list():
-            path = self.designs.path(name)
-            entry: dict[str, Any] = {"name": name, "nodes": None, "updated_at": _mtime_iso(path)}
-            try:
+            entry: dict[str, Any] = {"name": name, "nodes": None, "updated_at": None}
+            try:  # one bad entry (a looping link, a FIFO, /dev/zero) says why, in its place
+                entry["updated_at"] = _mtime_iso(self.designs.path(name))
                 nodes = self.designs.load(name).get("nodes")
                 entry["nodes"] = len(nodes) if isinstance(nodes, list) else None
             except FileNotFoundError:
@@ -126,6 +126,13 @@ class Workflows:
     def recent(self, design: str | None = None, status: str | None = None,
                limit: int = 20) -> list[dict[str, Any]]:
         """Runs newest first, filtered by design name and status."""
+        return self.recent_with_unreadable(design, status, limit)[0]
+
+    def recent_with_unreadable(self, design: str | None = None, status: str | None = None,
+                               limit: int = 20) -> tuple[list[dict[str, Any]],
+                                                         list[dict[str, str]]]:
+        """Runs newest first, and the run files skipped as unreadable: `[{path, reason}]`
+        (a looping link, a FIFO, a corrupt file), so one bad entry hides nothing else."""
         if status is not None and status not in RUN_STATUSES:
             raise ValueError(f"unknown status {status!r}: one of {', '.join(RUN_STATUSES)}")
 
@@ -133,7 +140,8 @@ class Workflows:
             return ((design is None or state.get("name") == design)
                     and (status is None or state.get("status") == status))
 
-        return self.runs.recent(min(limit, MAX_RUNS_LISTED), where=wanted)
+        states, errors = self.runs.recent_with_errors(min(limit, MAX_RUNS_LISTED), where=wanted)
+        return states, [{"path": str(e.path), "reason": e.message} for e in errors]
 
     def summary(self, state: dict[str, Any]) -> dict[str, Any]:
         return run_summary(state, self.runs.root)

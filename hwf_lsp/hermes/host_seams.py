@@ -178,3 +178,32 @@ def chat_seam(ctx: Any) -> SubagentSeam | None:
 def llm_seam(ctx: Any) -> PluginLlmSeam:
     """The seam of the dashboard and of an explicit `--llm`: the host's `ctx.llm`."""
     return PluginLlmSeam(ctx.llm)
+
+
+_HOST_CONTEXTS: list[Any] = []
+"""The PluginContext Hermes handed to `register(ctx)` in this process, if it did."""
+
+
+def remember_host_context(ctx: Any) -> None:
+    _HOST_CONTEXTS[:] = [ctx]
+
+
+def host_llm() -> Any:
+    """The host's `PluginLlm` facade for this plugin where no ctx is handed over (the
+    dashboard's routes, `hermes workflow agent`): the `ctx.llm` of `register(ctx)` in this
+    process, else the one Hermes' own `PluginContext` builds for this plugin's manifest
+    (the web server loads no plugins). Either way: plugin id `visual-workflow`, its trust
+    gate, the user's configured model."""
+    if _HOST_CONTEXTS:
+        return _HOST_CONTEXTS[0].llm
+    from hermes_cli.plugins import PluginContext, PluginManifest, get_plugin_manager
+
+    from hwf_lsp.workflow.trust import PLUGIN_NAME
+
+    return PluginContext(PluginManifest(name=PLUGIN_NAME, key=PLUGIN_NAME),
+                         get_plugin_manager()).llm
+
+
+def host_llm_seam() -> PluginLlmSeam:
+    """The seam of the dashboard and of `hermes workflow agent`: the host's PluginLlm."""
+    return PluginLlmSeam(host_llm())

@@ -1,7 +1,7 @@
 """`hwf hermes install`: the plugin's directory form, and its line in `plugins.enabled`.
 
-For Hermes installs that cannot `pip install 'hwf-lsp[hermes]'` into their own
-environment: `$HERMES_HOME/plugins/visual-workflow/` gets a `plugin.yaml` and an
+The documented install (hwf-lsp is not on PyPI; docs/hermes.md), and the only form in
+which Hermes finds a dashboard tab: `$HERMES_HOME/plugins/visual-workflow/` gets a `plugin.yaml` and an
 `__init__.py` whose `register(ctx)` loads this very `hwf_lsp` package by path (no
 change to `sys.path`, so none of Hermes' modules can be shadowed), and `dashboard/`,
 the dashboard tab (Hermes finds a tab only in a plugin directory: its manifest, the
@@ -100,22 +100,60 @@ def package_dir() -> Path:
     return Path(hwf_lsp.__file__).resolve().parent
 
 
-def write_plugin_dir(home: Path, version: str, tool_names: tuple[str, ...]) -> Path:
-    """Write (or refresh) `plugins/visual-workflow/{plugin.yaml,__init__.py}`; its path."""
+class MissingBundle(ValueError):
+    """The tab's manifest names files that are not built: installing it would give a tab
+    that shows "Could not load this plugin's script"."""
+
+
+def dashboard_source() -> Path:
+    """The package's tab: `manifest.json` and, once `make dashboard-js` built it, `dist/`."""
+    return package_dir() / "hermes" / DASHBOARD
+
+
+def missing_bundle_files(source: Path) -> list[str]:
+    """The files the tab's manifest names (`entry`, `css`) that `source` lacks."""
+    import json
+
+    try:
+        manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"manifest.json ({exc})"]
+    named = [manifest.get(key) for key in ("entry", "css")]
+    return [name for name in named if isinstance(name, str) and not (source / name).is_file()]
+
+
+def write_plugin_dir(home: Path, version: str, tool_names: tuple[str, ...], *,
+                     with_dashboard: bool = True, source: Path | None = None) -> Path:
+    """Write (or refresh) `plugins/visual-workflow/{plugin.yaml,__init__.py,dashboard/}`;
+    its path. MissingBundle, with nothing written, when the tab's script is not built;
+    without the tab, a `dashboard/` left by an earlier install is removed (it would point
+    at a bundle that may be gone)."""
     target = plugin_dir(home)
+    source = dashboard_source() if source is None else source
+    if with_dashboard:
+        missing = missing_bundle_files(source)
+        if missing:
+            raise MissingBundle(
+                f"the dashboard tab's {', '.join(missing)} in {source} "
+                f"{'is' if len(missing) == 1 else 'are'} not built: run `make dashboard-js` "
+                "in the hwf-lsp checkout first (or install without the tab: --no-dashboard)")
     tools = "\n".join(f"  - {name}" for name in tool_names)
     atomic_write_bytes(target / "plugin.yaml", PLUGIN_YAML.format(
         name=PLUGIN_NAME, version=version, tools=tools).encode("utf-8"))
     atomic_write_bytes(target / "__init__.py", INIT_PY.format(
         name=PLUGIN_NAME, package=str(package_dir())).encode("utf-8"))
-    write_dashboard(target / DASHBOARD)
+    if with_dashboard:
+        write_dashboard(target / DASHBOARD, source)
+    elif (target / DASHBOARD).is_dir() and not (target / DASHBOARD).is_symlink():
+        import shutil
+
+        shutil.rmtree(target / DASHBOARD)
     return target
 
 
-def write_dashboard(target: Path) -> None:
-    """The tab: the package's manifest and built bundle (`dist/`, when `make` built it)
-    copied, and the `plugin_api.py` that loads the routes from this package."""
-    source = package_dir() / "hermes" / DASHBOARD
+def write_dashboard(target: Path, source: Path) -> None:
+    """The tab: the manifest and built bundle (`dist/`) copied from `source`, and the
+    `plugin_api.py` that loads the routes from this package."""
     for path in sorted(source.rglob("*")):
         if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts:
             atomic_write_bytes(target / path.relative_to(source), path.read_bytes())

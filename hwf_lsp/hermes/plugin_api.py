@@ -1,22 +1,24 @@
-"""The dashboard tab's routes: designs, one design's graph, runs, answer and respond.
+"""The dashboard tab's routes: designs (read, validate, save, run), runs (read, answer,
+respond, cancel).
 
 Hermes' web server (`hermes dashboard`) mounts `router` under
 `/api/plugins/visual-workflow/` (it imports the `plugin_api.py` its manifest names, in
 `plugins/visual-workflow/dashboard/`, which loads this module) and guards every route
 with its session token.  The routes are the chat tools' functions (`tools.py`) on the
 stores of the home Hermes resolves, so the tab, chat, cron, `hwf` and the editor see
-the same runs.  Read-only, except answering an approval and responding to an agent
-step.  The graph is the editor's (`analysis/graph_view.py`) on the stored file's text.
-Paths and answers: docs/hermes.md, "Dashboard tab".
+the same runs, and the store re-validates what is saved.  The graph is the editor's
+(`analysis/graph_view.py`) on the stored file's text.  Requests are read by
+`route_input.py` (JSON only, capped bodies, safe numbers).  Paths and answers:
+docs/hermes.md, "Dashboard tab".
 
-The dashboard has no agent seam: an agent step reached after an answer parks at
-`awaiting_agent`, and the tab offers Respond for it.
+Agent steps of a run started or advanced here are performed through the host's
+PluginLlm facade (`seams.host_llm_seam`): the web server hands the routes no ctx, and
+PluginLlm needs no parent session.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +29,16 @@ from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
 from hwf_lsp.hermes import current_home, tools
 from hwf_lsp.hermes.engine import Workflows
+from hwf_lsp.hermes.host_seams import host_llm_seam
+from hwf_lsp.hermes.route_input import (
+    BAD_REQUEST,
+    CONFLICT,
+    NOT_FOUND,
+    UNREADABLE,
+    RouteRefusal,
+    query_number,
+    read_json_body,
+)
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.workflow.locks import RunBusyError
@@ -35,39 +47,46 @@ from hwf_lsp.workflow.stores import read_text_file
 
 router = APIRouter()
 
-BAD_REQUEST, NOT_FOUND, CONFLICT, FAILED = 400, 404, 409, 500
+FAILED = 500
+Work = Callable[[Workflows], dict[str, Any]]
 
 
-class _Refusal(Exception):
-    def __init__(self, status: int, message: str, argument: str | None = None) -> None:
-        super().__init__(message)
-        self.status, self.argument = status, argument
-
-
-def _flows() -> Workflows:
-    return Workflows(current_home())  # no seam: agent steps park for the tab's Respond
-
-
-def _answer(work: Callable[[Workflows], dict[str, Any]]) -> JSONResponse:
-    """One route's work on this call's stores: its JSON, or `{error, argument?}`."""
+def _answer(work: Work, *, performs_agents: bool = False) -> JSONResponse:
+    """One route's work on this call's stores: its JSON, or `{error, argument?}` with a 4xx
+    (a 500 only for a bug).  A route that advances a run gets the PluginLlm seam."""
     try:
-        return JSONResponse(work(_flows()))
-    except _Refusal as exc:
-        body: dict[str, Any] = {"error": str(exc)}
-        if exc.argument is not None:
-            body["argument"] = exc.argument
-        return JSONResponse(body, status_code=exc.status)
+        flows = Workflows(current_home(), host_llm_seam() if performs_agents else None)
+        return JSONResponse(work(flows))
+    except RouteRefusal as exc:
+        return JSONResponse(exc.body(), status_code=exc.status)
+    except tools.ArgumentError as exc:
+        return JSONResponse(tools.error_result(exc), status_code=BAD_REQUEST)
+    except RunBusyError as exc:
+        return JSONResponse(tools.error_result(exc), status_code=CONFLICT)
+    except ValueError as exc:  # a store entry that cannot be read (a looping link, a FIFO)
+        return JSONResponse(tools.error_result(exc), status_code=UNREADABLE)
     except Exception as exc:  # noqa: BLE001 - every failure is an answer
-        status = (BAD_REQUEST if isinstance(exc, tools.ArgumentError)
-                  else CONFLICT if isinstance(exc, RunBusyError) else FAILED)
-        return JSONResponse(tools.error_result(exc), status_code=status)
+        return JSONResponse(tools.error_result(exc), status_code=FAILED)
+
+
+async def _with_body(request: Request, work: Callable[[Workflows, dict[str, Any]],
+                                                     dict[str, Any]],
+                     *, performs_agents: bool = True) -> JSONResponse:
+    """A POST/PUT: its JSON body read safely, then `work` on a worker thread (a run
+    advances until it parks or ends, its agent steps through PluginLlm)."""
+    try:
+        body = await read_json_body(request)
+    except RouteRefusal as exc:
+        return JSONResponse(exc.body(), status_code=exc.status)
+    return await asyncio.to_thread(_answer, lambda flows: work(flows, body),
+                                   performs_agents=performs_agents)
 
 
 def _checked(check: Callable[[str], str], value: str, argument: str) -> str:
     try:
         return check(value)
     except ValueError as exc:
-        raise _Refusal(BAD_REQUEST, str(exc), argument) from None
+        raise RouteRefusal(BAD_REQUEST, str(exc), argument) from None
 
 
 def _existing_run(flows: Workflows, run_id: str) -> dict[str, Any]:
@@ -75,18 +94,19 @@ def _existing_run(flows: Workflows, run_id: str) -> dict[str, Any]:
     try:
         return flows.show(run_id)
     except FileNotFoundError:
-        raise _Refusal(NOT_FOUND, f"no run {run_id} in {flows.runs.root}", "run_id") from None
+        raise RouteRefusal(NOT_FOUND, f"no run {run_id} in {flows.runs.root}", "run_id") from None
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    try:
-        body = json.loads(raw) if raw.strip() else {}
-    except (ValueError, RecursionError) as exc:
-        raise _Refusal(BAD_REQUEST, f"the body is not JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise _Refusal(BAD_REQUEST, "the body must be a JSON object")
-    return body
+def _existing_design(flows: Workflows, name: str) -> str:
+    name = _checked(check_design_name, name, "name")
+    if not flows.designs.path(name).exists():
+        raise RouteRefusal(NOT_FOUND, f"no design {name!r} in {flows.designs.root}", "name")
+    return name
+
+
+def _for_the_tab(summary: dict[str, Any]) -> dict[str, Any]:
+    summary.pop("instructions", None)  # they are for a chat model
+    return summary
 
 
 # --- designs ----------------------------------------------------------------------------
@@ -97,22 +117,62 @@ def list_designs() -> JSONResponse:
     return _answer(lambda flows: tools.list_designs(flows, {}))
 
 
+@router.get("/designs/{name}")
+def get_design(name: str) -> JSONResponse:
+    return _answer(lambda flows: tools.get(flows, {"name": _existing_design(flows, name)}))
+
+
 @router.get("/designs/{name}/graph")
 def design_graph(name: str) -> JSONResponse:
     def work(flows: Workflows) -> dict[str, Any]:
-        path = flows.designs.path(_checked(check_design_name, name, "name"))
+        path = flows.designs.path(_existing_design(flows, name))
         try:
             text = read_text_file(path)
         except FileNotFoundError:
-            raise _Refusal(NOT_FOUND, f"no design {name!r} in {flows.designs.root}",
-                           "name") from None
+            raise RouteRefusal(NOT_FOUND, f"no design {name!r} in {flows.designs.root}",
+                               "name") from None
         except ValueError as exc:
-            raise _Refusal(BAD_REQUEST, f"{path} {exc}", "name") from None
+            raise RouteRefusal(UNREADABLE, f"{path} {exc}", "name") from None
         doc = parse(text)
         return graph_answer(path.as_uri(), None, doc, check_document(doc),
                             lsp_ranges(LineIndex(text), "utf-16"))
 
     return _answer(work)
+
+
+@router.post("/validate")
+async def validate(request: Request) -> JSONResponse:
+    return await _with_body(request, tools.validate, performs_agents=False)
+
+
+class _Defects(RouteRefusal):
+    """A design the store refuses: 400 with its defects, nothing written."""
+
+    def __init__(self, refused: dict[str, Any]) -> None:
+        super().__init__(BAD_REQUEST, refused["error"], refused.get("argument"))
+        self.defects = refused.get("defects", [])
+
+    def body(self) -> dict[str, Any]:
+        return {**super().body(), "defects": self.defects}
+
+
+@router.put("/designs/{name}")
+async def save_design(name: str, request: Request) -> JSONResponse:
+    def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
+        answer = tools.save(flows, {**body, "name": _checked(check_design_name, name, "name")})
+        if answer.get("error"):
+            raise _Defects(answer)
+        return answer
+
+    return await _with_body(request, work, performs_agents=False)
+
+
+@router.post("/designs/{name}/runs")
+async def start_run(name: str, request: Request) -> JSONResponse:
+    def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
+        return _for_the_tab(tools.run(flows, {**body, "name": _existing_design(flows, name)}))
+
+    return await _with_body(request, work)
 
 
 # --- runs -------------------------------------------------------------------------------
@@ -121,11 +181,9 @@ def design_graph(name: str) -> JSONResponse:
 @router.get("/runs")
 def list_runs(design: str | None = None, status: str | None = None,
               limit: str | None = None) -> JSONResponse:
-    args: dict[str, Any] = {key: value for key, value in (("design", design),
-                                                          ("status", status),
-                                                          ("limit", limit)) if value is not None}
-    if isinstance(limit, str) and limit.isdigit():
-        args["limit"] = int(limit)  # else the tool says what a limit must be
+    args: dict[str, Any] = {key: value for key, value in (
+        ("design", design), ("status", status), ("limit", query_number(limit)))
+        if value is not None}
     return _answer(lambda flows: tools.runs(flows, args))
 
 
@@ -135,30 +193,26 @@ def show_run(run_id: str) -> JSONResponse:
                                                   parked_hint=False))
 
 
-async def _advance(request: Request, run_id: str,
-                   tool: Callable[[Workflows, dict[str, Any]], dict[str, Any]]) -> JSONResponse:
-    """answer/respond: the tool on the body's arguments, on a worker thread (the run
-    advances until it parks or ends)."""
-    try:
-        body = await _body(request)
-    except _Refusal as exc:
-        return JSONResponse({"error": str(exc)}, status_code=exc.status)
-    body.pop("run_id", None)
-
-    def work(flows: Workflows) -> dict[str, Any]:
+def _on_run(run_id: str, tool: Callable[[Workflows, dict[str, Any]], dict[str, Any]]
+            ) -> Callable[[Workflows, dict[str, Any]], dict[str, Any]]:
+    def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
         _existing_run(flows, run_id)
-        summary = tool(flows, {"run_id": run_id, **body})
-        summary.pop("instructions", None)  # they are for a chat model
-        return summary
+        body.pop("run_id", None)
+        return _for_the_tab(tool(flows, {"run_id": run_id, **body}))
 
-    return await asyncio.to_thread(_answer, work)
+    return work
 
 
 @router.post("/runs/{run_id}/answer")
 async def answer(run_id: str, request: Request) -> JSONResponse:
-    return await _advance(request, run_id, tools.answer)
+    return await _with_body(request, _on_run(run_id, tools.answer))
 
 
 @router.post("/runs/{run_id}/respond")
 async def respond(run_id: str, request: Request) -> JSONResponse:
-    return await _advance(request, run_id, tools.respond)
+    return await _with_body(request, _on_run(run_id, tools.respond))
+
+
+@router.post("/runs/{run_id}/cancel")
+async def cancel(run_id: str, request: Request) -> JSONResponse:
+    return await _with_body(request, _on_run(run_id, tools.cancel))

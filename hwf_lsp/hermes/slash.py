@@ -102,18 +102,20 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 
 def _runs_lines(answer: dict[str, Any]) -> list[str]:
     runs = answer.get("runs") or []
+    skipped = [f"skipped unreadable run file {u.get('path')}: {u.get('reason')}"
+               for u in answer.get("unreadable") or ()]
     if not runs:
-        return ["no runs yet"]
-    return [f"{r.get('run_id')}  {r.get('name')}  {r.get('status')}  {r.get('updated_at')}"
-            for r in runs]
+        return ["no runs yet", *skipped]
+    return [*(f"{r.get('run_id')}  {r.get('name')}  {r.get('status')}  {r.get('updated_at')}"
+              for r in runs), *skipped]
 
 
 def _designs_lines(answer: dict[str, Any]) -> list[str]:
     designs = answer.get("designs") or []
     if not designs:
         return ["no designs yet (workflow_design_save stores one)"]
-    return [f"{d.get('name')}  {d.get('nodes')} nodes" + (f"  ({d['error']})" if d.get("error")
-                                                         else "") for d in designs]
+    return [f"{d.get('name')}  unreadable: {d['error']}" if d.get("error")
+            else f"{d.get('name')}  {d.get('nodes')} nodes" for d in designs]
 
 
 def run_slash(raw_args: str, home: Path, llm_seam: Callable[[], AgentSeam]) -> str:
@@ -170,9 +172,9 @@ def _is_error(answer: dict[str, Any]) -> bool:
 
 
 def _resume(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
-    run_id = tools.show(flows, args)["run_id"]
+    run_id = tools.show(flows, args)["run"]["run_id"]
     return tools.summary_of(flows, flows.resume(run_id), parked_hint=False)
 
 
 def _status(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
-    return flows.summary(tools.show(flows, args))
+    return flows.summary(tools.show(flows, args)["run"])

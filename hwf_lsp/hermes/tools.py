@@ -19,6 +19,7 @@ from typing import Any
 
 from hwf_lsp.hermes.engine import MAX_RUNS_LISTED, Workflows
 from hwf_lsp.hermes.prompts import instructions_for
+from hwf_lsp.hermes.results import answer_json
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.run_facts import approval_options
@@ -118,6 +119,16 @@ def _existing_run(flows: Workflows, run_id: str, argument: str = "run_id") -> di
         return flows.show(run_id)
     except FileNotFoundError:
         raise ArgumentError(argument, f"no run {run_id} in {flows.runs.root}") from None
+    except ValueError as exc:  # a bad entry: a looping link, a FIFO, a corrupt file
+        raise ArgumentError(argument, str(exc)) from None
+
+
+def _stored_design(flows: Workflows, name: str) -> Path:
+    """The design's file; a bad entry (a looping link, a link out of the store) names `name`."""
+    try:
+        return flows.designs.path(name)
+    except ValueError as exc:
+        raise ArgumentError("name", str(exc)) from None
 
 
 def validate(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -154,6 +165,8 @@ def get(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
         return {"design": flows.get(name)}
     except FileNotFoundError:
         raise ArgumentError("name", f"no design {name!r} in {flows.designs.root}") from None
+    except ValueError as exc:  # a bad entry: a looping link, a FIFO, a corrupt file
+        raise ArgumentError("name", str(exc)) from None
 
 
 def run(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +176,7 @@ def run(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     base_run = _run_id(args, "base_run", required=False)
     if base_run is not None and from_node is None:
         raise ArgumentError("base_run", "'base_run' only makes sense with 'from_node'")
-    if not flows.designs.path(name).exists():
+    if not _stored_design(flows, name).exists():
         raise ArgumentError("name", f"no design {name!r} in {flows.designs.root}; save it "
                             "first with workflow_design_save")
     if base_run is not None:
@@ -213,13 +226,16 @@ def runs(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     if status is not None and status not in RUN_STATUSES:
         raise ArgumentError("status", f"unknown status {status!r}: one of "
                             f"{', '.join(RUN_STATUSES)}")
-    states = flows.recent(design, status, _limit(args))
-    return {"runs": [summary_of(flows, s, parked_hint=False) for s in states]}
+    states, unreadable = flows.recent_with_unreadable(design, status, _limit(args))
+    listed: dict[str, Any] = {"runs": [summary_of(flows, s, parked_hint=False) for s in states]}
+    if unreadable:
+        listed["unreadable"] = unreadable
+    return listed
 
 
 def show(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     _reject_unknown(args, ("run_id",))
-    return _existing_run(flows, _run_id(args))
+    return {"run": _existing_run(flows, _run_id(args))}  # wrapped: see results.py
 
 
 def cancel(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -298,8 +314,8 @@ TOOLS: tuple[tuple[dict[str, Any], Callable[[Workflows, dict[str, Any]], dict[st
               "limit": {"type": "integer", "minimum": 1, "maximum": MAX_RUNS_LISTED,
                         "description": f"at most this many (default {DEFAULT_RUNS_LIMIT})"}}),
      runs),
-    (_schema("workflow_run_show", "The full state of one run (outputs, log, what it waits "
-             "for).", {"run_id": _RUN_ID}, ("run_id",)), show),
+    (_schema("workflow_run_show", "The full state of one run: {run: state} (outputs, log, "
+             "what it waits for in run.pending).", {"run_id": _RUN_ID}, ("run_id",)), show),
     (_schema("workflow_run_cancel", "Cancel a run. Answers the run summary.",
              {"run_id": _RUN_ID}, ("run_id",)), cancel),
 )
@@ -325,13 +341,6 @@ def error_result(exc: BaseException) -> dict[str, Any]:
     return {"error": f"internal error: {type(exc).__name__}: {exc}"}
 
 
-def to_json(value: dict[str, Any]) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return json.dumps({"error": f"result is not JSON: {exc}"})
-
-
 def call_tool(fn: Callable[[Workflows, dict[str, Any]], dict[str, Any]], args: Any,
               home: Path, seam: AgentSeam | None) -> str:
     """One tool call: a JSON string, whatever happens."""
@@ -340,6 +349,6 @@ def call_tool(fn: Callable[[Workflows, dict[str, Any]], dict[str, Any]], args: A
             args = {}
         if not isinstance(args, dict):
             raise ArgumentError(None, "arguments must be a JSON object")
-        return to_json(fn(Workflows(home, seam), args))
+        return answer_json(fn(Workflows(home, seam), args))
     except Exception as exc:  # noqa: BLE001 - a tool answers an error object, never a traceback
-        return to_json(error_result(exc))
+        return answer_json(error_result(exc))

@@ -79,6 +79,21 @@ def _too_large(size: int, limit: int) -> ValueError:
                       "bytes for this kind of file")
 
 
+def store_child(root: Path, filename: str) -> Path:
+    """`names.safe_child`, with a symlink loop a ValueError like any other bad entry.
+
+    Resolving a link that points at itself raises RuntimeError (Python 3.11/3.12) or
+    OSError ELOOP (3.13+); callers handle ValueError for a name that cannot be used, so
+    one looping link is a clear error ("… is unreadable: a symlink loop"), never an
+    internal one, and a listing can skip it with that reason."""
+    try:
+        return safe_child(root, filename)
+    except (RuntimeError, OSError) as exc:
+        reason = "a symlink loop" if isinstance(exc, RuntimeError) or getattr(
+            exc, "errno", None) == errno.ELOOP else (exc.strerror or str(exc))
+        raise ValueError(f"{root / filename} is unreadable: {reason}") from None
+
+
 def describe_os_error(exc: OSError) -> str:
     """One line for a failed file operation, as people read it: `No space left on device:
     /…/workflow-runs/.tmp-…` (the CLI's errors and the server's answers alike)."""
@@ -177,7 +192,7 @@ class DesignStore:
         return cls((hermes_home() if home is None else Path(home)) / DESIGNS_DIRNAME)
 
     def path(self, name: str) -> Path:
-        return safe_child(self.root, f"{check_design_name(name)}.json")
+        return store_child(self.root, f"{check_design_name(name)}.json")
 
     def save(self, name: str, design: dict[str, Any]) -> Path:
         """Validate, then write atomically.  The file's `name` is the store name."""
@@ -245,7 +260,7 @@ class RunStore:
         return secrets.token_hex(6)
 
     def path(self, run_id: str) -> Path:
-        return safe_child(self.root, f"{check_run_id(run_id)}.json")
+        return store_child(self.root, f"{check_run_id(run_id)}.json")
 
     def save(self, state: dict[str, Any]) -> Path:
         if not isinstance(state, dict):

@@ -75,9 +75,21 @@ def dispatch(manager: Any) -> Callable[..., dict[str, Any]]:
         raw = registry.dispatch(name, args)
         assert isinstance(raw, str), raw
         assert "Traceback" not in raw, raw
-        return json.loads(raw)
+        answer = json.loads(raw)
+        assert_host_reads_right(name, raw, answer)
+        return answer
 
     return call
+
+
+def assert_host_reads_right(name: str, raw: str, answer: Any) -> None:
+    """The host's own failure check (`agent/display.py`, not a copy) flags `raw` exactly
+    when the answer is an error: a set top-level `error` (docs/hermes.md, "Tools")."""
+    from agent.display import _detect_tool_failure
+
+    failed, suffix = _detect_tool_failure(name, raw)
+    expected = isinstance(answer, dict) and bool(answer.get("error"))
+    assert failed is expected, f"{name}: host says failed={failed}{suffix} for {raw[:500]}"
 
 
 def hermes_env(home: Path, **extra: str) -> dict[str, str]:
@@ -86,7 +98,57 @@ def hermes_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+BAD_DESIGNS = {"loop": "a symlink loop", "zero": "escapes", "fifo": "named pipe (FIFO)",
+               "corrupt": "is corrupt"}
+BAD_RUNS = {"abcdef000001": "not a regular file", "abcdef000002": "not a regular file",
+            "abcdef000003": "not a regular file"}
+"""The bad entries `add_bad_entries` makes, and a word of the reason each is skipped for."""
+
+
+def add_bad_entries(home: Path) -> None:
+    """One of each bad entry of issue 31 (item 6) beside the good ones: a symlink loop, a
+    link to /dev/zero, a FIFO, a corrupt file; in the runs too."""
+    designs, runs = home / "workflow-designs", home / "workflow-runs"
+    designs.mkdir(exist_ok=True)
+    runs.mkdir(exist_ok=True)
+    os.symlink("loop.json", designs / "loop.json")
+    os.symlink("/dev/zero", designs / "zero.json")
+    os.mkfifo(designs / "fifo.json")
+    (designs / "corrupt.json").write_text("{not json")
+    loop, zero, fifo = BAD_RUNS
+    os.symlink(f"{loop}.json", runs / f"{loop}.json")
+    os.symlink("/dev/zero", runs / f"{zero}.json")
+    os.mkfifo(runs / f"{fifo}.json")
+
+
+def stub_dashboard_source(target: Path, *, built: bool = True) -> Path:
+    """The tab's source as `make dashboard-js` leaves it (the package's manifest, a stub
+    bundle in dist/), or, not `built`, the manifest alone."""
+    from hwf_lsp.hermes.install import dashboard_source
+
+    (target / "dist").mkdir(parents=True)
+    (target / "manifest.json").write_bytes((dashboard_source() / "manifest.json").read_bytes())
+    if built:
+        (target / "dist" / "canvas-dashboard.js").write_text("/* stub bundle */\n")
+        (target / "dist" / "canvas-dashboard.css").write_text("/* stub */\n")
+    return target
+
+
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under `root` and its bytes: proof that nothing was written."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file()}
+
+
+@pytest.fixture
+def fake(hermes_home: Path) -> Any:
+    """A scripted model server on 127.0.0.1, Hermes' configured model (provider custom)."""
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI(lambda messages: {"content": "ok"}) as server:
+        (hermes_home / "config.yaml").write_text(json.dumps({
+            "model": {"provider": "custom", "base_url": server.base_url,
+                      "default": server.model, "api_key": "sk-offline"},
+            "plugins": {"enabled": ["visual-workflow"]},
+        }))
+        yield server

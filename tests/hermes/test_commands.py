@@ -99,3 +99,37 @@ def test_the_cron_prompt_passes_hermes_cron_scanner(run_id: str | None) -> None:
     assert printed.returncode == 0 and printed.stdout.strip() == cron_prompt(run_id)
     assert _scan_cron_prompt(printed.stdout) == ""
     assert "workflow_design_respond" in printed.stdout
+
+
+@pytest.mark.parametrize(("args", "code", "says"), [
+    (["--version"], 0, "hwf "),
+    ([], 2, "the following arguments are required: COMMAND"),
+    (["--help"], 0, "usage: hermes workflow"),
+])
+def test_hermes_workflow_exits_like_hwf(hermes_home: Path, args: list[str], code: int,
+                                        says: str) -> None:
+    done = hermes_workflow(hermes_home, *args)
+    direct = subprocess.run([HWF, *args], capture_output=True, text=True, timeout=60,
+                            env=hermes_env(hermes_home))
+    assert (done.returncode, direct.returncode) == (code, code), done.stderr
+    assert says in done.stdout + done.stderr
+    if args == ["--version"]:
+        assert done.stdout == direct.stdout
+    if args == ["--help"]:  # hwf's subcommands, then the ones only Hermes has
+        for command in ("check", "run", "resume", "answer", "respond", "runs", "show",
+                        "cancel", "agent", "cron SCHEDULE"):
+            assert f"\n    {command}" in done.stdout or f"\n  {command}" in done.stdout, command
+
+
+def test_slash_list_skips_bad_entries_with_their_reason(slash, hermes_home: Path) -> None:
+    from conftest import BAD_DESIGNS, BAD_RUNS, add_bad_entries
+
+    Workflows(hermes_home).save("review", review())
+    add_bad_entries(hermes_home)
+    listed = slash("list")
+    assert "  review  4 nodes" in listed
+    for name, why in BAD_DESIGNS.items():
+        line = next(x for x in listed.splitlines() if x.startswith(f"  {name}  "))
+        assert "unreadable: " in line and why in line, line
+    for run_id in BAD_RUNS:
+        assert f"skipped unreadable run file {hermes_home}/workflow-runs/{run_id}.json" in listed

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ENABLED
+from conftest import ENABLED, stub_dashboard_source
 from designs import review
 
 from hwf_lsp.hermes.engine import Workflows
@@ -33,7 +33,8 @@ BASE = "/api/plugins/visual-workflow"
 def web(tmp_path_factory: pytest.TempPathFactory) -> Any:
     home = tmp_path_factory.mktemp("dashboard-home")
     (home / "config.yaml").write_text(ENABLED)
-    write_plugin_dir(home, "0.1.0", TOOL_NAMES)
+    write_plugin_dir(home, "0.1.0", TOOL_NAMES,
+                     source=stub_dashboard_source(tmp_path_factory.mktemp("tab")))
     before = os.environ.get("HERMES_HOME")
     os.environ["HERMES_HOME"] = str(home)
     try:
@@ -205,3 +206,171 @@ def test_route_latency(http: Any, hermes_home: Path) -> None:
     print("\ndashboard route latency, p50 ms: " + json.dumps(
         {k: round(v, 2) for k, v in figures.items()}))
     assert all(v < 500 for v in figures.values()), figures  # a loaded CI box: a loose bound
+
+
+# --- issue 31: the routes of contract 6, read safely ------------------------------------
+
+
+def run_of(flows: Workflows) -> tuple[str, Path]:
+    run_id = flows.run("review")[0]["run_id"]
+    return run_id, flows.runs.path(run_id)
+
+
+@pytest.mark.parametrize(("query", "says"), [
+    ("limit=" + "9" * 5000, "'limit' must be a whole number"),
+    ("limit=%C2%B2", "'limit' must be a whole number"),  # '²' is a digit to str.isdigit
+    ("limit=-1", "'limit' must be a whole number"),
+    ("limit=201", "'limit' must be a whole number"),
+])
+def test_a_bad_limit_is_a_4xx_naming_it(http: Any, query: str, says: str) -> None:
+    answer = http.get(f"{BASE}/runs?{query}")
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["argument"] == "limit" and says in answer.json()["error"]
+
+
+NOT_JSON_BODIES = [
+    ({"Content-Type": "text/plain"}, b'{"choice": "ship"}'),  # what a cross-site form sends
+    ({"Content-Type": "application/x-www-form-urlencoded"}, b"choice=ship"),
+    ({"Content-Type": "multipart/form-data; boundary=x"}, b"--x--"),
+    ({}, b'{"choice": "ship"}'),
+]
+
+
+@pytest.mark.parametrize(("headers", "body"), NOT_JSON_BODIES)
+def test_a_post_that_is_not_json_is_refused_and_writes_nothing(
+        http: Any, hermes_home: Path, headers: dict[str, str], body: bytes) -> None:
+    flows = saved(hermes_home, review())
+    run_id, run_file = run_of(flows)
+    flows.respond(run_id, output="notes")
+    before = run_file.read_bytes()
+    answer = http.post(f"{BASE}/runs/{run_id}/answer", content=body, headers=headers)
+    assert answer.status_code == 415, answer.text
+    assert answer.json()["argument"] == "Content-Type"
+    assert run_file.read_bytes() == before
+
+
+@pytest.mark.parametrize("body", [b'{"choice": NaN}', b'{"choice": 1' + b"0" * 5000 + b"}",
+                                  b"\xff\xfe{}", b"[" * 100_000])
+def test_a_body_that_is_not_safe_json_is_a_400(http: Any, hermes_home: Path,
+                                               body: bytes) -> None:
+    run_id, run_file = run_of(saved(hermes_home, review()))
+    before = run_file.read_bytes()
+    answer = http.post(f"{BASE}/runs/{run_id}/respond", content=body,
+                       headers={"Content-Type": "application/json"})
+    assert answer.status_code == 400 and "not JSON" in answer.json()["error"], answer.text
+    assert run_file.read_bytes() == before
+
+
+def test_the_design_routes_read_validate_save_and_refuse_defects(http: Any,
+                                                                 hermes_home: Path) -> None:
+    from hwf_lsp.workflow import validate_designer_graph
+
+    design = review()
+    saved_answer = http.put(f"{BASE}/designs/review", json={"design": design})
+    path = hermes_home / "workflow-designs" / "review.json"
+    assert saved_answer.json() == {"saved": True, "path": str(path)}, saved_answer.text
+    assert http.get(f"{BASE}/designs/review").json() == {"design": json.loads(path.read_text())}
+    broken = review()
+    broken["nodes"][1].pop("prompt")
+    checked = http.post(f"{BASE}/validate", json={"design": broken}).json()
+    assert checked == {"valid": False, "defects": validate_designer_graph(broken)}
+    before = path.read_bytes()
+    refused = http.put(f"{BASE}/designs/review", json={"design": broken})
+    assert refused.status_code == 400 and refused.json()["argument"] == "design"
+    assert refused.json()["defects"] == validate_designer_graph(broken)
+    assert path.read_bytes() == before
+    assert http.get(f"{BASE}/designs/nope").status_code == 404
+    assert http.post(f"{BASE}/designs/nope/runs", json={}).status_code == 404
+
+
+def test_a_run_started_here_performs_its_agent_step_through_plugin_llm(
+        http: Any, fake: Any, hermes_home: Path) -> None:
+    fake.script = lambda messages: {"content": "v2: faster"}
+    saved(hermes_home, review())
+    started = http.post(f"{BASE}/designs/review/runs", json={})
+    assert started.status_code == 200, started.text
+    summary = started.json()
+    assert summary["status"] == "awaiting_approval", summary
+    assert "instructions" not in summary
+    (request,) = fake.requests
+    assert "Draft release notes for v2" in json.dumps(request["messages"])
+    assert request["model"] == fake.model  # the gate is closed: not the node's big-model
+    run_id = summary["run_id"]
+    assert Workflows(hermes_home).show(run_id)["outputs"]["draft"] == "v2: faster"
+    cancelled = http.post(f"{BASE}/runs/{run_id}/cancel", json={})
+    assert cancelled.json()["status"] == "cancelled", cancelled.text
+
+
+def test_bad_entries_are_listed_with_their_reason(http: Any, hermes_home: Path) -> None:
+    from conftest import BAD_DESIGNS, BAD_RUNS, add_bad_entries
+
+    run_id, _ = run_of(saved(hermes_home, review()))
+    add_bad_entries(hermes_home)
+    designs = {d["name"]: d for d in http.get(f"{BASE}/designs").json()["designs"]}
+    assert set(designs) == {"review", *BAD_DESIGNS}
+    runs = http.get(f"{BASE}/runs").json()
+    assert [r["run_id"] for r in runs["runs"]] == [run_id]
+    assert {Path(u["path"]).stem for u in runs["unreadable"]} == set(BAD_RUNS)
+    loop = next(iter(BAD_RUNS))
+    for answer in (http.get(f"{BASE}/runs/{loop}"), http.get(f"{BASE}/designs/loop"),
+                   http.post(f"{BASE}/runs/{loop}/cancel", json={})):
+        assert answer.status_code == 422, answer.text
+        assert "is unreadable: a symlink loop" in answer.json()["error"]
+
+
+@pytest.fixture
+def served(web: Any) -> Any:
+    """Hermes' app served by uvicorn on 127.0.0.1 (a free port), for raw requests."""
+    import threading
+
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(web.app, host="127.0.0.1", port=0,
+                                           log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    yield server.servers[0].sockets[0].getsockname()[1], web._SESSION_TOKEN
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _raw_post(port: int, token: str, path: str, head: str, body: Any) -> str:
+    """Send a request's head and then `body` (bytes, or chunks sent while the server still
+    listens); the status line of the answer."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall((f"POST {BASE}{path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      f"X-Hermes-Session-Token: {token}\r\nContent-Type: application/json\r\n"
+                      f"{head}\r\n").encode())
+        try:
+            for chunk in body:
+                sock.sendall(chunk)
+        except OSError:  # the server answered and closed: it stopped reading
+            pass
+        return sock.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+
+
+def test_a_huge_body_is_refused_before_it_is_read(served: Any, hermes_home: Path) -> None:
+    from hwf_lsp.hermes.route_input import MAX_BODY_BYTES
+
+    port, token = served
+    run_id, run_file = run_of(saved(hermes_home, review()))
+    before = run_file.read_bytes()
+    # 200 MB declared, not one byte sent: answered at once, so nothing was waited for.
+    started = time.perf_counter()
+    status = _raw_post(port, token, f"/runs/{run_id}/respond",
+                       "Content-Length: 209715200\r\n", [])
+    assert status == "HTTP/1.1 413 Request Entity Too Large", status
+    assert time.perf_counter() - started < 10
+    # No length, chunked: read only up to the cap.
+    mib = b"x" * (1 << 20)
+    chunks = (b"%x\r\n%s\r\n" % (len(mib), mib) for _ in range(MAX_BODY_BYTES // len(mib) + 4))
+    status = _raw_post(port, token, f"/runs/{run_id}/respond",
+                       "Transfer-Encoding: chunked\r\n", chunks)
+    assert status == "HTTP/1.1 413 Request Entity Too Large", status
+    assert run_file.read_bytes() == before

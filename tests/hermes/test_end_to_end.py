@@ -16,15 +16,15 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HERMES, HWF, hermes_env
+from conftest import HWF, hermes_env
 from designs import review
 from fake_openai import FakeOpenAI
 from lsp_client import execute_command
+from scripted import ToolPlan, call, hermes
 
 from hwf_lsp.hermes.prompts import cron_prompt
 from hwf_lsp.hermes.tools import TOOL_NAMES
@@ -32,45 +32,6 @@ from hwf_lsp.workflow.run_summary import run_summary
 from hwf_lsp.workflow.stores import RunStore
 
 pytestmark = pytest.mark.timeout(600)
-
-Step = Callable[[dict[str, Any] | None], dict[str, Any]]
-
-
-def call(tool: str, **arguments: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": tool, "arguments": arguments}]}
-
-
-class ToolPlan:
-    """A chat model that makes `steps` tool calls in turn (each sees the last tool result)."""
-
-    def __init__(self, *steps: Step) -> None:
-        self.steps = steps
-
-    def __call__(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        tool_results = [m for m in messages if m.get("role") == "tool"]
-        last = tool_results[-1] if tool_results else None
-        result = json.loads(last["content"]) if last else None
-        index = min(len(tool_results), len(self.steps) - 1)
-        return self.steps[index](result)
-
-
-@pytest.fixture
-def fake(hermes_home: Path):
-    with FakeOpenAI(lambda messages: {"content": "ok"}) as server:
-        (hermes_home / "config.yaml").write_text(json.dumps({
-            "model": {"provider": "custom", "base_url": server.base_url,
-                      "default": server.model, "api_key": "sk-offline"},
-            "plugins": {"enabled": ["visual-workflow"]},
-        }))
-        yield server
-
-
-def hermes(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([HERMES, *args], capture_output=True, text=True, timeout=300,
-                          env=hermes_env(home), cwd=home)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
-
 
 def hwf(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([HWF, *args], capture_output=True, text=True, timeout=120,
@@ -157,17 +118,23 @@ def test_cron_performs_the_agent_step_of_an_hwf_run_and_chat_answers(
 
     prompt = hwf(hermes_home, "hermes", "cron-prompt", run_id).stdout.strip()
     assert prompt == cron_prompt(run_id)
-    created = hermes(hermes_home, "cron", "create", "every 1h", prompt)
+    created = hermes(hermes_home, "workflow", "cron", "every 1h", run_id)
     job_id = re.search(r"Created job: (\S+)", created.stdout).group(1)
+    (job,) = json.loads((hermes_home / "cron" / "jobs.json").read_text())["jobs"]
+    assert (job["name"], job["prompt"]) == (f"workflow review {run_id}", prompt)
+    assert job["enabled_toolsets"] == ["visual_workflow", "no_mcp"]
     fake.script = ToolPlan(
         lambda _: call("workflow_run_show", run_id=run_id),
-        lambda state: call("workflow_design_respond", run_id=state["run_id"],
-                           output=f"notes for: {state['pending']['prompt']}"),
+        lambda shown: call("workflow_design_respond", run_id=shown["run"]["run_id"],
+                           output=f"notes for: {shown['run']['pending']['prompt']}"),
         lambda summary: {"content": f"{summary['run_id']} review {summary['status']}"},
     )
     ran = hermes(hermes_home, "cron", "run", job_id)
     assert "Ran now: succeeded" in ran.stdout, ran.stdout
     assert tool_calls_made(fake) == ["workflow_run_show", "workflow_design_respond"]
+    offered = sorted(t["function"]["name"] for t in fake.requests[0]["tools"])
+    print(f"\ncron job toolsets {job['enabled_toolsets']}: the session is offered {offered}")
+    assert offered == sorted(TOOL_NAMES)  # no terminal, files, code or delegation
     cron_session = fake.requests[-1]["messages"]
     assert any("workflow_design_respond" in str(m.get("content")) for m in cron_session
                if m.get("role") in ("user", "system"))

@@ -8,9 +8,16 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import HERMES, HWF, hermes_env
+import pytest
+from conftest import HERMES, HWF, hermes_env, stub_dashboard_source
 
 from hwf_lsp.hermes import TOOLSET
+from hwf_lsp.hermes.install import (
+    MissingBundle,
+    dashboard_source,
+    missing_bundle_files,
+    write_plugin_dir,
+)
 from hwf_lsp.hermes.tools import TOOL_NAMES
 
 
@@ -71,7 +78,7 @@ DIRECTORY_FORM_PROBE = textwrap.dedent("""
 def test_hwf_hermes_install_writes_the_directory_form_hermes_loads(hermes_home: Path,
                                                                     tmp_path: Path) -> None:
     home = tmp_path / "fresh-home"
-    done = subprocess.run([HWF, "hermes", "install", "--home", str(home)], capture_output=True,
+    done = subprocess.run([HWF, "hermes", "install", "--home", str(home), "--no-dashboard"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert (home / "plugins" / "visual-workflow" / "plugin.yaml").is_file()
@@ -90,8 +97,8 @@ def test_hwf_hermes_install_writes_the_directory_form_hermes_loads(hermes_home: 
 def test_install_enables_it_the_way_hermes_reads_it(hermes_home: Path) -> None:
     (hermes_home / "config.yaml").write_text(
         "model:\n  default: m\nplugins:\n  enabled: [other]\n  disabled: [visual-workflow]\n")
-    done = subprocess.run([HWF, "hermes", "install"], capture_output=True, text=True,
-                          timeout=60, env=hermes_env(hermes_home))
+    done = subprocess.run([HWF, "hermes", "install", "--no-dashboard"], capture_output=True,
+                          text=True, timeout=60, env=hermes_env(hermes_home))
     assert done.returncode == 0, done.stderr
     listed = subprocess.run([HERMES, "plugins", "list"], capture_output=True, text=True,
                             timeout=120, env=hermes_env(hermes_home))
@@ -106,8 +113,34 @@ def test_install_enables_it_the_way_hermes_reads_it(hermes_home: Path) -> None:
 
 def test_install_refuses_a_config_it_cannot_edit_and_writes_nothing(hermes_home: Path) -> None:
     (hermes_home / "config.yaml").write_text("plugins: [not, a, mapping]\n")
-    done = subprocess.run([HWF, "hermes", "install"], capture_output=True, text=True,
-                          timeout=60, env=hermes_env(hermes_home))
+    done = subprocess.run([HWF, "hermes", "install", "--no-dashboard"], capture_output=True,
+                          text=True, timeout=60, env=hermes_env(hermes_home))
     assert done.returncode == 2
     assert "plugins: {enabled: [visual-workflow]}" in done.stderr
     assert (hermes_home / "config.yaml").read_text() == "plugins: [not, a, mapping]\n"
+
+
+def test_install_refuses_a_tab_whose_script_is_missing(tmp_path: Path) -> None:
+    source = stub_dashboard_source(tmp_path / "built", built=False)
+    home = tmp_path / "home"
+    with pytest.raises(MissingBundle, match="dist/canvas-dashboard.js, dist/canvas-dashboard"
+                       ".css in .* are not built: run `make dashboard-js`"):
+        write_plugin_dir(home, "0.1.0", TOOL_NAMES, source=source)
+    assert not home.exists()  # nothing written
+    if missing_bundle_files(dashboard_source()):  # this checkout has not built the tab
+        done = subprocess.run([HWF, "hermes", "install", "--home", str(home)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "make dashboard-js" in done.stderr, done.stderr
+        assert not home.exists()
+
+
+def test_install_copies_a_built_tab_and_no_dashboard_removes_a_stale_one(
+        tmp_path: Path) -> None:
+    source = stub_dashboard_source(tmp_path / "built")
+    home = tmp_path / "home"
+    tab = write_plugin_dir(home, "0.1.0", TOOL_NAMES, source=source) / "dashboard"
+    assert sorted(str(p.relative_to(tab)) for p in tab.rglob("*") if p.is_file()) == [
+        "dist/canvas-dashboard.css", "dist/canvas-dashboard.js", "manifest.json",
+        "plugin_api.py"]
+    write_plugin_dir(home, "0.1.0", TOOL_NAMES, with_dashboard=False)
+    assert not tab.exists() and (tab.parent / "plugin.yaml").is_file()

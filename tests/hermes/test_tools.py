@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import tree
+from conftest import BAD_DESIGNS, BAD_RUNS, add_bad_entries, tree
 from designs import one_agent, review
 
 from hwf_lsp.hermes.tools import TOOL_NAMES
@@ -93,7 +93,7 @@ def test_run_parks_and_respond_answer_finish_it(dispatch, hermes_home: Path) -> 
     (notification,) = answered["notifications"]
     assert json.loads(notification) == {"draft": "notes v2", "gate": {"choice": "ship"}}
     assert without_hints(answered) == summary_on_disk(hermes_home, run_id)
-    state = dispatch("workflow_run_show", {"run_id": run_id})
+    state = dispatch("workflow_run_show", {"run_id": run_id})["run"]
     assert state == RunStore.at_home(hermes_home).load(run_id)
     assert state["outputs"]["draft"] == "notes v2" and state["answers"] == {"gate": "ship"}
 
@@ -201,3 +201,33 @@ def test_a_busy_run_is_an_error_not_a_lost_update(dispatch, hermes_home: Path) -
     assert answer == {"error": f"run {run_id} is busy: another runner is advancing it; "
                       "try again when it is done"}
     assert RunStore.at_home(hermes_home).load(run_id)["status"] == "awaiting_agent"
+
+
+def test_bad_entries_are_skipped_with_their_reason(dispatch, hermes_home: Path) -> None:
+    run_id = _saved_and_parked(dispatch)
+    add_bad_entries(hermes_home)
+    designs = {d["name"]: d for d in dispatch("workflow_design_list", {})["designs"]}
+    assert designs["review"]["nodes"] == 4 and "error" not in designs["review"]
+    for name, why in BAD_DESIGNS.items():
+        assert designs[name]["nodes"] is None and why in designs[name]["error"], designs[name]
+    listed = dispatch("workflow_runs", {})
+    assert [r["run_id"] for r in listed["runs"]] == [run_id]
+    reasons = {Path(u["path"]).stem: u["reason"] for u in listed["unreadable"]}
+    assert set(reasons) == set(BAD_RUNS)
+    assert all(why in reasons[name] for name, why in BAD_RUNS.items()), reasons
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("workflow_run_show", {"run_id": "abcdef000001"}),
+    ("workflow_run_cancel", {"run_id": "abcdef000001"}),
+    ("workflow_design_respond", {"run_id": "abcdef000001", "output": "x"}),
+    ("workflow_design_answer", {"run_id": "abcdef000001", "choice": "x"}),
+    ("workflow_design_get", {"name": "loop"}),
+    ("workflow_design_run", {"name": "loop"}),
+])
+def test_a_symlink_loop_is_a_clear_error(dispatch, hermes_home: Path, tool: str,
+                                         args: dict) -> None:
+    add_bad_entries(hermes_home)
+    answer = dispatch(tool, args)
+    assert "is unreadable: a symlink loop" in answer["error"], answer
+    assert answer["argument"] == ("name" if "name" in args else "run_id")

@@ -268,3 +268,18 @@ def test_new_run_ids_are_valid_and_distinct(runs: RunStore) -> None:
     ids = {runs.new_run_id() for _ in range(100)}
     assert len(ids) == 100
     assert all(check_run_id(i) for i in ids)
+
+
+# --- bad entries: a looping link is a clear error, not an internal one ------------
+
+
+def test_a_symlink_loop_is_a_value_error_naming_the_file(designs: DesignStore,
+                                                         runs: RunStore) -> None:
+    for root, name in ((designs.root, "loop.json"), (runs.root, "abcdef.json")):
+        root.mkdir(parents=True)
+        os.symlink(name, root / name)
+    with pytest.raises(ValueError, match="loop.json is unreadable: a symlink loop"):
+        designs.load("loop")
+    with pytest.raises(ValueError, match="abcdef.json is unreadable: a symlink loop"):
+        runs.load("abcdef")
+    assert designs.list() == ["loop"]  # listed by name; reading it says why it can't be
