@@ -167,3 +167,13 @@ def test_the_pure_layers_keep_no_process_wide_state(package: str) -> None:
 def test_the_state_check_sees_shared_state(source: str, flagged: bool) -> None:
     """Guard against a vacuous pass."""
     assert bool(shared_state_changes(source)) is flagged
+
+
+def test_no_two_modules_share_a_file_name() -> None:
+    """A name says which module it is without its package (`findings.py`, not a second
+    `check.py`), so a newcomer, a traceback and an editor tab can place it."""
+    names: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "hwf_lsp").rglob("*.py")):
+        if path.name not in ("__init__.py", "__main__.py"):
+            names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: where for name, where in names.items() if len(where) > 1} == {}

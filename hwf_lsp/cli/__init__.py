@@ -228,7 +228,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
             return run_check(args.paths, args.format)
         if args.command == "test":
-            from hwf_lsp.cli.design_tests import run_tests
+            from hwf_lsp.cli.test_command import run_tests
 
             return run_tests(args.paths, args.format, args.write_expectations)
         from hwf_lsp.cli import runs as cli_runs

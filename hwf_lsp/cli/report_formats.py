@@ -123,6 +123,6 @@ def print_report(fmt: str, report: list[dict[str, Any]]) -> None:
         for line in github_lines(report):
             out(line)
     else:
-        from hwf_lsp.cli import package_version
+        from hwf_lsp import __version__
 
-        out_json(sarif_log(report, package_version()))
+        out_json(sarif_log(report, __version__))

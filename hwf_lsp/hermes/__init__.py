@@ -16,9 +16,9 @@ without Hermes installed.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from hwf_lsp.hermes.home import current_home
 from hwf_lsp.workflow.trust import PLUGIN_NAME
 
 TOOLSET = "visual_workflow"
@@ -27,20 +27,9 @@ SLASH_HINT = "list | run NAME | answer RUN CHOICE | status RUN"
 __all__ = ["PLUGIN_NAME", "TOOLSET", "current_home", "register"]
 
 
-def current_home() -> Path:
-    """The Hermes home of this call: Hermes' own resolution (profiles included) when inside it."""
-    try:
-        from hermes_constants import get_hermes_home
-    except ImportError:
-        from hwf_lsp.workflow.names import hermes_home
-
-        return hermes_home()
-    return Path(get_hermes_home())
-
-
 def register(ctx: Any) -> None:
     """Hermes' plugin hook: tools, `/workflow` and `hermes workflow`."""
-    from hwf_lsp.hermes import cli, slash, tools
+    from hwf_lsp.hermes import slash, tools, workflow_command
     from hwf_lsp.hermes.host_seams import chat_seam, llm_seam, remember_host_context
 
     remember_host_context(ctx)
@@ -61,6 +50,7 @@ def register(ctx: Any) -> None:
         args_hint=SLASH_HINT)
     ctx.register_cli_command(
         "workflow", help="Hermes Workflow designs and runs (the hwf command, in Hermes)",
-        setup_fn=cli.setup_hermes_workflow, handler_fn=cli.run_hermes_workflow,
+        setup_fn=workflow_command.setup_hermes_workflow,
+        handler_fn=workflow_command.run_hermes_workflow,
         description="Mirrors `hwf`: check, run, resume, answer, respond, runs, show, cancel, "
         "on the runs of this Hermes home.")

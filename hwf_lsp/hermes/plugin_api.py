@@ -27,8 +27,9 @@ from fastapi.responses import JSONResponse
 
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
-from hwf_lsp.hermes import current_home, tools
+from hwf_lsp.hermes import tools
 from hwf_lsp.hermes.engine import Workflows
+from hwf_lsp.hermes.home import current_home
 from hwf_lsp.hermes.host_seams import host_llm_seam
 from hwf_lsp.hermes.route_input import (
     BAD_REQUEST,

@@ -67,5 +67,5 @@ def test_only_the_plugin_imports_hermes_agent() -> None:
 
 
 def test_the_scan_sees_what_the_plugin_imports() -> None:
-    seen = imported_modules(PLUGIN / "seams.py") | imported_modules(PLUGIN / "__init__.py")
+    seen = imported_modules(PLUGIN / "host_seams.py") | imported_modules(PLUGIN / "home.py")
     assert {"agent.subagent_lifecycle", "hermes_constants", "hwf_lsp.workflow.seams"} <= seen
