@@ -324,7 +324,7 @@ def test_run_without_design_snapshot_uses_the_stored_design(hwf):
     (hwf.home / "workflow-designs" / "review-flow.json").write_text(json.dumps(design))
     hwf.run_file(run_id).write_text(json.dumps(state))
     shown = hwf("show", run_id)
-    assert "[4/5] sign-off" in shown.stdout and "waiting" in shown.stdout
+    assert "#4 sign-off" in shown.stdout and "waiting" in shown.stdout
     assert hwf("runs", "--json").json()[0]["steps"] == 5
     answered = hwf("answer", run_id, "approve")
     assert answered.code == 0, answered.stderr
