@@ -253,7 +253,7 @@ async def test_failed_step_gets_a_retry_lens_that_reruns_from_it(client: Languag
         ENV.reset_calls()
         failed = await execute(client, "hwf.startRun", uri)
         assert failed["status"] == "failed" and "'fetch'" in failed["error"], failed
-        assert [s["status"] for s in failed["step_states"]] == ["failed", None]
+        assert [s["status"] for s in failed["step_states"]] == ["failed", "not run"]
         retry = [lens for lens in await lenses(client, uri) if lens[1] == "↻ Retry from here"]
         assert [lens[2:] for lens in retry] == [
             ("hwf.runFromHere", [uri, "fetch", failed["run_id"]])]
