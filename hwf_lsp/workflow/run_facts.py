@@ -221,6 +221,9 @@ class _Reader:
         if attempts:
             fact["attempts"] = attempts
         fact["started_at"] = _text(record.get("started_at"))
+        in_flight = _dict(self.state.get("in_flight"))
+        if fact["started_at"] is None and in_flight.get("node") == step_id:
+            fact["started_at"] = _text(in_flight.get("since"))  # an agent command at work
         fact["ended_at"] = _text(record.get("ended_at"))
         if rerun is not None:
             fact["rerun"] = rerun
