@@ -13,13 +13,20 @@ the facts themselves.  No surface may disagree.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.fixture_runs import EXPECTED, Fixture, build_all
+from support.fixture_runs import (
+    EXPECTED,
+    EXTENSION_FIXTURE,
+    Fixture,
+    build_all,
+    extension_fixture_text,
+)
 
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.hints import STATUS, hints
@@ -220,3 +227,15 @@ def test_check_finds_a_surface_that_disagrees(fixtures) -> None:
     facts = facts_of(fx)
     dropped = {**facts, "post": {**facts["post"], "status": "done"}}
     assert len(check("hwf runs --json", fx, dropped)) == 1
+
+
+def test_the_extensions_fixture_is_these_runs(fixtures, home) -> None:
+    """The VS Code extension's conformance test (src/test/conformance.test.ts: Runs view
+    items, the canvas's node model, the status bar, the dashboard) renders the summaries
+    of these very runs; they are committed as built (HWF_WRITE_FIXTURES=1 rewrites)."""
+    text = extension_fixture_text(fixtures, home / "workflow-runs")
+    if os.environ.get("HWF_WRITE_FIXTURES") == "1":
+        EXTENSION_FIXTURE.parent.mkdir(parents=True, exist_ok=True)
+        EXTENSION_FIXTURE.write_text(text, encoding="utf-8")
+    assert EXTENSION_FIXTURE.read_text(encoding="utf-8") == text, (
+        f"{EXTENSION_FIXTURE} is stale: HWF_WRITE_FIXTURES=1 pytest {__file__}")

@@ -9,6 +9,7 @@ surface reachable from Python and compares each rendering with the run facts.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,11 +202,43 @@ EXPECTED: dict[str, dict[str, tuple[Any, ...]]] = {
 """What the run facts of each fixture must say: the engine's side of the conformance."""
 
 
+class _CountingIds(RunStore):
+    """Run ids 000000000001, 000000000002, …: fixture files the same on every build."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.count = 0
+
+    def new_run_id(self) -> str:  # type: ignore[override]
+        self.count += 1
+        return f"{self.count:012x}"
+
+
 def build_all(home: Path) -> dict[str, Fixture]:
-    """Every fixture run, written under `home/workflow-runs` (one Hermes home)."""
-    runs = RunStore(home / "workflow-runs")
+    """Every fixture run, written under `home/workflow-runs` (one Hermes home); the same
+    runs (ids, times, logs) on every build."""
+    runs = _CountingIds(home / "workflow-runs")
     fixtures = {}
     for name, build in BUILDERS.items():
         state = build(runs, Clock())
         fixtures[name] = Fixture(name, state, DESIGNS[name])
     return fixtures
+
+
+EXTENSION_FIXTURE = Path(__file__).resolve().parents[2] / "vscode-extension" / "src" / "test" / \
+    "fixtures" / "run-summaries.json"
+"""The fixture runs' summaries, for the VS Code extension's conformance test (node --test):
+the Runs view, the canvas's node model, the status bar and the dashboard render them."""
+
+
+def extension_fixture_text(fixtures: dict[str, Fixture], runs_root: Path) -> str:
+    """`{fixture: run summary}` as the server sends it, without the machine's paths."""
+    from hwf_lsp.workflow.run_summary import run_summary
+
+    summaries = {}
+    for name, fixture in fixtures.items():
+        summary = run_summary(fixture.state, runs_root)
+        for key in ("path", "design_path", "created_at"):  # (prepare_rerun: the real clock)
+            summary.pop(key)
+        summaries[name] = summary
+    return json.dumps(summaries, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
