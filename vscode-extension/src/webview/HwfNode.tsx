@@ -32,7 +32,18 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
           <span className="hwf-kind-icon" aria-hidden="true">{kindIcon(node.kind)}</span>
           <span className="hwf-node-title">{node.title || node.id}</span>
           {defects.length > 0 && <span className="hwf-defect-badge" aria-label={`${defects.length} problems`}>{defects.length}</span>}
-          {run && <span className={`hwf-state-badge hwf-badge-${stateClass(run.state)}`} title={run.times || undefined}>{run.label}</span>}
+          {run && (
+            <button
+              className={`hwf-state-badge hwf-badge-${stateClass(run.state)} nodrag`}
+              title={`${run.times ? `${run.times}. ` : ''}Show this step of run ${run.ofRun}`}
+              onClick={(e) => {
+                e.stopPropagation();
+                post({ type: 'step', runId: run.ofRun, id: node.id });
+              }}
+            >
+              {run.label}
+            </button>
+          )}
         </div>
         <div className="hwf-node-sub">
           <span className="hwf-node-id">{node.id}</span> · <span className="hwf-node-kind">{node.kind}</span>

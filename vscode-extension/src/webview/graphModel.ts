@@ -70,6 +70,8 @@ export interface NodeRun {
   options?: string[];
   /** The run that is parked here (answer / respond go to it). */
   runId?: string;
+  /** The run these facts are of (the step detail opens in it). */
+  ofRun: string;
 }
 
 export interface HwfNodeData extends Record<string, unknown> {
@@ -245,7 +247,9 @@ export function nodeRuns(
     return result;
   }
   for (const step of steps) {
-    const entry: NodeRun = { state: step.state, label: step.label, times: step.times, preview: step.preview, detail: step.detail };
+    const entry: NodeRun = {
+      state: step.state, label: step.label, times: step.times, preview: step.preview, detail: step.detail, ofRun: run.run_id,
+    };
     if (step.state === 'waiting' && run.pending?.node === step.id) {
       entry.runId = run.run_id;
       entry.options = step.kind === 'approval' ? (run.pending.options ?? ['approve', 'reject']) : [];
