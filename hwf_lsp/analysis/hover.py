@@ -186,7 +186,7 @@ def run_markdown(run: RunInfo, node_id: str) -> list[str]:
     lines = ["", f"Newest run `{run.run_id}` ({run.status}): {step_sentence(fact)}"]
     when = times_text(fact)
     if when:
-        lines += ["", when.capitalize()]
+        lines += ["", when[0].upper() + when[1:]]
     for number, attempt in enumerate(fact.get("attempts") or (), 1):
         lines += ["", f"Attempt {number} failed at {attempt.get('at')}: {attempt.get('error')}"]
     if node_id in run.outputs:
