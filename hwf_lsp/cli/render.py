@@ -66,16 +66,16 @@ def step_detail(state: dict[str, Any], fact: dict[str, Any]) -> str:
         return f"NOT delivered to {fact.get('target') or 'a notification'}: {fact.get('error')}"
     if status in (step_words.STEP_DONE, step_words.STEP_REUSED) and node_id in outputs:
         where = f"from run {fact.get('base_run')}: " if status == step_words.STEP_REUSED else ""
-        if fact.get("type") == "output" and fact.get("target") is not None:
-            return f"{where}delivered to {fact['target']}"
+        if fact.get("type") == "output" and "target" in fact:  # it has a delivery receipt
+            return f"{where}delivered to {fact['target'] or 'a notification'}"
         if fact.get("type") == "condition":
             return where + (last_log_detail(state, node_id) or "true")
         return where + preview(outputs[node_id])
     if status == step_words.STEP_WAITING:
         pending = state.get("pending") if isinstance(state.get("pending"), dict) else {}
-        what = (f"{pending.get('question', '')}" if fact.get("waiting_for") == "approval"
-                else "an agent's response")
-        return f"{what} (since {fact.get('since')}" + (
+        what = (f"{pending.get('question', '')} " if fact.get("waiting_for") == "approval"
+                else "")
+        return f"{what}(since {fact.get('since')}" + (
             ", escalated)" if fact.get("escalated") else ")")
     if status == step_words.STEP_FAILED:
         return str(fact.get("error") or "failed")
