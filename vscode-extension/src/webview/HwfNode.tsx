@@ -32,7 +32,10 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
           <span className="hwf-kind-icon" aria-hidden="true">{kindIcon(node.kind)}</span>
           <span className="hwf-node-title">{node.title || node.id}</span>
           {defects.length > 0 && <span className="hwf-defect-badge" aria-label={`${defects.length} problems`}>{defects.length}</span>}
-          {run && (
+          {run && !runsEnabled && (
+            <span className={`hwf-state-badge hwf-badge-${stateClass(run.state)}`} title={run.times || undefined}>{run.label}</span>
+          )}
+          {run && runsEnabled && (
             <button
               className={`hwf-state-badge hwf-badge-${stateClass(run.state)} nodrag`}
               title={`${run.times ? `${run.times}. ` : ''}Show this step of run ${run.ofRun}`}
