@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -214,3 +215,32 @@ def test_the_runner_records_each_step(tmp_path) -> None:
     for record in records.values():
         assert record["started_at"] < record["ended_at"]
     assert len(saves) == 1 + 1 + 1 + 1 + 1  # create, a's failed attempt, a, b, completed
+
+
+def test_step_facts_of_any_junk_never_raise() -> None:
+    """A run file may be another tool's or hand-edited: any JSON in any key gives facts in
+    the vocabulary's words, never an exception."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from hwf_lsp.workflow.run_facts import step_facts
+    from hwf_lsp.workflow.run_summary import run_summary
+    from hwf_lsp.workflow.step_words import STEP_STATES
+
+    ids = st.sampled_from(["a", "g", "c", "o", "zz"])
+    junk = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3) | ids,
+                        lambda inner: st.lists(inner, max_size=3)
+                        | st.dictionaries(st.text(max_size=2) | ids, inner, max_size=3),
+                        max_leaves=8)
+    keys = ["cursor", "status", "outputs", "skipped", "pending", "error", "answers",
+            "deliveries", "attempts", "log", "steps", "in_flight", "base_run", "from_node"]
+
+    @given(st.dictionaries(st.sampled_from(keys), junk | st.sampled_from(
+        ["running", "failed", "awaiting_approval", "awaiting_agent", 0, 2]), max_size=8))
+    def check(overrides) -> None:
+        state = run(**overrides)
+        for fact in step_facts(state):
+            assert fact["status"] in STEP_STATES
+        json.dumps(run_summary(state, "/runs"))
+
+    check()
