@@ -167,6 +167,8 @@ export interface StepInfo {
   detail: string;
   /** When it ran: `started …, ended … (took …)`, or '' when the run did not record it. */
   times: string;
+  /** How long it took (`0.25 s`), '' when not recorded. */
+  duration: string;
   /** The failed attempts, one line each. */
   attempts: string[];
 }
@@ -290,6 +292,7 @@ export function stepsOfRun(runFile: unknown, summary: RunSummary): StepInfo[] {
       state,
       label: typeof step.label === 'string' ? step.label : state,
       times: timesOf(step),
+      duration: durationOf(step.started_at, step.ended_at),
       attempts,
     };
     const output = has(step.id) ? { preview: previewOf(outputs[step.id]), detail: detailOf(outputs[step.id]) } : undefined;

@@ -159,7 +159,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeItem>, 
     const { step, run } = element;
     const item = new vscode.TreeItem(step.title ? `${step.id} — ${step.title}` : step.id, vscode.TreeItemCollapsibleState.None);
     item.id = `step:${run.run_id}:${step.id}`;
-    item.description = `${step.label} · ${step.preview}`;
+    item.description = `${step.label}${step.duration ? ` (${step.duration})` : ''} · ${step.preview}`;
     const color = stepColor(step.state);
     item.iconPath = new vscode.ThemeIcon(stepIcon(step.state), color ? new vscode.ThemeColor(color) : undefined);
     const md = new vscode.MarkdownString(undefined, true);

@@ -99,6 +99,7 @@ test('stepsOfRun carries the server\'s times and attempts', () => {
   }]]);
   const [step] = stepsOfRun(undefined, summary);
   assert.equal(step.times, 'started 2026-11-30T05:00:00.000Z, ended 2026-11-30T05:03:05.000Z (took 3 min 5 s)');
+  assert.equal(step.duration, '3 min 5 s');
   assert.deepEqual(step.attempts, ['attempt 1 failed at T1: overloaded', 'attempt 2 failed at T2: timeout']);
 });
 
