@@ -25,21 +25,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hwf_lsp.workflow.run_facts import (
+from hwf_lsp.workflow.run_facts import failed_step, step_fact, step_facts
+from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow
+from hwf_lsp.workflow.step_words import (
     STEP_DONE,
     STEP_FAILED,
+    STEP_NOT_RUN,
     STEP_SKIPPED,
     STEP_WAITING,
-    failed_step,
-    step_status,
 )
-from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow
 from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
 
 if TYPE_CHECKING:
     from hwf_lsp.workflow.run_index import RunIndex
 
 DONE, FAILED, WAITING, SKIPPED = STEP_DONE, STEP_FAILED, STEP_WAITING, STEP_SKIPPED
+"""The engine's words (`workflow.step_words`), re-exported for older imports."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,9 @@ class RunInfo:
     """The step a failed run failed at (`workflow.run_facts.failed_step`), else None."""
     key: tuple[int, int, int] | None = None
     """The run file's (inode, mtime_ns, size) when it was read."""
+    facts: dict[str, dict[str, Any]] = field(repr=False, default_factory=dict)
+    """The engine's run facts (`workflow.run_facts.step_facts`) by step id: what the
+    editor shows of each step, read once per run file version."""
 
     @classmethod
     def from_state(cls, state: dict[str, Any], path: str,
@@ -84,23 +88,36 @@ class RunInfo:
             state=state,
             failed=failed_step(state),
             key=key,
+            facts={fact["id"]: fact for fact in step_facts(state)},
         )
 
     def with_design(self, design: Any) -> RunInfo:
-        """This run, with its failed step found in `design` (the open or stored design of
-        the same name) when the run has neither a log nor a design snapshot to find it in."""
-        if self.status != "failed" or self.failed is not None:
+        """This run as `design` (the open or stored design of the same name) plans it, when
+        the run has no design snapshot of its own: its step facts, and its failed step
+        when it has no log to find it in either."""
+        if self.facts:
             return self
-        failed = failed_step(self.state, design)
-        return self if failed is None else replace(self, failed=failed)
+        facts = {fact["id"]: fact for fact in step_facts(self.state, design)}
+        failed = self.failed if self.failed is not None else failed_step(self.state, design)
+        return replace(self, failed=failed, facts=facts) if facts else self
 
     def failed_node(self) -> str | None:
         """The node a failed run failed on (one rule for everyone: `run_facts.failed_step`)."""
         return self.failed
 
+    def fact(self, node_id: str) -> dict[str, Any] | None:
+        """The engine's facts of one step (`run_facts.step_facts`), None for a node that is
+        no step of the run's plan.  A run no design plans is read from its state alone,
+        and a step it says nothing about is None (it cannot tell a step from a note)."""
+        if self.facts:
+            return self.facts.get(node_id)
+        fact = step_fact(self.state, node_id, self.failed)
+        return None if fact["status"] == STEP_NOT_RUN else fact
+
     def node_status(self, node_id: str) -> str | None:
-        """done / failed / waiting / skipped for one node, None when it has not run."""
-        return step_status(self.state, node_id, self.failed)
+        """The step's state word (`workflow.step_words`), None for a node that is no step."""
+        fact = self.fact(node_id)
+        return None if fact is None else fact["status"]
 
 
 FED_MAX_READS = 64

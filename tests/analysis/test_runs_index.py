@@ -67,8 +67,12 @@ def test_node_status():
         "pending": {"node": "w"}, "error": "agent step 'f' failed after 3 attempts",
         "log": [{"event": "attempt-failed", "node": "f"}, {"event": "failed", "node": "f"}],
     }, "/x")
+    # a failed run waits for nothing: its stale `pending` is no waiting step
     assert [run.node_status(n) for n in ("a", "s", "w", "f", "other")] == [
-        DONE, SKIPPED, WAITING, FAILED, None]
+        DONE, SKIPPED, None, FAILED, None]
+    parked = RunInfo.from_state({"run_id": "r", "status": "awaiting_agent", "outputs": {},
+                                 "skipped": [], "pending": {"node": "w"}}, "/x")
+    assert parked.node_status("w") == WAITING
 
 
 def test_failure_without_attempts_is_found_by_the_cursor():

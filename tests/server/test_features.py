@@ -108,16 +108,16 @@ async def test_inlay_hints_plan_and_status(client):
         start=types.Position(line=0, character=0),
         end=types.Position(line=len(lines), character=0)))
     hints = await eventually(lambda: client.text_document_inlay_hint_async(params),
-                             lambda hints: any(h.label == "⏸ waiting" for h in hints))
+                             lambda hints: any(h.label == "⏸ waiting for approval" for h in hints))
     by_line: dict[int, list[str]] = {}
     for hint in hints:
         by_line.setdefault(hint.position.line, []).append(hint.label)
     assert by_line == {
         2: ["#2", "✓ done"],       # b runs after a
         3: ["#1", "✓ done"],       # a
-        4: ["#3", "⤼ skipped"],
-        5: ["#4", "⤼ skipped"],
-        6: ["#5", "⏸ waiting"],
+        4: ["#3", "⤼ skipped: false condition"],
+        5: ["#4", "⤼ skipped: skipped parent"],
+        6: ["#5", "⏸ waiting for approval"],
     }
     # the hint sits right after the id value
     b_line = lines[2]

@@ -109,7 +109,7 @@ async def test_run_written_by_the_cli_shows_within_one_second(client: LanguageCl
     assert started.returncode == 3, started.stderr  # parked at the approval
     run_id = next(p.stem for p in ENV.runs_dir.glob("*.json"))
     parked = await seen_in_editor(client, uri, text, run_id, "awaiting_approval",
-                                  expect_lens=True, expect_hint="⏸ waiting")
+                                  expect_lens=True, expect_hint="⏸ waiting for approval")
     answered = hwf("answer", run_id, "approve")
     assert answered.returncode == 0, answered.stderr
     done = await seen_in_editor(client, uri, text, run_id, "completed", expect_lens=False,
@@ -131,7 +131,7 @@ async def test_run_written_by_the_cli_shows_within_one_second(client: LanguageCl
         tmp.write_text(json.dumps(state))
         os.replace(tmp, ENV.runs_dir / f"{run_id}.json")
         burst.append(await seen_in_editor(client, uri, text, run_id, "awaiting_approval",
-                                          expect_lens=True, expect_hint="⏸ waiting"))
+                                          expect_lens=True, expect_hint="⏸ waiting for approval"))
         state["status"], state["pending"] = "completed", None
         await asyncio.sleep(phases.uniform(0, 0.2))
         state["outputs"]["gate"] = {"choice": "approve"}

@@ -5,18 +5,9 @@
  */
 import { Handle, NodeProps, Position, type Node } from '@xyflow/react';
 import { useState } from 'react';
+import { stateClass } from '../common/runModel';
 import { defectText, HwfNodeData, kindIcon } from './graphModel';
 import type { CanvasMessage } from './protocol';
-
-const STATE_LABEL: Record<string, string> = {
-  done: 'done',
-  reused: 'reused',
-  skipped: 'skipped',
-  waiting: 'waiting',
-  failed: 'failed',
-  running: 'running',
-  'not-run': 'not run',
-};
 
 function mainText(value: unknown): string {
   if (value === undefined || value === null) {
@@ -32,7 +23,7 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
     const classes = ['hwf-node', `hwf-kind-${node.kind}`];
     if (defects.length) classes.push('hwf-has-defects');
     if (current) classes.push('hwf-current');
-    if (run) classes.push(`hwf-state-${run.state}`);
+    if (run) classes.push(`hwf-state-${stateClass(run.state)}`);
     const main = mainText(node.main?.value);
     return (
       <div className={classes.join(' ')} title={defects.length ? defectText(defects) : undefined} data-node-id={node.id}>
@@ -41,7 +32,21 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
           <span className="hwf-kind-icon" aria-hidden="true">{kindIcon(node.kind)}</span>
           <span className="hwf-node-title">{node.title || node.id}</span>
           {defects.length > 0 && <span className="hwf-defect-badge" aria-label={`${defects.length} problems`}>{defects.length}</span>}
-          {run && <span className={`hwf-state-badge hwf-badge-${run.state}`}>{STATE_LABEL[run.state] ?? run.state}</span>}
+          {run && !runsEnabled && (
+            <span className={`hwf-state-badge hwf-badge-${stateClass(run.state)}`} title={run.times || undefined}>{run.label}</span>
+          )}
+          {run && runsEnabled && (
+            <button
+              className={`hwf-state-badge hwf-badge-${stateClass(run.state)} nodrag`}
+              title={`${run.times ? `${run.times}. ` : ''}Show this step of run ${run.ofRun}`}
+              onClick={(e) => {
+                e.stopPropagation();
+                post({ type: 'step', runId: run.ofRun, id: node.id });
+              }}
+            >
+              {run.label}
+            </button>
+          )}
         </div>
         <div className="hwf-node-sub">
           <span className="hwf-node-id">{node.id}</span> · <span className="hwf-node-kind">{node.kind}</span>

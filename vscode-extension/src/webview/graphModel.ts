@@ -6,7 +6,7 @@
  */
 import dagre from '@dagrejs/dagre';
 import type { Edge, Node } from '@xyflow/react';
-import type { StepInfo } from '../common/runModel';
+import type { StepInfo, StepState } from '../common/runModel';
 
 export interface Position {
   line: number;
@@ -53,11 +53,15 @@ export interface GraphView {
   defects?: GraphDefect[];
 }
 
-/** What a node shows of a run: the brief's states plus "not run". */
-export type NodeState = 'done' | 'reused' | 'skipped' | 'waiting' | 'failed' | 'running' | 'not-run';
+/** What a node shows of a run: the server's step state (the engine's run facts). */
+export type NodeState = StepState;
 
 export interface NodeRun {
   state: NodeState;
+  /** The server's label of the state (`✓ done`, `⚠ not delivered`). */
+  label: string;
+  /** When it ran (`started …, ended … (took …)`), '' when not recorded. */
+  times: string;
   /** One line: the output, why skipped, what it waits for. */
   preview: string;
   /** The whole output (capped), for the hover card. */
@@ -66,6 +70,8 @@ export interface NodeRun {
   options?: string[];
   /** The run that is parked here (answer / respond go to it). */
   runId?: string;
+  /** The run these facts are of (the step detail opens in it). */
+  ofRun: string;
 }
 
 export interface HwfNodeData extends Record<string, unknown> {
@@ -229,26 +235,22 @@ export function toFlow(graph: GraphView, options: FlowOptions = {}): { nodes: No
 }
 
 /**
- * Each step's state in a run, keyed by node id. The states are the server's
- * (`step_states`, rendered by runModel.stepsOfRun): `answered` shows as done; the step at
- * the cursor of a running run is `running`; a parked step carries its options.
+ * Each step's state in a run, keyed by node id: the server's (`step_states`, rendered by
+ * runModel.stepsOfRun), as they are; a parked step carries its options.
  */
 export function nodeRuns(
-  run: { run_id: string; status: string; cursor?: number; pending?: { node?: string; options?: string[] } | null } | undefined,
+  run: { run_id: string; status: string; pending?: { node?: string; options?: string[] } | null } | undefined,
   steps: readonly StepInfo[],
 ): Map<string, NodeRun> {
   const result = new Map<string, NodeRun>();
   if (!run) {
     return result;
   }
-  const running = run.status === 'running' ? steps.find((s) => s.state === 'not-run')?.id : undefined;
   for (const step of steps) {
-    let state: NodeState = step.state === 'answered' ? 'done' : step.state;
-    if (step.id === running) {
-      state = 'running';
-    }
-    const entry: NodeRun = { state, preview: state === 'running' ? 'running…' : step.preview, detail: step.detail };
-    if (state === 'waiting' && run.pending?.node === step.id) {
+    const entry: NodeRun = {
+      state: step.state, label: step.label, times: step.times, preview: step.preview, detail: step.detail, ofRun: run.run_id,
+    };
+    if (step.state === 'waiting' && run.pending?.node === step.id) {
       entry.runId = run.run_id;
       entry.options = step.kind === 'approval' ? (run.pending.options ?? ['approve', 'reject']) : [];
     }
