@@ -33,7 +33,7 @@ from ..workflow.vocabulary import (
 )
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
-from .runs_index import RunInfo
+from .run_info import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
     "kind", "field", "enum", "node", "path", "operator", "literal", "snippet", "property")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..jsontext.jsontree import ParsedDocument
 from ..workflow.step_words import step_label, step_sentence
 from .design import design_of
-from .runs_index import RunInfo
+from .run_info import RunInfo
 
 PLAN, STATUS = "plan", "status"
 

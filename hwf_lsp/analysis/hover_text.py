@@ -27,7 +27,7 @@ from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, 
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
 from .navigation import occurrence_at
-from .runs_index import RunInfo
+from .run_info import RunInfo
 
 PREVIEW_CHARS = 400
 FIELD_RULES = {

@@ -23,7 +23,6 @@ from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from hwf_lsp import __version__
-from hwf_lsp.analysis.runs_index import RunsIndex
 from hwf_lsp.server import guard
 from hwf_lsp.server.convert import encoding_name
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
@@ -54,6 +53,7 @@ from hwf_lsp.server.framing import FramedReader
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.server.protocol import HwfProtocol
 from hwf_lsp.server.runs.manager import RunManager
+from hwf_lsp.server.runs.newest_runs import RunsIndex
 from hwf_lsp.server.runs.notify import on_runs_changed
 from hwf_lsp.server.runs.watcher import RunsWatcher
 from hwf_lsp.server.settings import SECTION, Settings
@@ -205,7 +205,7 @@ class HwfServer(LanguageServer):
         runs = self._runs
         if runs is None or runs.home != home:
             # fed: the loop reads snapshots only; the runs watcher's thread, finished
-            # commands and the diagnostics workers refresh it (analysis/runs_index.py)
+            # commands and the diagnostics workers refresh it (server/runs/newest_runs.py)
             runs = self._runs = RunsIndex(home, auto_refresh=False)
         return runs
 

@@ -447,6 +447,8 @@ class Runner:
             "correlation_id": request.correlation_id,
             "waiting_since": iso_utc(self.clock()),
         }
+        if request.model is not None:  # the trust gate let it through: whoever answers uses it
+            state["pending"]["model"] = request.model
         self._log(state, node_id, "parked", f"awaiting an agent: {why}")
         self._persist(state)
         return "parked"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hwf_lsp.analysis.design import design_of
-from hwf_lsp.analysis.runs_index import RunInfo
+from hwf_lsp.analysis.run_info import RunInfo
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.runs.summary import run_summary

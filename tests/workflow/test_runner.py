@@ -217,6 +217,15 @@ def test_model_passed_only_when_allowed(runs: RunStore) -> None:
         assert ("model" in seam.requests[0].to_json()) is allowed
 
 
+@pytest.mark.parametrize("allowed", [False, True])
+def test_a_parked_step_keeps_the_model_only_when_allowed(runs: RunStore, allowed: bool) -> None:
+    """Chat and cron perform a parked step themselves: they read the model from `pending`."""
+    state = Runner(runs, allow_model_override=allowed).start(design(agent("a", model="big")))
+    assert state["status"] == "awaiting_agent"
+    assert state["pending"].get("model") == ("big" if allowed else None)
+    assert ("model" in state["pending"]) is allowed
+
+
 def test_command_agent_seam_end_to_end(runs: RunStore, tmp_path: Path) -> None:
     record = tmp_path / "requests.jsonl"
     seam = CommandAgentSeam([*AGENT_SCRIPT, "record", str(record)])

@@ -43,7 +43,7 @@ RETRY_TITLE = "↻ Retry from here"
 def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, list[Any]]]:
     """(offset, title, command, arguments) per lens, in document order.
 
-    `run` is the newest run of the design (runs_index.RunInfo) or None.  Each step of it
+    `run` is the newest run of the design (analysis.run_info.RunInfo) or None.  Each step of it
     gets its state (the engine's run facts, `workflow.step_words.step_label`), and the
     action its state calls for: answer or respond to a waiting step, retry a failed one.
     """
