@@ -131,6 +131,7 @@ endif
 # it (HWF_REQUIRE_BUNDLE=1 makes a missing bundle fail them instead of skipping).
 test-vscode: $(STAMP) $(DEB_STAMP) vsix $(E2E_NPM)
 	cd $(EXT) && npm run --silent test:unit
+	node --test $(EXT)/e2e/lib/
 	HWF_REQUIRE_BUNDLE=1 $(PY) -m pytest -q -p no:cacheprovider tests/reliability/test_untrusted_repo.py -k bundled
 ifeq ($(HWF_SKIP_E2E),1)
 	@echo "HWF_SKIP_E2E=1: the code-server e2e is skipped"
