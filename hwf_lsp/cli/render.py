@@ -7,6 +7,7 @@ and `runs` print the same thing. They don't change state.
 from __future__ import annotations
 
 import json
+import math
 import shlex
 from typing import Any
 
@@ -165,6 +166,28 @@ def summary(state: dict[str, Any], path: str) -> dict[str, Any]:
     return out
 
 
+def json_safe(summary: dict[str, Any]) -> dict[str, Any]:
+    """`summary` as strict JSON can carry it: a NaN or infinite number (a run file another
+    tool wrote, e.g. `"cursor": 1e400`) becomes null, and the run is called corrupt, so one
+    such run never keeps the others from being printed as JSON."""
+    found: list[bool] = []
+
+    def strict(value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(True)
+            return None
+        if isinstance(value, dict):
+            return {key: strict(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [strict(item) for item in value]
+        return value
+
+    safe = strict(summary)
+    if found and not safe.get("corrupt"):
+        safe["corrupt"] = "it holds NaN or Infinity, which are not JSON numbers"
+    return safe
+
+
 def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
     if not summaries:
         return []
@@ -179,6 +202,6 @@ def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
         status = "corrupt" if s.get("corrupt") else str(s.get("status"))
         step = f"{s.get('cursor')}/{s.get('steps')}" if s.get("steps") else str(s.get("cursor"))
         lines.append(f"{str(s.get('run_id')):<14}{str(s.get('name')):<20}"
-                     f"{status:<19}{step:<7}{str(s.get('updated_at')):<26}"
+                     f"{status:<19}{step:<7}{str(s.get('updated_at') or '-'):<26}"
                      f"{waiting}".rstrip())
     return lines

@@ -328,7 +328,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         if entry.get("corrupt"):
             err(f"hwf runs: run {entry['run_id']} is corrupt: {entry['corrupt']}")
     if args.json:
-        out_json(summaries)
+        out_json([render.json_safe(entry) for entry in summaries])
     elif summaries:
         for line in render.runs_table(summaries):
             out(line)
