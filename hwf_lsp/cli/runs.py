@@ -72,7 +72,7 @@ def home_of(args: argparse.Namespace) -> Path:
 
 def stores_of(args: argparse.Namespace) -> tuple[DesignStore, RunStore]:
     home = home_of(args)
-    return DesignStore(home / DESIGNS_DIRNAME), RunStore(home / RUNS_DIRNAME)
+    return DesignStore(home / DESIGNS_DIRNAME), RunStore(home / RUNS_DIRNAME, short_lived=True)
 
 
 # --- the runner, configured from flags and environment ----------------------

@@ -75,6 +75,9 @@ the bound until then, a listing that reaches them, or `build`."""
 MTIME_SETTLE_NS = 50_000_000
 """A directory mtime younger than this may be followed by a rename in the same tick."""
 BUSY_TIMEOUT_S = 5.0
+SHORT_WAIT_S = 0.2
+"""How long a short-lived process (`hwf runs`) waits for an index another process holds
+locked before it lists without it (`RunIndex(wait_s=..., memory_when_locked=True)`)."""
 CACHE_KB = 1024
 """SQLite's page cache per connection: the server's memory must not grow with the history."""
 BIG_WRITE = 5000
@@ -196,9 +199,47 @@ class IndexUnavailable(Exception):
     """The on-disk index cannot be used (corrupt, unwritable): start over."""
 
 
+class IndexLocked(IndexUnavailable):
+    """Another process holds the index locked past `wait_s`; this index is now in memory
+    (`memory_when_locked`), and the caller does what it was doing again."""
+
+
 def _transient(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26
+
+
+def _broken(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is no database or a damaged one (not: locked, no
+    permission, disk full, which deleting the file would not mend)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _discard(path: str, inode: int | None) -> None:
+    """Remove a broken index file (and its WAL and shared memory), unless another process
+    already replaced it (its inode is no longer `inode`): SQLite then creates a new one
+    under its own locks, so two processes mending it at once end with one good file."""
+    if inode is not None and _inode(path) != inode:
+        return
+    for suffix in ("-wal", "-shm", ""):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except OSError:
+            pass
 
 
 class RunIndex:
@@ -210,8 +251,14 @@ class RunIndex:
     """
 
     def __init__(self, root: Path | str, loader: Any, *, path: Path | str | None = None,
-                 slack_s: float = UNREAD_SLACK_S) -> None:
+                 slack_s: float = UNREAD_SLACK_S, wait_s: float = BUSY_TIMEOUT_S,
+                 memory_when_locked: bool = False) -> None:
         self.root = Path(root)
+        self.wait_s = wait_s
+        """How long a statement waits for another process's lock (SQLite's busy timeout)."""
+        self.memory_when_locked = memory_when_locked
+        """A short-lived process: when the file stays locked past `wait_s`, go on in memory
+        (reading the run files) rather than wait or show nothing."""
         self._dir = str(self.root)
         self._load = loader
         self.path = index_path(self.root) if path is None else path
@@ -234,24 +281,41 @@ class RunIndex:
         try:
             if target != ":memory:":
                 Path(target).parent.mkdir(parents=True, exist_ok=True)
-            db = self._open(target)
+            seen = _inode(target)
+            try:
+                db = self._open(target, self.wait_s)
+            except sqlite3.DatabaseError as exc:
+                if not _broken(exc):
+                    raise
+                # not a database, or truncated: rebuild the file once, here, rather than
+                # have every later process warn and rebuild its own copy in memory
+                log.warning("run index %s is not a usable database (%s): rebuilding it",
+                            target, exc)
+                _discard(target, seen)
+                db = self._open(target, self.wait_s)
         except (OSError, sqlite3.Error) as exc:
             log.warning("run index %s unusable (%s): keeping it in memory", target, exc)
             self.path = ":memory:"
-            db = self._open(":memory:")
+            db = self._open(":memory:", self.wait_s)
         self._db = db
         return db
 
     @staticmethod
-    def _open(target: str) -> sqlite3.Connection:
-        db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+    def _open(target: str, wait_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+        db = sqlite3.connect(target, timeout=wait_s, isolation_level=None,
                              check_same_thread=False)
         try:
+            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if target != ":memory:" and version == SCHEMA_VERSION and \
+                    db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                # current already: opening writes nothing, so another process holding
+                # the write lock does not keep this one from reading
+                db.execute("PRAGMA synchronous=NORMAL")
+                return db
             if target != ":memory:":
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
-            version = db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
                 db.executescript("DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS meta;")
             db.executescript(_SCHEMA)
@@ -273,11 +337,7 @@ class RunIndex:
                 pass
             self._db = None
         if str(self.path) != ":memory:":
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    os.unlink(f"{self.path}{suffix}")
-                except OSError:
-                    pass
+            _discard(str(self.path), _inode(str(self.path)))
         self._seen_gen = None
 
     @contextmanager
@@ -289,7 +349,9 @@ class RunIndex:
                 try:
                     db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 except sqlite3.Error as exc:
-                    if _transient(exc) or attempt == 2:
+                    if _transient(exc):
+                        self._locked(exc)
+                    if attempt == 2:
                         raise IndexUnavailable(str(exc)) from exc
                     self._reset(exc)
                     continue
@@ -298,13 +360,31 @@ class RunIndex:
                     db.execute("COMMIT")
                 except sqlite3.Error as exc:
                     self._rollback(db)
-                    if not _transient(exc):
-                        self._reset(exc)
+                    if _transient(exc):
+                        self._locked(exc)
+                    self._reset(exc)
                     raise IndexUnavailable(str(exc)) from exc
                 except BaseException:
                     self._rollback(db)
                     raise
                 return
+
+    def _locked(self, exc: sqlite3.Error) -> None:
+        """Another process holds the file locked: wait no more (a short-lived process
+        goes on in memory and says so: IndexLocked), else IndexUnavailable."""
+        if self.memory_when_locked and str(self.path) != ":memory:":
+            log.warning("run index %s is locked by another process (%s): listing without it",
+                        self.path, exc)
+            if self._db is not None:
+                try:
+                    self._db.close()
+                except sqlite3.Error:
+                    pass
+                self._db = None
+            self.path = ":memory:"
+            self._seen_gen = None
+            raise IndexLocked(str(exc)) from exc
+        raise IndexUnavailable(str(exc)) from exc
 
     @staticmethod
     def _rollback(db: sqlite3.Connection) -> None:
@@ -378,6 +458,9 @@ class RunIndex:
                 # next would otherwise scan megabytes of WAL first
                 with self._lock:
                     self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except IndexLocked:
+            self.reconcile()  # in memory now: everything the files say, for this process
+            return True
         except IndexUnavailable as exc:
             log.debug("run index not updated: %s", exc)
             return False
@@ -655,6 +738,9 @@ class RunIndex:
         try:
             with self._session() as db:
                 return db.execute(sql, args).fetchall()
+        except IndexLocked:
+            self.reconcile()  # in memory now: fill it from the files, then ask it
+            return self._query(sql, args)
         except IndexUnavailable:
             return []
 
