@@ -5,7 +5,7 @@ this is a cache of what they say, in SQLite (WAL) beside the directory
 (`$HERMES_HOME/.hwf-index/workflow-runs.sqlite3`), that may be deleted, corrupted or
 left stale by another process at any time:
 
-- Each row is one run file's (inode, mtime_ns, size) and what was read from it (design,
+- Each row is one run file's (inode, ctime_ns, size) and what was read from it (design,
   status, the sort stamp: `updated_at`, else the mtime), or only the key and an upper
   bound of its stamp while it is *unread* (after a cold start).  A row whose key no
   longer matches its file is simply read again.
@@ -58,8 +58,9 @@ from hwf_lsp.workflow.names import check_run_id, legal_run_file
 log = logging.getLogger(__name__)
 
 INDEX_DIRNAME = ".hwf-index"
-SCHEMA_VERSION = 4
-"""4: the bound (an index written by 3 would be trusted as complete by 3, so 3 drops it)."""
+SCHEMA_VERSION = 5
+"""4: the bound (an index written by 3 would be trusted as complete by 3, so 3 drops it);
+5: keys hold the ctime, not the mtime (`changed_ns`)."""
 UNREAD_SLACK_S = 600.0
 """How much later than its file's mtime a run's `updated_at` may be and still sort right
 while the file is unread (the writer's clock against the file system's)."""
@@ -81,6 +82,9 @@ locked before it lists without it (`RunIndex(wait_s=..., memory_when_locked=True
 CACHE_KB = 1024
 """SQLite's page cache per connection: the server's memory must not grow with the history."""
 BIG_WRITE = 5000
+VERIFY_SLICE = 5_000
+"""Rows a listing re-stats (`verify_files`): a history this long is checked whole on every
+`hwf runs` (measured: 5,000 lstat calls take 15-30 ms), a longer one over several."""
 RESOLVE_WINDOW = 64
 """A listing of a half-read index reads unread rows this many at a time."""
 BIG_WRITE_CACHE_KB = 32768
@@ -88,7 +92,8 @@ BIG_WRITE_CACHE_KB = 32768
 UNREAD, READ, UNREADABLE = 0, 1, 2
 
 FileKey = tuple[int, int, int]
-"""(inode, mtime_ns, size) of a run file."""
+"""(inode, ctime_ns, size) of a run file: the ctime moves with any write, even one in
+place (same inode) that keeps the size and puts the mtime back (`cp -p`)."""
 Stamp = tuple[int, int]
 """(mtime_ns, inode) of a runs directory."""
 
@@ -155,7 +160,7 @@ class _Observed(NamedTuple):
 
     file: str
     ino: int
-    mtime_ns: int
+    changed_ns: int
     size: int
     stamp: float
     state: int
@@ -165,7 +170,7 @@ class _Observed(NamedTuple):
 
     @property
     def key(self) -> FileKey:
-        return self.ino, self.mtime_ns, self.size
+        return self.ino, self.changed_ns, self.size
 
 
 _NEWEST_FIRST = attrgetter("stamp")
@@ -184,15 +189,15 @@ _NEWEST_INDEX = "CREATE INDEX IF NOT EXISTS runs_newest ON runs(stamp DESC, file
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS runs(
-    file TEXT PRIMARY KEY, ino INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    file TEXT PRIMARY KEY, ino INTEGER NOT NULL, changed_ns INTEGER NOT NULL,
     size INTEGER NOT NULL, stamp REAL NOT NULL, state INTEGER NOT NULL,
     design TEXT, status TEXT, error TEXT) WITHOUT ROWID;
 {_NEWEST_INDEX};
 CREATE INDEX IF NOT EXISTS runs_design ON runs(design, stamp DESC, file DESC) WHERE state = 1;
 """
-_UPSERT = ("INSERT OR REPLACE INTO runs(file, ino, mtime_ns, size, stamp, state, design, "
+_UPSERT = ("INSERT OR REPLACE INTO runs(file, ino, changed_ns, size, stamp, state, design, "
            "status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_ROW_COLUMNS = "file, design, status, stamp, ino, mtime_ns, size"
+_ROW_COLUMNS = "file, design, status, stamp, ino, changed_ns, size"
 
 
 class IndexUnavailable(Exception):
@@ -522,10 +527,10 @@ class RunIndex:
                                           error=f"is unreadable: {exc.strerror or exc}"))
                     continue
                 if is_regular(st.st_mode) and legal_run_file(file):
-                    seen.append(new(_Observed, (file, st.st_ino, st.st_mtime_ns, st.st_size,
+                    seen.append(new(_Observed, (file, st.st_ino, st.st_ctime_ns, st.st_size,
                                                 st.st_mtime + slack, UNREAD, None, None, None)))
                 else:
-                    seen.append(_Observed(file, st.st_ino, st.st_mtime_ns, st.st_size,
+                    seen.append(_Observed(file, st.st_ino, st.st_ctime_ns, st.st_size,
                                           st.st_mtime, UNREADABLE, error=_not_a_run(st, file)))
         return seen, gone
 
@@ -545,7 +550,7 @@ class RunIndex:
                                      error=str(exc))
         name, status = state.get("name"), state.get("status")
         return observed._replace(
-            stamp=sort_stamp(state, observed.mtime_ns / 1e9), state=READ,
+            stamp=sort_stamp(state, observed.stamp - self.slack_s), state=READ,
             name=name if isinstance(name, str) else None,
             status=status if isinstance(status, str) else None)
 
@@ -569,9 +574,20 @@ class RunIndex:
 
     # --- keeping it right ------------------------------------------------------------
 
-    def sync(self, read_limit: int | None = READ_NOW) -> Changes:
+    def sync(self, read_limit: int | None = READ_NOW, *, verify: bool = False) -> Changes:
         """Bring the index up to date with the directory: a query when its stamp is the
-        one the index claims, else a `reconcile`."""
+        one the index claims, else a `reconcile`.  `verify` (a listing that shows runs):
+        also re-stat the files, `VERIFY_SLICE` at a time (`verify_files`)."""
+        changes = self._sync(read_limit)
+        if not verify:
+            return changes
+        found = self.verify_files()
+        if not found:
+            return changes
+        return Changes(changed=found.changed + changes.changed,
+                       removed=found.removed + changes.removed, reset=changes.reset)
+
+    def _sync(self, read_limit: int | None) -> Changes:
         stamp = dir_stamp(self.root)
         if stamp is None and self._nothing_yet():
             return NO_CHANGES
@@ -585,6 +601,60 @@ class RunIndex:
         except IndexUnavailable:
             pass
         return self.reconcile(read_limit)
+
+    def verify_files(self) -> Changes:
+        """Re-stat the rows' files and read again those whose key moved: a file rewritten
+        in place (same inode: `cp backup.json` over it, an editor's save) moves no
+        directory stamp, and a finished run's row is otherwise checked by inode alone.
+        Up to `VERIFY_SLICE` rows are checked, in file order from where the last check
+        stopped (kept in the index), so a longer history is covered over a few listings."""
+        try:
+            with self._session() as db:
+                after = dict(db.execute(
+                    "SELECT key, value FROM meta WHERE key = 'verified'")).get("verified")
+                after = after if isinstance(after, str) else ""
+                rows = db.execute("SELECT file, ino, changed_ns, size FROM runs WHERE file > ? "
+                                  "AND ino != 0 ORDER BY file LIMIT ?",
+                                  (after, VERIFY_SLICE)).fetchall()
+                whole = len(rows) < VERIFY_SLICE
+                if whole and after:  # wrap around to the start
+                    rows += db.execute("SELECT file, ino, changed_ns, size FROM runs WHERE "
+                                       "file <= ? AND ino != 0 ORDER BY file LIMIT ?",
+                                       (after, VERIFY_SLICE - len(rows))).fetchall()
+                    whole = len(rows) < VERIFY_SLICE
+        except IndexLocked:
+            return self.reconcile()  # in memory now, read from the files: nothing to verify
+        except IndexUnavailable:
+            return NO_CHANGES
+        if not whole:
+            self._remember_verified(rows[-1][0])
+        elif after:
+            self._remember_verified("")
+        moved = []
+        with _lstat_in(self._dir) as lstat:  # one tight loop: no row objects, no name checks
+            for file, ino, changed, size in rows:
+                try:
+                    st = lstat(file)
+                except FileNotFoundError:
+                    moved.append(file)
+                    continue
+                except OSError:
+                    continue
+                if st.st_ctime_ns != changed or st.st_ino != ino or st.st_size != size:
+                    moved.append(file)
+        return self.update(moved) if moved else NO_CHANGES
+
+    def _remember_verified(self, file: str) -> None:
+        """Where the next `verify_files` starts; written without moving the generation
+        (it changes no row: nobody need look again)."""
+        try:
+            with self._session(write=True) as db:
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('verified', ?)",
+                           (file,))
+        except IndexLocked:
+            self.reconcile()  # in memory now: fill it from the files
+        except IndexUnavailable:
+            pass
 
     def _looked(self, gen: int, has_rows: bool) -> Changes:
         """Nothing to do here; whether others changed the index since we last looked
@@ -622,7 +692,7 @@ class RunIndex:
                 gen, bound = meta.gen, meta.bound
                 others = self._others_committed(gen) or self._seen_gen is None
                 for file, ino, mtime, size, state, status in db.execute(
-                        "SELECT file, ino, mtime_ns, size, state, status FROM runs"):
+                        "SELECT file, ino, changed_ns, size, state, status FROM runs"):
                     held += 1
                     inode = listing.pop(file, None)
                     if inode is None:
@@ -691,7 +761,7 @@ class RunIndex:
             try:  # newest first, resuming after the last batch (no rescan of read rows)
                 with self._session() as db:
                     found = db.execute(
-                        "SELECT file, ino, mtime_ns, size, stamp FROM runs "
+                        "SELECT file, ino, changed_ns, size, stamp FROM runs "
                         "WHERE state = 0 AND (stamp, file) < (?, ?) "
                         "ORDER BY stamp DESC, file DESC LIMIT ?", (*after, batch)).fetchall()
             except IndexUnavailable:
@@ -752,7 +822,7 @@ class RunIndex:
         reads = 0
         while True:  # a window wider than `count`: fewer rounds when few rows match
             top = self._query(
-                f"SELECT file, state, ino, mtime_ns, size FROM runs WHERE {where} "
+                f"SELECT file, state, ino, changed_ns, size FROM runs WHERE {where} "
                 "ORDER BY stamp DESC, file DESC LIMIT ?", (*args, max(count, RESOLVE_WINDOW)))
             if all(state != UNREAD for _, state, *_ in top[:count]):
                 return True

@@ -299,7 +299,7 @@ class RunStore:
         run id), read one by one as the caller goes; the index says which to read.
         Files that turn out unreadable are added to `errors` when given."""
         index = self.index
-        index.sync()
+        index.sync(verify=True)  # a file rewritten in place moves no directory stamp
         for row in index.rows(design=design, status=status):
             try:
                 state = self.load_listed(row.run_id)

@@ -139,8 +139,7 @@ for i in range(20):
 def rewritten_in_place(root: Path) -> None:
     """A non-atomic writer (outside the spec, whose writers all rename) answering parked
     runs: new content, same inode.  Runs in progress are stat'ed on every reconcile, so
-    this is seen; a finished run rewritten in place is seen by the server's file events
-    (and by a listing only once its inode changes)."""
+    this is seen; a finished run rewritten in place: see the test after this one."""
     parked = [p.stem for p in root.glob("*.json")
               if json.loads(p.read_text()).get("status") == "awaiting_agent"]
     for run_id in parked[:3]:
@@ -335,3 +334,32 @@ def test_hwf_runs_waits_briefly_for_a_locked_index_then_lists_without_it(tmp_pat
     assert [s["run_id"] for s in json.loads(done.stdout)] == full_read(root)
     # the process itself takes ~0.5 s; the old wait alone was 5 s
     assert took < 5.0 - 10 * SHORT_WAIT_S + 1.0, took
+
+
+@pytest.mark.parametrize("keep", ["nothing", "mtime and size"])
+def test_a_finished_run_rewritten_in_place_is_listed_as_it_now_is(tmp_path, keep) -> None:
+    """Issue 33, A3: `cp backup.json` over a finished run (same inode, the directory's
+    stamp unchanged; with `cp -p` and the same size even the mtime and size stay) was
+    never read again: `hwf runs --status cancelled` said "no runs"."""
+    root = tmp_path / "workflow-runs"
+    populate(root, 120)
+    settle(root)
+    agrees(root)
+    finished = sorted(p for p in root.glob("*.json")
+                      if json.loads(p.read_text()).get("status") == "completed")[:3]
+    for path in finished:
+        state = json.loads(path.read_text())
+        before = path.stat()
+        # "cancel_ed" has the 9 letters of "completed": the file keeps its size
+        status = "cancelled" if keep == "nothing" else "cancel_ed"
+        text = json.dumps({**state, "status": status})
+        with open(path, "r+") as handle:  # in place: same inode
+            handle.write(text)
+            handle.truncate()
+        if keep == "mtime and size":
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+            assert path.stat().st_size == before.st_size
+        assert path.stat().st_ino == before.st_ino
+    settle(root)  # the directory's stamp says nothing changed
+    assert sorted(listed(root, status=status)) == sorted(p.stem for p in finished)
+    agrees(root)
