@@ -11,10 +11,13 @@ The other user is uid 65534 (nobody), in a forked child that drops root.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import stat
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -63,19 +66,23 @@ def end(pid: int) -> None:
     os.waitpid(pid, 0)
 
 
-def traversable_runs(tmp_path: Path) -> Path:
-    """A runs folder another user can reach, as `~/.hermes/workflow-runs` usually is."""
-    for part in [tmp_path, *tmp_path.parents]:
-        if part == Path("/"):
-            break
-        part.chmod(part.stat().st_mode | 0o011)
-    root = tmp_path / "workflow-runs"
+@pytest.fixture
+def traversable_runs() -> Iterator[Path]:
+    """A runs folder another user can reach, as `~/.hermes/workflow-runs` usually is (in a
+    temp dir of its own: pytest's are closed to other users)."""
+    home = Path(tempfile.mkdtemp(prefix="hwf-locks-"))
+    home.chmod(0o755)
+    root = home / "workflow-runs"
     root.mkdir(mode=0o755)
-    return root
+    try:
+        yield root
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
 
-def test_another_user_binding_the_lock_socket_does_not_make_the_run_busy(tmp_path) -> None:
-    root = traversable_runs(tmp_path)
+def test_another_user_binding_the_lock_socket_does_not_make_the_run_busy(
+        traversable_runs: Path) -> None:
+    root = traversable_runs
     name = socket_name(root, RUN_ID)
     squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 
@@ -95,8 +102,8 @@ def test_another_user_binding_the_lock_socket_does_not_make_the_run_busy(tmp_pat
         squatter.close()
 
 
-def test_another_user_cannot_open_or_keep_a_lock_file(tmp_path) -> None:
-    root = traversable_runs(tmp_path)
+def test_another_user_cannot_open_or_keep_a_lock_file(traversable_runs: Path) -> None:
+    root = traversable_runs
     with RunLock(root, RUN_ID) as held:
         locks = held.path.parent
         assert stat.S_IMODE(locks.stat().st_mode) == 0o700
