@@ -270,6 +270,8 @@ class RunIndex:
         self.slack_s = slack_s
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._file_ino: int | None = None
+        """The inode of the index file this process opened (a reset removes only that)."""
         self._seen_gen: int | None = None
         """The index generation as of this process's last look (None: never looked)."""
         self.generation = 0
@@ -298,6 +300,7 @@ class RunIndex:
                             target, exc)
                 _discard(target, seen)
                 db = self._open(target, self.wait_s)
+            self._file_ino = _inode(target) if target != ":memory:" else None
         except (OSError, sqlite3.Error) as exc:
             log.warning("run index %s unusable (%s): keeping it in memory", target, exc)
             self.path = ":memory:"
@@ -342,7 +345,7 @@ class RunIndex:
                 pass
             self._db = None
         if str(self.path) != ":memory:":
-            _discard(str(self.path), _inode(str(self.path)))
+            _discard(str(self.path), self._file_ino)  # unless another process mended it
         self._seen_gen = None
 
     @contextmanager
