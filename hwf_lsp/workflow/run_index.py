@@ -33,7 +33,10 @@ a listing that reaches the bound first gives every file a row (`complete`), as d
 reconciles (twice as many rows each) and `build`.  An interrupted write leaves the last
 bound committed with its rows.
 
-Threads: one connection guarded by a lock; file reads happen outside it.
+Threads: one connection for writes guarded by a lock, and (a file index in a long-lived
+process: the language server) another for queries with a lock of its own, so a query on
+the event loop never waits behind a commit (whose checkpoint fsyncs the file: seconds on
+a busy disk); WAL readers do not wait for writers.  File reads happen outside both.
 """
 
 from __future__ import annotations
@@ -270,6 +273,11 @@ class RunIndex:
         self.slack_s = slack_s
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._read_lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None
+        self._reader_epoch = -1
+        self._epoch = 0
+        """Moves when the writer's connection is closed or replaced: the reader follows."""
         self._file_ino: int | None = None
         """The inode of the index file this process opened (a reset removes only that)."""
         self._seen_gen: int | None = None
@@ -304,6 +312,7 @@ class RunIndex:
         except (OSError, sqlite3.Error) as exc:
             log.warning("run index %s unusable (%s): keeping it in memory", target, exc)
             self.path = ":memory:"
+            self._epoch += 1
             db = self._open(":memory:", self.wait_s)
         self._db = db
         return db
@@ -344,13 +353,64 @@ class RunIndex:
             except sqlite3.Error:
                 pass
             self._db = None
+        self._epoch += 1
         if str(self.path) != ":memory:":
             _discard(str(self.path), self._file_ino)  # unless another process mended it
         self._seen_gen = None
 
+    def _query_connection(self) -> sqlite3.Connection | None:
+        """The connection for queries apart from the writer's (call holding `_read_lock`),
+        None when queries go through the writer's: an index in memory (one database per
+        connection), a short-lived process, or no writer's connection yet (it makes the
+        file and its tables)."""
+        if self.memory_when_locked or self._db is None or str(self.path) == ":memory:":
+            return None
+        if self._reader is not None and self._reader_epoch == self._epoch:
+            return self._reader
+        self._drop_reader()
+        epoch = self._epoch
+        try:
+            db = sqlite3.connect(str(self.path), timeout=self.wait_s, isolation_level=None,
+                                 check_same_thread=False)
+            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+            db.execute("PRAGMA query_only=1")
+        except sqlite3.Error:
+            return None
+        self._reader, self._reader_epoch = db, epoch
+        return db
+
+    def _drop_reader(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            try:
+                reader.close()
+            except sqlite3.Error:
+                pass
+
     @contextmanager
     def _session(self, write: bool = False) -> Iterator[sqlite3.Connection]:
         """One transaction (BEGIN IMMEDIATE for writes); a broken index is reset once."""
+        if not write:
+            with self._read_lock:
+                reader = self._query_connection()
+                if reader is not None:
+                    try:
+                        reader.execute("BEGIN")
+                    except sqlite3.Error:
+                        self._drop_reader()
+                        reader = None
+                if reader is not None:
+                    try:
+                        yield reader
+                        reader.execute("COMMIT")
+                    except sqlite3.Error as exc:
+                        self._rollback(reader)
+                        self._drop_reader()
+                        raise IndexUnavailable(str(exc)) from exc
+                    except BaseException:
+                        self._rollback(reader)
+                        raise
+                    return
         with self._lock:
             for attempt in (1, 2):
                 db = self._connect()
@@ -390,6 +450,7 @@ class RunIndex:
                     pass
                 self._db = None
             self.path = ":memory:"
+            self._epoch += 1
             self._seen_gen = None
             raise IndexLocked(str(exc)) from exc
         raise IndexUnavailable(str(exc)) from exc
@@ -402,10 +463,13 @@ class RunIndex:
             pass
 
     def close(self) -> None:
+        with self._read_lock:
+            self._drop_reader()
         with self._lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+            self._epoch += 1
 
     # --- meta -------------------------------------------------------------------------
 

@@ -366,3 +366,39 @@ def test_a_finished_run_rewritten_in_place_is_listed_as_it_now_is(tmp_path, keep
     settle(root)  # the directory's stamp says nothing changed
     assert sorted(listed(root, status=status)) == sorted(p.stem for p in finished)
     agrees(root)
+
+
+def test_a_query_never_waits_behind_a_slow_commit(tmp_path) -> None:
+    """Issue 33 (the hover that took 2,004 ms while runs changed): the language server
+    queries the index on its event loop while the watcher's thread commits, and a commit
+    that checkpoints fsyncs the file (seconds on a busy disk).  A query used to wait for
+    the commit's lock; now it reads through a connection of its own (WAL readers never
+    wait for the writer).  The commit is held open here for HOLD_S."""
+    import threading
+
+    hold_s = 2.0
+    root = tmp_path / "workflow-runs"
+    populate(root, 50)
+    settle(root)
+    index = RunStore(root).index
+    index.sync()
+    truth = full_read(root)[:5]
+    assert [row.run_id for row in index.rows(limit=5)] == truth  # the reader is open
+    holding = threading.Event()
+
+    def slow_commit() -> None:
+        with index._session(write=True):
+            holding.set()
+            time.sleep(hold_s)
+
+    writer = threading.Thread(target=slow_commit)
+    writer.start()
+    try:
+        assert holding.wait(10)
+        started = time.monotonic()
+        found = [row.run_id for row in index.rows(limit=5)]
+        waited = time.monotonic() - started
+    finally:
+        writer.join()
+    assert found == truth
+    assert waited < hold_s / 10, f"the query waited {waited:.2f} s for the commit"
