@@ -9,6 +9,7 @@ engine's run facts (`workflow.run_facts.step_facts`), in its words and icons
 from __future__ import annotations
 
 import json
+import math
 import shlex
 from typing import Any
 
@@ -160,6 +161,28 @@ def summary(state: dict[str, Any], runs_root: Any) -> dict[str, Any]:
     return run_summary(state, runs_root)
 
 
+def json_safe(summary: dict[str, Any]) -> dict[str, Any]:
+    """`summary` as strict JSON can carry it: a NaN or infinite number (a run file another
+    tool wrote, e.g. `"cursor": 1e400`) becomes null, and the run is called corrupt, so one
+    such run never keeps the others from being printed as JSON."""
+    found: list[bool] = []
+
+    def strict(value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(True)
+            return None
+        if isinstance(value, dict):
+            return {key: strict(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [strict(item) for item in value]
+        return value
+
+    safe = strict(summary)
+    if found and not safe.get("corrupt"):
+        safe["corrupt"] = "it holds NaN or Infinity, which are not JSON numbers"
+    return safe
+
+
 def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
     """`hwf runs`: one line per run; PROGRESS is the summary's (steps finished / steps)."""
     if not summaries:
@@ -175,7 +198,7 @@ def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
             waiting = f"corrupt: {s['corrupt']}"
         status = "corrupt" if s.get("corrupt") else str(s.get("status"))
         lines.append(f"{str(s.get('run_id')):<14}{str(s.get('name')):<20}"
-                     f"{status:<19}{str(s.get('progress')):<10}{str(s.get('updated_at')):<26}"
+                     f"{status:<19}{str(s.get('progress')):<10}{str(s.get('updated_at') or '-'):<26}"
                      f"{waiting}".rstrip())
     return lines
 

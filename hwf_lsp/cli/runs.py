@@ -72,7 +72,7 @@ def home_of(args: argparse.Namespace) -> Path:
 
 def stores_of(args: argparse.Namespace) -> tuple[DesignStore, RunStore]:
     home = home_of(args)
-    return DesignStore(home / DESIGNS_DIRNAME), RunStore(home / RUNS_DIRNAME)
+    return DesignStore(home / DESIGNS_DIRNAME), RunStore(home / RUNS_DIRNAME, short_lived=True)
 
 
 # --- the runner, configured from flags and environment ----------------------
@@ -339,7 +339,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         if entry.get("corrupt"):
             err(f"hwf runs: run {entry['run_id']} is corrupt: {entry['corrupt']}")
     if args.json:
-        out_json(summaries)
+        out_json([render.json_safe(entry) for entry in summaries])
     elif summaries:
         for line in render.runs_table(summaries):
             out(line)

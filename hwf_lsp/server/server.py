@@ -269,6 +269,12 @@ class HwfServer(LanguageServer):
             result = await self.workspace_configuration_async(
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
             )
+        except asyncio.CancelledError:
+            # the connection closed before the client answered: pygls cancels the
+            # request and the handler's task. Ending the handler here (it has nothing
+            # left to do) keeps pygls from printing the cancellation as a traceback.
+            log.info("workspace/configuration was not answered: the connection closed")
+            return
         except Exception:  # a client that fails here keeps the defaults
             log.exception("workspace/configuration failed")
             return

@@ -358,6 +358,7 @@ def _answering(server: HwfServer, command: str,
 def refusal(server: HwfServer, command: str, exc: BaseException) -> RequestRefused:
     """A command's failure as its error answer, the message also shown to the user."""
     message, code = _message_of(exc)
+    log.info("%s refused: %s", command, message)  # one line: a refusal is not a bug
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Error, message=f"{command}: {message}"))
     return RequestRefused(message=f"{command}: {message}", code=code)

@@ -324,10 +324,11 @@ function SidePanel({ node, config, post, onRenamed }: {
       {main && (
         <label>
           {main.field}
-          <textarea className="hwf-main-input" rows={6} value={value} readOnly={!editable} onChange={(e) => setValue(e.target.value)} />
+          <textarea className="hwf-main-input" rows={6} value={value} readOnly={!editable || main.cut === true} onChange={(e) => setValue(e.target.value)} />
         </label>
       )}
-      {editable && main && (
+      {main?.cut && <div className="hwf-side-note">Too long to edit here: edit it in the text.</div>}
+      {editable && main && !main.cut && (
         <button className="hwf-save-main" disabled={value === initial} onClick={() => post({ type: 'edit', edit: 'setField', id: node.id, field: main.field, value })}>
           Save {main.field}
         </button>

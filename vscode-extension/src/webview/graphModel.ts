@@ -29,7 +29,8 @@ export interface GraphNode {
   kind: string;
   title?: string | null;
   plan_index?: number | null;
-  main?: { field: string; value: unknown } | null;
+  /** `cut`: the value was too long to send whole (graph_view.SHOWN_CHARS); not editable here. */
+  main?: { field: string; value: unknown; cut?: boolean } | null;
   range?: Range;
   id_range?: Range;
   defects?: GraphDefect[];
