@@ -22,6 +22,18 @@ def supports_markdown(server: HwfServer, path: str) -> bool:
     return types.MarkupKind.Markdown in formats
 
 
+def expands_snippets(server: HwfServer) -> bool:
+    """Whether every way the client completes expands a snippet item.  Neovim 0.11 says
+    snippetSupport, yet its `vim.lsp.omnifunc` (the `<C-x><C-o>` many configs use) inserts
+    a snippet item's label as text, and one server cannot tell which way a Neovim user
+    completes: Neovim gets plain text, which both ways insert whole."""
+    if not get_capability(server.client_capabilities,
+                          "text_document.completion.completion_item.snippet_support", False):
+        return False
+    info = getattr(server, "client_info", None)
+    return getattr(info, "name", None) != "Neovim"
+
+
 def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
@@ -30,11 +42,11 @@ def register(server: HwfServer) -> None:
         at = on_design(server, params)
         if at is None:
             return None
-        snippets = bool(get_capability(
-            server.client_capabilities,
-            "text_document.completion.completion_item.snippet_support", False))
         markdown = supports_markdown(
             server, "text_document.completion.completion_item.documentation_format")
         items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
-                         snippets=snippets)
-        return convert.completion_list(items, at.lines, at.encoding, markdown)
+                         snippets=expands_snippets(server))
+        insert_replace = bool(get_capability(
+            server.client_capabilities,
+            "text_document.completion.completion_item.insert_replace_support", False))
+        return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)
