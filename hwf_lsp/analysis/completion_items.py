@@ -408,8 +408,9 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool) -> list[Completi
         candidates = list(seen.values())
     start, end = _key_range(ctx)
     context = completion_rank.value_context(design, info)
+    model = completion_rank.written_like(design, info)
     items = []
-    for field in candidates:
+    for order, field in enumerate(candidates):
         if field.name in present:
             continue
         doc = field.doc
@@ -421,7 +422,7 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool) -> list[Completi
             label=field.name, kind=FIELD, insert_text=text, start=start, end=end,
             detail=f"{kind or 'any'} field" + (" (required)" if field.required else ""),
             documentation=doc, snippet=snippets and "$" in text,
-            sort_text=completion_rank.field_sort(kind, field, present),
+            sort_text=f"{completion_rank.field_sort(kind, field, model)}{order:02d}",
             filter_text=field.name, reuses_quote=reuse, additional_edits=extra,
         ))
     return items

@@ -62,21 +62,34 @@ def step_above(design: Design, index: int | None) -> NodeInfo | None:
     return next((i for i in reversed(infos) if i.id is not None and i.kind != NOTE), None)
 
 
-def field_sort(kind: str | None, field: Field, present: set[str]) -> str:
-    """id and type while missing, then the kind's required fields, then title and `after`,
-    then the rest in the vocabulary's order."""
+def written_like(design: Design, info: NodeInfo | None) -> list[str]:
+    """The field order of the node this one is most likely written like: the nearest one
+    above of the same kind, else the nearest one above (authors keep their own order)."""
+    if info is None:
+        return []
+    above = design.infos[:info.index]
+    model = next((i for i in reversed(above) if i.kind == info.kind and i.kind), None) \
+        or next((i for i in reversed(above) if i.kind), None)
+    return list(model.data) if model is not None else []
+
+
+def field_sort(kind: str | None, field: Field, model: list[str]) -> str:
+    """id and type while missing; then the fields the design's model node writes, in its
+    order (`written_like`); then the kind's required fields; `after` for a step; the rest
+    in the vocabulary's order."""
     if field.name in ("id", "type"):
-        group = 0
+        group, order = 0, FIELD_ORDER.index(field.name)
+    elif field.name in model:
+        group, order = 1, model.index(field.name)
     elif field.required:
-        group = 1
+        group, order = 2, 0
+    elif field.name == "after":  # a trigger or a note runs after nothing
+        group, order = (3, 0) if kind not in (TRIGGER, NOTE) else (5, 0)
     elif field.name == "title":
-        group = 2
-    elif field.name == "after" and kind not in (TRIGGER, NOTE):
-        group = 3
+        group, order = 3, 1
     else:
-        group = 4
-    order = FIELD_ORDER.index(field.name) if field.name in FIELD_ORDER else 9
-    return f"{group}{order}{field.name}"
+        group, order = 4, 0
+    return f"{group}{order:02d}"
 
 
 def value_context(design: Design, info: NodeInfo | None) -> dict[str, Any]:

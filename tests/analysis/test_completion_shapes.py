@@ -24,7 +24,7 @@ CASES = [
     ("field in a closed string", T + '{"id":"o","type":"agent","|"}]}', "prompt",
      '"prompt":""}'),
     ("field after a value", T + '{"id":"o","type":"output","deliver":"notification"|}]}',
-     "title", '"deliver":"notification","title":""}'),
+     "after", '"deliver":"notification","after":["start"]}'),
     ("new node after a comma", T + " |]}", "new agent node",
      '{"id":"agent1","type":"agent","after":["start"],"prompt":""}]}'),
     ("after id", T + A + '{"id":"b","type":"agent","prompt":"p","after":["|"]}]}', "a",
