@@ -344,12 +344,9 @@ def _value_text(field: Field, snippets: bool, context: dict[str, Any]) -> str:
     """A field's value as inserted after its key: a snippet with empty tab stops for the
     author's own words; plain text with valid, intended values only (no placeholder prose
     a client would insert as real: an empty string the author fills in)."""
-    if field.type == "enum":
-        choices = field.enum
-        if snippets:
-            escaped = ",".join(c.replace(",", "\\,").replace("|", "\\|") for c in choices)
-            return f'"${{1|{escaped}|}}"'
-        return json.dumps(field.default if field.default is not None else choices[0])
+    if field.type == "enum":  # a placeholder, not a choice: yasnippet inserts `1|a,b|`
+        value = field.default if field.default is not None else field.enum[0]
+        return f'"${{1:{_snippet_escape(value)}}}"' if snippets else json.dumps(value)
     if field.type == "integer":
         value = field.default if field.default is not None else field.example
         return f"${{1:{value}}}" if snippets else str(value)
@@ -385,6 +382,10 @@ def _member_item(ctx: CursorContext, name: str, value: str, snippets: bool) -> t
     if value.startswith('"') and value.endswith('"'):  # the key's quote closes the value
         return f'{name}"{colon}{value[:-1]}', True, ()
     return body, True, ((ctx.token_end, ctx.token_end, colon + _plain(value)),)
+
+
+def _snippet_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")
 
 
 def _plain(snippet: str) -> str:
