@@ -106,3 +106,15 @@ def test_neovim_completes_hovers_and_renames(neovim, tmp_path: Path) -> None:
     renamed = "\n".join(seen["renamed"])
     assert renamed.count('"begin"') == 2 and '"start"' not in renamed, renamed
     assert seen["other_clients"] == [], "the config started hwf-lsp for a plain JSON file"
+
+
+def test_neovim_fixes_all_in_one_action(neovim, tmp_path: Path) -> None:
+    """`source.fixAll` as a Neovim user asks for it: examples/broken.hwf.json to 0
+    findings, every node kept."""
+    design = tmp_path / "broken.hwf.json"
+    shutil.copy(REPO / "examples" / "broken.hwf.json", design)
+    seen = drive(neovim, design, tmp_path, HWF_FIX_ALL="1")
+    fixed = json.loads("\n".join(seen["fixed"]))
+    original = json.loads((REPO / "examples" / "broken.hwf.json").read_text(encoding="utf-8"))
+    assert len(fixed["nodes"]) == len(original["nodes"])
+    assert seen["diagnostics_after"] == 0
