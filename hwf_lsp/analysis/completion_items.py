@@ -104,6 +104,8 @@ def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
     for item in items:  # the text after the cursor may stay only inside a string
         if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end):
             item.cursor = ctx.offset
+    if items and not any(item.preselect for item in items):  # VS Code selects it first
+        min(items, key=lambda i: (i.sort_text or i.label, i.label)).preselect = True
     return items if isinstance(items, Completions) else Completions(items)
 
 

@@ -60,3 +60,11 @@ def test_first_item_and_every_item_leave_valid_json(source, first, around):
         assert not any(c.isspace() for c in item.insert_text), item.insert_text
         for prose in ("Describe the task", "default", "Approve?", "out.node.key"):
             assert prose not in item.insert_text
+
+
+@pytest.mark.parametrize(("source", "first"), [c[1:3] for c in CASES], ids=[c[0] for c in CASES])
+def test_the_first_item_is_preselected(source, first):
+    offset = source.index("|")
+    text = source[:offset] + source[offset + 1:]
+    items = complete(parse(text), offset, snippets=True)
+    assert [i.label for i in items if i.preselect] == [first]
