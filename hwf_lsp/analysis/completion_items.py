@@ -383,7 +383,9 @@ def _member_item(ctx: CursorContext, name: str, value: str, snippets: bool) -> t
         return f"{body}{colon}{value}", False, ()
     if value.startswith('"') and value.endswith('"'):  # the key's quote closes the value
         return f'{name}"{colon}{value[:-1]}', True, ()
-    return body, True, ((ctx.token_end, ctx.token_end, colon + _plain(value)),)
+    # A value that is not a string cannot end before a quote the client keeps, and clients
+    # apply an edit after the cursor at shifted offsets (`r:0etries`): the key alone.
+    return body, True, ()
 
 
 def _snippet_escape(text: str) -> str:

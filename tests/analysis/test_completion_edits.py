@@ -87,9 +87,13 @@ CASES = [
      '"prompt": "p"}]}', "agent", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "a", "type": "agent", "prompt": "p"}]}'),
     # quoting: a closing quote already typed (auto-closed), none, or no quote at all
+    # (a number cannot end before a kept closing quote: the key alone, the value typed next)
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent", '
      '"ret|"}]}', "retries", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
-     '{"id": "a", "type": "agent", "retries": 0}]}'),
+     '{"id": "a", "type": "agent", "retries"}]}'),
+    ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent", '
+     '"pro|"}]}', "prompt", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
+     '{"id": "a", "type": "agent", "prompt": ""}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": ag|}]}',
      "agent", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "a", "type": "agent"}]}'),

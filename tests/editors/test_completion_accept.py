@@ -32,6 +32,8 @@ TAIL = ["]}"]
 POSITIONS = [
     ("a field", ['  {"id": "review", "type": "agent", "' + CURSOR + "}"], "retries",
      '"type":"agent","retries":0}'),
+    ("a field in an auto-closed string", ['  {"id": "review", "type": "agent", "' + CURSOR
+                                          + '"}'], "retries", '"type":"agent","retries":0}'),
     ("a value before the closing quote",
      ['  {"id": "post", "type": "output", "after": ["draft"], "deliver": "c' + CURSOR + '"}'],
      "channel", '"deliver":"channel"}'),
@@ -153,6 +155,14 @@ def run_client(client: str, tmp_path: Path) -> list[dict]:
     return run_eglot(client == "eglot-yasnippet", tmp_path)
 
 
+KNOWN_LIMITS = {(client, "a field in an auto-closed string", "retries") for client in CLIENTS}
+"""(client, position, item) no edit can serve: a field whose value is not a string, typed
+in a string whose closing quote is already there. No text ending before that quote makes a
+number or list valid after it, and clients apply an edit after the cursor at shifted offsets
+(`"r:0etries"`); the item completes the key alone (`"retries"`), the value is typed next.
+Printed, and not counted as valid."""
+
+
 @pytest.mark.parametrize("client", CLIENTS)
 def test_every_accepted_item_leaves_valid_json(client: str, tmp_path: Path) -> None:
     seen = run_client(client, tmp_path)
@@ -160,4 +170,6 @@ def test_every_accepted_item_leaves_valid_json(client: str, tmp_path: Path) -> N
     for position, item, verdict in seen:
         print(f"  {position:34} {item!s:20} {verdict}")
     assert len(seen) == 2 * len(POSITIONS)
-    assert all(verdict == "valid" for _, _, verdict in seen), seen
+    wrong = [(position, item, verdict) for position, item, verdict in seen
+             if verdict != "valid" and (client, position, item) not in KNOWN_LIMITS]
+    assert not wrong, wrong
