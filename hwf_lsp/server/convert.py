@@ -124,11 +124,11 @@ def completion_item(item: Any, lines: LineIndex, encoding: str, markdown: bool,
                     insert_replace: bool = False) -> types.CompletionItem:
     cursor = item.end if item.cursor is None else item.cursor
     edit: types.TextEdit | types.InsertReplaceEdit
-    if insert_replace and cursor != item.end:
+    replace = to_range(lines, item.start, item.end, encoding)
+    if insert_replace and replace.start.line == replace.end.line:  # the spec's condition
         edit = types.InsertReplaceEdit(
-            new_text=item.insert_text,
-            insert=to_range(lines, item.start, cursor, encoding),
-            replace=to_range(lines, item.start, item.end, encoding))
+            new_text=item.insert_text, insert=to_range(lines, item.start, cursor, encoding),
+            replace=replace)
     else:
         edit = text_edit(lines, item.start, cursor if not insert_replace else item.end,
                          item.insert_text, encoding)

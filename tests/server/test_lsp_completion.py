@@ -40,7 +40,7 @@ CASES = [
      ("condition", '"type": "condition"}')),
     ("key-in-string", design(b_node('"after": ["a"], "type": "agent", "|"},\n') + C),
      ["retries", "timeout_minutes", "profile", "model", "title"],
-     ["id", "type", "prompt", "expression", "question"], ("retries", '"retries": 0}')),
+     ["id", "type", "prompt", "expression", "question"], ("title", '"title": ""}')),
     ("key-bare-word", design('  {"id": "b", "type": "agent", "after": ["a"], pro|},\n' + C),
      ["prompt"], ["expression"], ("prompt", '"prompt": ""}')),
     ("key-approval", design('  {"id": "b", "type": "approval", "after": ["a"], "|"},\n' + C),
