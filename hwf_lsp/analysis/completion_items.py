@@ -93,16 +93,21 @@ class Completions(list):
 
 
 def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
-             snippets: bool = True) -> Completions:
-    """Completions at `offset`; none when nothing fits.  Never raises on any document."""
+             snippets: bool = True, past_cursor: bool = False) -> Completions:
+    """Completions at `offset`; none when nothing fits.  Never raises on any document.
+
+    `past_cursor`: the client applies an edit past the cursor (an insert/replace edit, or
+    eglot's whole range; not Neovim), so the one item no edit up to the cursor can serve
+    (a number or list field typed in an auto-closed string) replaces that closing quote."""
     ctx = cursor_context(doc, offset)
     design = design_of(doc)
     after_value = _after_a_value(ctx)
     if after_value is not None:  # `"deliver": "notification"|`: the next fields, with the ','
         ctx = after_value
-    items = _separated(ctx, _items(ctx, design, run, snippets), snippets)
+    items = _separated(ctx, _items(ctx, design, run, snippets, past_cursor), snippets)
     for item in items:  # the text after the cursor may stay only inside a string
-        if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end):
+        if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end) \
+                and item.cursor is None:
             item.cursor = ctx.offset
     if items and not any(item.preselect for item in items):  # VS Code selects it first
         min(items, key=lambda i: (i.sort_text or i.label, i.label)).preselect = True
@@ -125,7 +130,7 @@ def _after_a_value(ctx: CursorContext) -> CursorContext | None:
 
 
 def _items(ctx: CursorContext, design: Design, run: RunInfo | None,
-           snippets: bool) -> list[Completion]:
+           snippets: bool, past_cursor: bool = False) -> list[Completion]:
     following = _value_after(ctx)
     if following is not None and following.kind in ("object", "array"):
         return []
@@ -134,7 +139,7 @@ def _items(ctx: CursorContext, design: Design, run: RunInfo | None,
     if ctx.role == VALUE and ctx.in_design_node:
         return _values(ctx, design, run, snippets)
     if ctx.role == KEY and ctx.in_design_node:
-        return _fields(ctx, design, snippets)
+        return _fields(ctx, design, snippets, past_cursor)
     if ctx.role == KEY and ctx.path == ():
         return _top_keys(ctx, design, snippets)
     if ctx.in_after:
@@ -369,23 +374,27 @@ def _value_text(field: Field, snippets: bool, context: dict[str, Any]) -> str:
     return '"$1"' if snippets else '""'
 
 
-def _member_item(ctx: CursorContext, name: str, value: str, snippets: bool) -> tuple[str, bool,
-                                                                                      tuple]:
-    """(text, reuses the closing quote, additional edits) of `"name": value` at a key."""
+def _member_item(ctx: CursorContext, name: str, value: str, snippets: bool,
+                 past_cursor: bool = False) -> tuple[str, bool, int | None]:
+    """(text, reuses the closing quote, the end it replaces when that is past the cursor's
+    word) of `"name": value` at a key."""
     colon = ": " if snippets else ":"
     if not ctx.in_string:
         text = json.dumps(name) if ctx.has_colon else f"{json.dumps(name)}{colon}{value}"
-        return text, False, ()
+        return text, False, None
     body, reuse = _in_string_text(ctx, name)
     if ctx.has_colon:
-        return body, reuse, ()
+        return body, reuse, None
     if not reuse:
-        return f"{body}{colon}{value}", False, ()
+        return f"{body}{colon}{value}", False, None
     if value.startswith('"') and value.endswith('"'):  # the key's quote closes the value
-        return f'{name}"{colon}{value[:-1]}', True, ()
+        return f'{name}"{colon}{value[:-1]}', True, None
     # A value that is not a string cannot end before a quote the client keeps, and clients
-    # apply an edit after the cursor at shifted offsets (`r:0etries`): the key alone.
-    return body, True, ()
+    # apply an edit after the cursor at shifted offsets (`r:0etries`): the closing quote is
+    # replaced where the client replaces past the cursor, else the key alone.
+    if past_cursor:
+        return f'{name}"{colon}{value}', False, ctx.token_end
+    return body, True, None
 
 
 def _snippet_escape(text: str) -> str:
@@ -399,7 +408,8 @@ def _plain(snippet: str) -> str:
     return re.sub(r"\$\d+", "", text)
 
 
-def _fields(ctx: CursorContext, design: Design, snippets: bool) -> list[Completion]:
+def _fields(ctx: CursorContext, design: Design, snippets: bool,
+            past_cursor: bool = False) -> list[Completion]:
     info = design.info_at(ctx.node_index)
     kind = info.kind if info is not None else None
     present = {m.key for m in (ctx.container.members or ()) if m is not ctx.member}
@@ -421,14 +431,15 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool) -> list[Completi
         doc = field.doc
         if field.required:
             doc += "\n\nRequired."
-        text, reuse, extra = _member_item(ctx, field.name, _value_text(field, snippets, context),
-                                          snippets)
+        text, reuse, whole = _member_item(ctx, field.name, _value_text(field, snippets, context),
+                                          snippets, past_cursor)
         items.append(Completion(
-            label=field.name, kind=FIELD, insert_text=text, start=start, end=end,
+            label=field.name, kind=FIELD, insert_text=text, start=start,
+            end=end if whole is None else whole, cursor=None if whole is None else whole,
             detail=f"{kind or 'any'} field" + (" (required)" if field.required else ""),
             documentation=doc, snippet=snippets and "$" in text,
             sort_text=f"{completion_rank.field_sort(kind, field, model)}{order:02d}",
-            filter_text=field.name, reuses_quote=reuse, additional_edits=extra,
+            filter_text=field.name, reuses_quote=reuse,
         ))
     return items
 
@@ -450,11 +461,10 @@ def _top_keys(ctx: CursorContext, design: Design, snippets: bool) -> list[Comple
     for order, key in enumerate(("name", "nodes")):
         if key in present:
             continue
-        text, reuse, extra = _member_item(ctx, key, values[key], snippets)
+        text, reuse, _ = _member_item(ctx, key, values[key], snippets)
         out.append(Completion(key, PROPERTY, text, start, end, detail=docs[key][0],
                               documentation=docs[key][1], snippet=snippets and "$" in text,
-                              sort_text=f"{order}", filter_text=key, reuses_quote=reuse,
-                              additional_edits=extra))
+                              sort_text=f"{order}", filter_text=key, reuses_quote=reuse))
     return out
 
 

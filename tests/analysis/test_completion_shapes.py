@@ -70,3 +70,16 @@ def test_the_first_item_is_preselected(source, first):
     text = source[:offset] + source[offset + 1:]
     items = complete(parse(text), offset, snippets=True)
     assert [i.label for i in items if i.preselect] == [first]
+
+
+@pytest.mark.parametrize(("past_cursor", "expected"), [
+    (True, '{"id":"o","type":"agent","retries":0}'),  # eglot, VS Code: the quote replaced
+    (False, '{"id":"o","type":"agent","retries"}'),  # Neovim keeps it: the key alone
+])
+def test_a_number_field_in_an_auto_closed_string(past_cursor, expected):
+    source = T + '{"id":"o","type":"agent","ret|"}]}'
+    offset = source.index("|")
+    text = source[:offset] + source[offset + 1:]
+    (item,) = [i for i in complete(parse(text), offset, snippets=False, past_cursor=past_cursor)
+               if i.label == "retries"]
+    assert expected in accept(text, item)

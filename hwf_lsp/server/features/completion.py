@@ -30,8 +30,13 @@ def expands_snippets(server: HwfServer) -> bool:
     if not get_capability(server.client_capabilities,
                           "text_document.completion.completion_item.snippet_support", False):
         return False
-    info = getattr(server, "client_info", None)
-    return getattr(info, "name", None) != "Neovim"
+    return not is_neovim(server)
+
+
+def is_neovim(server: HwfServer) -> bool:
+    """Neovim (every version): it inserts an item's text up to the cursor and keeps what
+    follows, whatever the edit's range says; other clients apply the range."""
+    return getattr(getattr(server, "client_info", None), "name", None) == "Neovim"
 
 
 def register(server: HwfServer) -> None:
@@ -44,9 +49,10 @@ def register(server: HwfServer) -> None:
             return None
         markdown = supports_markdown(
             server, "text_document.completion.completion_item.documentation_format")
-        items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
-                         snippets=expands_snippets(server))
         insert_replace = bool(get_capability(
             server.client_capabilities,
             "text_document.completion.completion_item.insert_replace_support", False))
+        items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
+                         snippets=expands_snippets(server),
+                         past_cursor=insert_replace or not is_neovim(server))
         return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)
