@@ -268,10 +268,6 @@ def _value_after(ctx: CursorContext) -> JsonNode | None:
     return value
 
 
-def _text_between(ctx: CursorContext, start: int, end: int) -> str:
-    return ctx.source[start:end]
-
-
 def _with_range(ctx: CursorContext, item: Completion) -> Completion:
     item.start, item.end = _value_range(ctx)
     return item
@@ -399,13 +395,6 @@ def _member_item(ctx: CursorContext, name: str, value: str, snippets: bool,
 
 def _snippet_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")
-
-
-def _plain(snippet: str) -> str:
-    """A snippet's text as plain text (tab stops dropped, placeholders kept)."""
-    text = re.sub(r"\$\{\d+\|([^,|]*)[^}]*\}", r"\1", snippet)
-    text = re.sub(r"\$\{\d+:((?:[^}\\]|\\.)*)\}", r"\1", text)
-    return re.sub(r"\$\d+", "", text)
 
 
 def _fields(ctx: CursorContext, design: Design, snippets: bool,
