@@ -70,7 +70,8 @@ def cases() -> list[dict]:
 
 
 def verdicts(results: list[dict], asked: list[dict]) -> list[tuple[str, str | None, str]]:
-    """(position, item, 'valid' or why not) per accepted item."""
+    """(position, item, 'valid' or why not) per accepted item: the buffer parses, holds what
+    the item meant, and the cursor is still on the line, at or after the word typed."""
     out = []
     for case, seen in zip(asked, results, strict=True):
         if seen.get("error"):
@@ -82,6 +83,9 @@ def verdicts(results: list[dict], asked: list[dict]) -> list[tuple[str, str | No
             verdict = "valid"
         except ValueError as error:
             verdict = f"invalid ({error}): {seen['lines'][case['line']]}"
+        line, col = seen["cursor"]
+        if line != case["line"] or col < case["col"] - 2:  # typing goes on where it was
+            verdict = f"{verdict}, but the cursor moved to {line},{col}"
         if text == "\n".join(case["lines"]):
             verdict = "unchanged"
         elif case["expected"] and case["expected"] not in squeeze(text):
