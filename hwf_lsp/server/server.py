@@ -84,6 +84,9 @@ class HwfServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.settings = Settings()
+        self.client_info: types.ClientInfo | None = None
+        """Who the client says it is (initialize): completion works around what a client's
+        capabilities overstate (features/completion.py)."""
         self.analyses: dict[str, Analysis] = {}
         """Last analysis per document URI (unquoted), any version."""
         self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
@@ -287,6 +290,7 @@ def _register_lifecycle(server: HwfServer) -> None:
     @guarded()
     def initialize(params: types.InitializeParams) -> None:
         server.validator.pull = client_pulls(params.capabilities)
+        server.client_info = params.client_info
         options = params.initialization_options
         if options is not None:
             server.apply_settings(options)
