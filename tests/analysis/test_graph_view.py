@@ -114,3 +114,21 @@ def test_broken_json_answers_the_last_good_graph_marked_stale() -> None:
     assert second["defects"]
     nothing = graph_answer("u", 1, broken, check_document(broken), offsets)
     assert (nothing["stale"], nothing["nodes"], nothing["edges"]) == (True, [], [])
+
+
+def test_each_node_carries_its_kinds_fields_typed_for_the_inspector() -> None:
+    nodes = {n["id"]: n for n in view_of(REVIEW_FLOW)["nodes"]}
+    fields = {node_id: {f["name"]: f for f in n["fields"]} for node_id, n in nodes.items()}
+    assert list(fields["draft"]) == ["title", "prompt", "retries", "timeout_minutes",
+                                     "profile", "model"]
+    assert fields["draft"]["retries"]["type"] == "integer"
+    assert (fields["draft"]["retries"]["minimum"], fields["draft"]["retries"]["maximum"]) == (0, 3)
+    assert fields["draft"]["title"]["value"] == "Draft release notes"
+    assert "value" not in fields["draft"]["model"]  # not set in the file
+    assert fields["sign-off"]["on_timeout"]["enum"] == ["reject", "escalate"]
+    assert fields["sign-off"]["options"]["type"] == "string-list"
+    assert fields["publish"]["deliver"] == {"name": "deliver", "type": "enum",
+                                            "enum": ["notification", "channel"],
+                                            "value": "channel"}
+    assert list(fields["start"]) == ["title"]
+    assert "id" not in fields["draft"] and "after" not in fields["draft"]
