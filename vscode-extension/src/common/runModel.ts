@@ -108,6 +108,9 @@ export interface StepSummary {
   rerun?: boolean;
   /** Only on an `answered` approval: the choice. */
   answer?: unknown;
+  /** When the step started and ended (ISO 8601), when the summary gives them. */
+  started_at?: string | null;
+  ended_at?: string | null;
 }
 
 export interface StepInfo {
@@ -119,6 +122,9 @@ export interface StepInfo {
   preview: string;
   /** The whole output, pretty-printed and capped, for the tooltip. */
   detail: string;
+  /** From the summary's `started_at` / `ended_at`, when it has them. */
+  startedAt?: string;
+  endedAt?: string;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -185,7 +191,14 @@ export function stepsOfRun(runFile: unknown, summary: RunSummary): StepInfo[] {
     has(id) ? { preview: previewOf(outputs[id]), detail: detailOf(outputs[id]) } : { preview: fallback, detail: '' };
   return stepStatesOf(summary).map((step): StepInfo => {
     const state = (STEP_STATES.has(String(step.status)) ? step.status : 'not-run') as StepState;
-    const base = { id: step.id, kind: typeof step.type === 'string' ? step.type : '', title: typeof step.title === 'string' ? step.title : undefined, state };
+    const base = {
+      id: step.id,
+      kind: typeof step.type === 'string' ? step.type : '',
+      title: typeof step.title === 'string' ? step.title : undefined,
+      state,
+      ...(typeof step.started_at === 'string' ? { startedAt: step.started_at } : {}),
+      ...(typeof step.ended_at === 'string' ? { endedAt: step.ended_at } : {}),
+    };
     switch (state) {
       case 'waiting': {
         const preview = step.type === 'approval'

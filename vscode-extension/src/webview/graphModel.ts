@@ -4,9 +4,11 @@
  * no VS Code API, so node's test runner checks it and both hosts (the VS Code webview,
  * the Hermes dashboard tab) share it.
  */
-import dagre from '@dagrejs/dagre';
 import type { Edge, Node } from '@xyflow/react';
 import type { StepInfo } from '../common/runModel';
+import { Box, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout } from './layout';
+
+export type { Layout } from './layout';
 
 export interface Position {
   line: number;
@@ -24,12 +26,27 @@ export interface GraphDefect {
   code?: string | number | null;
 }
 
+/** One field the node's kind may carry, as `hwf.graph` types it (the inspector's input). */
+export interface FieldSpec {
+  name: string;
+  /** 'string', 'integer', 'string-list', 'id-list' or 'enum'. */
+  type: string;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  required?: boolean;
+  default?: unknown;
+  /** Absent: the node does not set it. */
+  value?: unknown;
+}
+
 export interface GraphNode {
   id: string;
   kind: string;
   title?: string | null;
   plan_index?: number | null;
   main?: { field: string; value: unknown } | null;
+  fields?: FieldSpec[];
   range?: Range;
   id_range?: Range;
   defects?: GraphDefect[];
@@ -66,6 +83,36 @@ export interface NodeRun {
   options?: string[];
   /** The run that is parked here (answer / respond go to it). */
   runId?: string;
+  /** How long the step took ("1.2 s"), when the run gives its times. */
+  duration?: string;
+}
+
+/** Milliseconds as a short duration: "0.4 s", "12 s", "3 min 5 s", "2 h 4 min". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) {
+    return '';
+  }
+  if (ms < 10000) {
+    return `${(ms / 1000).toFixed(1)} s`;
+  }
+  const s = Math.round(ms / 1000);
+  if (s < 60) {
+    return `${s} s`;
+  }
+  if (s < 3600) {
+    return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  }
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}
+
+/** A step's duration from its ISO times; none without both or when they do not parse. */
+export function stepDuration(startedAt: string | undefined, endedAt: string | undefined): string | undefined {
+  if (!startedAt || !endedAt) {
+    return undefined;
+  }
+  const text = formatDuration(Date.parse(endedAt) - Date.parse(startedAt));
+  return text || undefined;
 }
 
 export interface HwfNodeData extends Record<string, unknown> {
@@ -131,13 +178,29 @@ export function inPlanOrder(nodes: readonly GraphNode[]): GraphNode[] {
   return nodes.map((node, i) => ({ node, i })).sort((a, b) => rank(a.node) - rank(b.node) || a.i - b.i).map((x) => x.node);
 }
 
-/** The React Flow id of each node: its id, `id#2`… for a repeated id (a defect, still drawn). */
-function flowIds(nodes: readonly GraphNode[]): string[] {
-  const seen = new Map<string, number>();
+/**
+ * The React Flow key of each node: its id; a repeated id (a defect, still drawn) gets
+ * `id#2`, `id#3`… skipping every key that is an id or already given, so a repeat of
+ * `a` never takes the place of a real `a#2`.
+ */
+export function flowIds(nodes: readonly GraphNode[]): string[] {
+  const ids = new Set(nodes.map((n) => n.id));
+  const given = new Set<string>();
+  const count = new Map<string, number>();
   return nodes.map((node) => {
-    const count = (seen.get(node.id) ?? 0) + 1;
-    seen.set(node.id, count);
-    return count === 1 ? node.id : `${node.id}#${count}`;
+    if (!given.has(node.id)) {
+      given.add(node.id);
+      return node.id;
+    }
+    let n = count.get(node.id) ?? 1;
+    let key: string;
+    do {
+      n += 1;
+      key = `${node.id}#${n}`;
+    } while (ids.has(key) || given.has(key));
+    count.set(node.id, n);
+    given.add(key);
+    return key;
   });
 }
 
@@ -146,31 +209,22 @@ function drawnEdges(graph: GraphView, ids: ReadonlySet<string>): GraphEdge[] {
   return graph.edges.filter((e) => ids.has(e.from) && ids.has(e.to));
 }
 
-export type Layout = Map<string, { x: number; y: number }>;
-
-/** Top-left corners from dagre's layered layout, top to bottom in `after` order. */
-export function layout(nodeIds: readonly string[], edges: readonly { from: string; to: string }[]): Layout {
-  const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: 'TB', nodesep: 40, ranksep: 60, marginx: 20, marginy: 20 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const id of nodeIds) {
-    g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
-  }
-  for (const e of edges) {
-    g.setEdge(e.from, e.to);
-  }
-  dagre.layout(g);
-  const positions: Layout = new Map();
-  for (const id of nodeIds) {
-    const { x, y } = g.node(id);
-    positions.set(id, { x: x - NODE_WIDTH / 2, y: y - NODE_HEIGHT / 2 });
-  }
-  return positions;
+/** A node's box: the width is fixed; the height grows with what the node shows. */
+export function nodeSize(node: GraphNode): Box {
+  const lines = (text: string, perLine: number, max: number) =>
+    Math.min(max, text.split('\n').reduce((sum, l) => sum + Math.max(1, Math.ceil(l.length / perLine)), 0));
+  const title = node.title || node.id;
+  const main = node.main?.value;
+  const mainText = typeof main === 'string' ? main : main === undefined || main === null ? '' : JSON.stringify(main);
+  const titleLines = lines(title, 22, 2);
+  const mainLines = mainText ? lines(mainText, 34, node.kind === 'note' ? 12 : 2) : 0;
+  return { width: NODE_WIDTH, height: Math.max(NODE_HEIGHT, 40 + titleLines * 18 + mainLines * 16 + 8) };
 }
 
-/** What the layout depends on: ids and edges (a prompt keystroke keeps it). */
-export function layoutKey(graph: GraphView): string {
-  return JSON.stringify([graph.nodes.map((n) => n.id), graph.edges.map((e) => [e.from, e.to])]);
+/** Top-left corners from a full layout of the keys (unit tests, the dashboard's first view). */
+export function layout(nodeIds: readonly string[], edges: readonly { from: string; to: string }[]): Layout {
+  const size = () => ({ width: NODE_WIDTH, height: NODE_HEIGHT });
+  return fullLayout(nodeIds, edges.map((e, i) => ({ id: String(i), source: e.from, target: e.to })), size).positions;
 }
 
 export interface FlowOptions {
@@ -179,27 +233,46 @@ export interface FlowOptions {
   selected?: string | null;
   selectedEdge?: string | null;
   runsEnabled?: boolean;
-  /** A layout computed before for the same `layoutKey` (kept across text-only edits). */
+  /** Where the nodes were (kept: only new nodes are placed); none: a full layout. */
   positions?: Layout;
+  /** The keys `positions` was for, in order (a renamed node keeps its spot). */
+  previousKeys?: readonly string[];
+  /** Edge routes of the last full layout (drawn while both ends stay put). */
+  routes?: ReadonlyMap<string, Route>;
 }
 
+/** An edge's key: JSON of its ends, so no two pairs of ids ever share one. */
 export function edgeId(from: string, to: string): string {
-  return `${from}->${to}`;
+  return JSON.stringify([from, to]);
 }
 
 /** The graph as React Flow elements, in plan order (so Tab walks the plan). */
-export function toFlow(graph: GraphView, options: FlowOptions = {}): { nodes: Node<HwfNodeData>[]; edges: Edge[]; positions: Layout } {
+export function toFlow(
+  graph: GraphView,
+  options: FlowOptions = {},
+): { nodes: Node<HwfNodeData>[]; edges: Edge[]; positions: Layout; routes: Map<string, Route>; keys: string[]; byKey: Map<string, GraphNode> } {
   const ordered = inPlanOrder(graph.nodes);
   const ids = flowIds(ordered);
+  const byKey = new Map<string, GraphNode>();
+  ids.forEach((k, i) => byKey.set(k, ordered[i]));
   const firstIds = new Set(ids.filter((id, i) => id === ordered[i].id));
   const edges = drawnEdges(graph, firstIds);
-  const positions = options.positions ?? layout(ids, edges);
+  const layoutEdges: LayoutEdge[] = edges.map((e) => ({ id: edgeId(e.from, e.to), source: e.from, target: e.to }));
+  const size = (key: string) => (byKey.has(key) ? nodeSize(byKey.get(key)!) : { width: NODE_WIDTH, height: NODE_HEIGHT });
+  let positions = options.positions && stableLayout(ids, layoutEdges, size, options.positions, options.previousKeys ?? []);
+  let routed: ReadonlyMap<string, Route> = options.routes ?? new Map<string, Route>();
+  if (!positions) {
+    const placed = fullLayout(ids, layoutEdges, size);
+    positions = placed.positions;
+    routed = placed.routes;
+  }
+  const routes = liveRoutes(routed, positions);
   const nodes = ordered.map((node, i): Node<HwfNodeData> => ({
     id: ids[i],
     type: 'hwf',
-    position: positions.get(ids[i]) ?? { x: 0, y: 0 },
+    position: positions!.get(ids[i]) ?? { x: 0, y: 0 },
     width: NODE_WIDTH,
-    initialHeight: NODE_HEIGHT,
+    initialHeight: size(ids[i]).height,
     selected: options.selected === ids[i],
     connectable: node.kind !== 'note',
     ariaLabel: `${node.kind} ${node.id}${node.title ? `: ${node.title}` : ''}`,
@@ -213,19 +286,21 @@ export function toFlow(graph: GraphView, options: FlowOptions = {}): { nodes: No
   const flowEdges = edges.map((e): Edge => {
     const id = edgeId(e.from, e.to);
     const defects = e.defects ?? [];
+    const route = routes.get(id);
     return {
       id,
+      type: 'hwf',
       source: e.from,
       target: e.to,
       selected: options.selectedEdge === id,
       className: defects.length > 0 ? 'hwf-edge-defect' : undefined,
       label: defects.length > 0 ? '!' : undefined,
       ariaLabel: `after: ${e.from} → ${e.to}${defects.length ? ` (${defects.map((d) => d.message).join('; ')})` : ''}`,
-      markerEnd: { type: 'arrowclosed' as never },
-      data: { defects },
+      markerEnd: { type: 'arrowclosed' as never, width: 18, height: 18 },
+      data: { defects, route: route?.points },
     };
   });
-  return { nodes, edges: flowEdges, positions };
+  return { nodes, edges: flowEdges, positions, routes, keys: ids, byKey };
 }
 
 /**
@@ -248,6 +323,8 @@ export function nodeRuns(
       state = 'running';
     }
     const entry: NodeRun = { state, preview: state === 'running' ? 'running…' : step.preview, detail: step.detail };
+    const duration = stepDuration(step.startedAt, step.endedAt);
+    if (duration) entry.duration = duration;
     if (state === 'waiting' && run.pending?.node === step.id) {
       entry.runId = run.run_id;
       entry.options = step.kind === 'approval' ? (run.pending.options ?? ['approve', 'reject']) : [];
