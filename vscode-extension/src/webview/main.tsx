@@ -9,7 +9,7 @@ import { createRoot } from 'react-dom/client';
 import { Canvas } from './Canvas';
 import type { CanvasMessage, Host, HostMessage } from './protocol';
 
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void; setState(state: unknown): void };
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void; setState?(state: unknown): void };
 
 function vscodeHost(): Host {
   const api = acquireVsCodeApi();
@@ -19,7 +19,7 @@ function vscodeHost(): Host {
       const handler = (event: MessageEvent) => {
         const message = event.data as HostMessage;
         if (message?.type === 'graph' && message.graph.uri) {
-          api.setState({ uri: message.graph.uri }); // what the panel serializer reopens after a reload
+          api.setState?.({ uri: message.graph.uri }); // what the panel serializer reopens after a reload
         }
         listener(message);
       };
