@@ -152,7 +152,7 @@ test('the inspector reads and checks typed fields', () => {
 test('a refused edit reads as a sentence, without the command or its argument list', () => {
   const raw = "hwf.edit.connect: 'draft' cannot run after 'publish': 'publish' already runs after 'draft', that would make a cycle; arguments: [uri, from_id, to_id]";
   const text = editFailureText({ edit: 'connect', from: 'publish', to: 'draft' }, raw);
-  assert.equal(text, "Connecting publish → draft would make a cycle: 'draft' cannot run after 'publish': 'publish' already runs after 'draft', that would make a cycle");
+  assert.equal(text, "Connecting publish → draft would make a cycle: 'publish' already runs after 'draft'");
   assert.doesNotMatch(text, /hwf\.edit|arguments/);
   assert.equal(editFailureText({ edit: 'deleteNode', id: 'x' }, "hwf.edit.deleteNode: node 'x' is not a node of this design; arguments: [uri, id]"), "Cannot delete x: node 'x' is not a node of this design");
 });

@@ -182,7 +182,7 @@ export function editFailureText(request: EditRequest, error: string): string {
   switch (request.edit) {
     case 'connect':
       return /cycle/.test(reason)
-        ? `Connecting ${request.from} → ${request.to} would make a cycle: ${reason}`
+        ? `Connecting ${request.from} → ${request.to} would make a cycle: ${reason.replace(/^.*?cannot run after .*?: (.*?),? that would make a cycle\.?$/, '$1')}`
         : `Cannot connect ${request.from} → ${request.to}: ${reason}`;
     case 'disconnect':
       return `Cannot remove the edge ${request.from} → ${request.to}: ${reason}`;
