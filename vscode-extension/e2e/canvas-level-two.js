@@ -43,6 +43,9 @@ async function restore(wb, page, file, text) {
 async function openCanvasOn(wb, page, name) {
   await wb.runCommand('View: Close All Editors');
   await wb.openFile(name);
+  await wb.goTo(1, 1); // the lens is above the first line: it shows once the extension knows the design
+  const lens = page.locator('.codelens-decoration a', { hasText: /open canvas/i }).first();
+  await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 60000 });
   await wb.runCommand('Hermes Workflow: Open Canvas');
   await wb.runCommand('View: Close Primary Side Bar');
 }

@@ -35,6 +35,8 @@ import type { CanvasConfig, CanvasMessage, Host, HostMessage, PositionEntry } fr
 const DEFAULT_CONFIG: CanvasConfig = { editable: true, runsEnabled: true, answerable: true };
 /** Past this many nodes only the ones in view are rendered, and a new node is centred rather than fitted. */
 const BIG = 200;
+/** A graph this small fits the view: no minimap over its nodes unless asked for. */
+const MINIMAP_FROM = 13;
 
 function colorMode(): 'light' | 'dark' {
   const body = document.body.classList;
@@ -80,6 +82,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [notice, setNotice] = useState<string>('');
   /** Bumped when nodes move without a new graph (drag, Re-layout). */
   const [moves, setMoves] = useState(0);
+  const [minimap, setMinimap] = useState<boolean | null>(null);
   const placement = useRef<Placement | null>(null);
   const stored = useRef<Layout | null>(null);
   const relayout = useRef(false);
@@ -353,6 +356,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const selectedNode = selected !== null ? flow.byKey.get(selected) : undefined;
   const edgeSelected = flow.edges.find((e) => e.id === selectedEdge);
   const big = flow.nodes.length > BIG;
+  const showMap = minimap ?? (flow.nodes.length >= MINIMAP_FROM && !big);
 
   return (
     <div className="hwf-canvas" ref={root}>
@@ -456,8 +460,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 <Background />
                 <Controls showInteractive={false}>
                   <ControlButton title="Re-layout" aria-label="Re-layout" onClick={() => { relayout.current = true; setMoves((n) => n + 1); }}>⟲</ControlButton>
+                  <ControlButton className="hwf-minimap-toggle" title={showMap ? 'Hide the minimap' : 'Show the minimap'} aria-label="Minimap" aria-pressed={showMap} onClick={() => setMinimap(!showMap)}>▦</ControlButton>
                 </Controls>
-                {!big && <MiniMap pannable zoomable ariaLabel="Minimap" nodeColor={(n) => `var(--hwf-kind-${(n.data as HwfNodeData).node.kind || 'agent'}, #888)`} nodeStrokeWidth={0} />}
+                {showMap && <MiniMap pannable zoomable ariaLabel="Minimap" nodeColor={(n) => `var(--hwf-kind-${(n.data as HwfNodeData).node.kind || 'agent'}, #888)`} nodeStrokeWidth={0} style={{ width: 160, height: 120 }} />}
               </ReactFlow>
             )}
           </FlowBoundary>
