@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { RunSummary, stepsOfRun } from '../common/runModel';
 import { fieldText, parseFieldText } from '../webview/fieldInput';
 import { graphSvg } from '../webview/exportImage';
-import { edgeId, flowIds, formatDuration, GraphNode, GraphView, nodeRuns, toFlow } from '../webview/graphModel';
+import { edgeId, endOffsets, flowIds, formatDuration, GraphNode, GraphView, nodeRuns, toFlow } from '../webview/graphModel';
 import { previewPlace } from '../webview/geometry';
 import { DAGRE_LIMIT, layeredLayout, stableLayout } from '../webview/layout';
 import { editFailureText, parseCanvasMessage } from '../webview/protocol';
@@ -202,4 +202,14 @@ test('the hover card goes above a node near the bottom of the window and stays i
   const view = { width: 800, height: 600 };
   assert.deepEqual(previewPlace({ left: 10, top: 100, bottom: 184 }, view), { left: 10, top: 188 });
   assert.deepEqual(previewPlace({ left: 700, top: 480, bottom: 564 }, view), { left: 472, bottom: 124 });
+});
+
+test('edges drawn without a route meet their node at distinct points; restored positions get routes back', () => {
+  const edges = [{ from: 'a', to: 'd' }, { from: 'b', to: 'd' }, { from: 'c', to: 'd' }];
+  const at = new Map([['a', { x: 0, y: 0 }], ['b', { x: 300, y: 0 }], ['c', { x: 600, y: 0 }], ['d', { x: 300, y: 200 }]]);
+  const offsets = endOffsets(edges, at);
+  assert.deepEqual(edges.map((e) => offsets.get(edgeId(e.from, e.to))!.targetOffset), [-18, 0, 18]);
+  const first = toFlow(chain(['t', 'a', 'b']));
+  const restored = toFlow(chain(['t', 'a', 'b']), { positions: first.positions, previousKeys: first.keys }); // no routes known
+  assert.ok(restored.edges.every((e) => ((e.data as { route?: unknown[] }).route ?? []).length >= 2), 'every edge routed again');
 });

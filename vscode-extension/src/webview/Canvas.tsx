@@ -68,7 +68,8 @@ class FlowBoundary extends Component<{ resetKey: number; children: ReactNode }, 
 interface Placement {
   keys: string[];
   positions: Layout;
-  routes: Map<string, Route>;
+  /** The last full layout's routes (drawn where their ends have not moved); none: not known. */
+  routes?: ReadonlyMap<string, Route>;
 }
 
 function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
@@ -150,7 +151,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     }
     let previous: Placement | undefined = placement.current ?? undefined;
     if (!previous && stored.current && stored.current.size > 0) {
-      previous = { keys: [...stored.current.keys()], positions: stored.current, routes: new Map() };
+      previous = { keys: [...stored.current.keys()], positions: stored.current };
     }
     if (relayout.current) {
       previous = undefined;

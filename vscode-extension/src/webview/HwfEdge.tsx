@@ -7,7 +7,7 @@ import { BaseEdge, EdgeLabelRenderer, getBezierPath, type Edge, type EdgeProps }
 import { routePath } from './geometry';
 import type { XY } from './layout';
 
-export type HwfEdgeData = { route?: XY[]; defects?: unknown[] };
+export type HwfEdgeData = { route?: XY[]; defects?: unknown[]; sourceOffset?: number; targetOffset?: number };
 
 export function HwfEdge(props: EdgeProps<Edge<HwfEdgeData>>) {
   const { sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, markerEnd, label, style, interactionWidth } = props;
@@ -25,7 +25,8 @@ export function HwfEdge(props: EdgeProps<Edge<HwfEdgeData>>) {
     labelX = mid.x;
     labelY = mid.y;
   } else {
-    [path, labelX, labelY] = getBezierPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition });
+    // no route: each end at its own spot along the node's side (endOffsets)
+    [path, labelX, labelY] = getBezierPath({ sourceX: sourceX + (data?.sourceOffset ?? 0), sourceY, targetX: targetX + (data?.targetOffset ?? 0), targetY, sourcePosition, targetPosition });
   }
   return (
     <>

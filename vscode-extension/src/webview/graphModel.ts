@@ -6,7 +6,7 @@
  */
 import type { Edge, Node } from '@xyflow/react';
 import type { StepInfo } from '../common/runModel';
-import { Box, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout } from './layout';
+import { Box, DAGRE_LIMIT, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout } from './layout';
 
 export type { Layout } from './layout';
 
@@ -250,7 +250,7 @@ export function edgeId(from: string, to: string): string {
 export function toFlow(
   graph: GraphView,
   options: FlowOptions = {},
-): { nodes: Node<HwfNodeData>[]; edges: Edge[]; positions: Layout; routes: Map<string, Route>; keys: string[]; byKey: Map<string, GraphNode> } {
+): { nodes: Node<HwfNodeData>[]; edges: Edge[]; positions: Layout; routes: ReadonlyMap<string, Route>; keys: string[]; byKey: Map<string, GraphNode> } {
   const ordered = inPlanOrder(graph.nodes);
   const ids = flowIds(ordered);
   const byKey = new Map<string, GraphNode>();
@@ -260,13 +260,17 @@ export function toFlow(
   const layoutEdges: LayoutEdge[] = edges.map((e) => ({ id: edgeId(e.from, e.to), source: e.from, target: e.to }));
   const size = (key: string) => (byKey.has(key) ? nodeSize(byKey.get(key)!) : { width: NODE_WIDTH, height: NODE_HEIGHT });
   let positions = options.positions && stableLayout(ids, layoutEdges, size, options.positions, options.previousKeys ?? []);
-  let routed: ReadonlyMap<string, Route> = options.routes ?? new Map<string, Route>();
-  if (!positions) {
+  let routed: ReadonlyMap<string, Route> | undefined = options.routes;
+  if (!positions || (routed === undefined && ids.length <= DAGRE_LIMIT)) {
+    // kept positions without routes (restored from the host): the full layout's routes
+    // still fit every node that was not moved since
     const placed = fullLayout(ids, layoutEdges, size);
-    positions = placed.positions;
+    positions ??= placed.positions;
     routed = placed.routes;
   }
+  routed ??= new Map<string, Route>();
   const routes = liveRoutes(routed, positions);
+  const offsets = endOffsets(edges, positions);
   const nodes = ordered.map((node, i): Node<HwfNodeData> => ({
     id: ids[i],
     type: 'hwf',
@@ -297,10 +301,39 @@ export function toFlow(
       label: defects.length > 0 ? '!' : undefined,
       ariaLabel: `after: ${e.from} → ${e.to}${defects.length ? ` (${defects.map((d) => d.message).join('; ')})` : ''}`,
       markerEnd: { type: 'arrowclosed' as never, width: 18, height: 18 },
-      data: { defects, route: route?.points },
+      data: { defects, route: route?.points, ...offsets.get(id) },
     };
   });
-  return { nodes, edges: flowEdges, positions, routes, keys: ids, byKey };
+  return { nodes, edges: flowEdges, positions, routes: routed, keys: ids, byKey };
+}
+
+/**
+ * Where each end of an edge meets its node when it is drawn without a route: the edges
+ * into (out of) one node spread along its side in the order of their other ends, so no
+ * two share a point.
+ */
+export function endOffsets(edges: readonly GraphEdge[], positions: Layout, gap = 18): Map<string, { sourceOffset: number; targetOffset: number }> {
+  const result = new Map<string, { sourceOffset: number; targetOffset: number }>();
+  const spread = (groups: Map<string, GraphEdge[]>, other: (e: GraphEdge) => string, field: 'sourceOffset' | 'targetOffset') => {
+    for (const group of groups.values()) {
+      group.sort((a, b) => (positions.get(other(a))?.x ?? 0) - (positions.get(other(b))?.x ?? 0));
+      group.forEach((e, i) => {
+        const id = edgeId(e.from, e.to);
+        const entry = result.get(id) ?? { sourceOffset: 0, targetOffset: 0 };
+        entry[field] = Math.max(-100, Math.min(100, (i - (group.length - 1) / 2) * gap));
+        result.set(id, entry);
+      });
+    }
+  };
+  const into = new Map<string, GraphEdge[]>();
+  const outOf = new Map<string, GraphEdge[]>();
+  for (const e of edges) {
+    into.set(e.to, [...(into.get(e.to) ?? []), e]);
+    outOf.set(e.from, [...(outOf.get(e.from) ?? []), e]);
+  }
+  spread(into, (e) => e.from, 'targetOffset');
+  spread(outOf, (e) => e.to, 'sourceOffset');
+  return result;
 }
 
 /**
