@@ -432,8 +432,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 nodeTypes={nodeTypes}
                 edgeTypes={edgeTypes}
                 colorMode={colorMode()}
-                fitView
+                fitView={!big}
                 fitViewOptions={{ maxZoom: 1, minZoom: 0.4, padding: 0.1 }}
+                defaultViewport={big ? startViewport(flow.nodes) : undefined}
                 minZoom={0.05}
                 onlyRenderVisibleElements={big}
                 nodesDraggable={config.editable}
@@ -484,6 +485,12 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
 }
 
 const NODE_HALF = 120;
+
+/** A big graph opens on its first node at full size (fitting thousands of nodes would show dots). */
+function startViewport(nodes: readonly Node[]): { x: number; y: number; zoom: number } {
+  const first = nodes.reduce<Node | undefined>((top, n) => (!top || n.position.y < top.position.y ? n : top), undefined);
+  return first ? { x: -first.position.x + 40, y: -first.position.y + 40, zoom: 1 } : { x: 0, y: 0, zoom: 1 };
+}
 
 function RunStatus({ run }: { run: RunSummary | null }) {
   if (!run) {
