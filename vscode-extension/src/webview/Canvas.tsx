@@ -380,6 +380,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 key={kind}
                 className="hwf-add"
                 data-kind={kind}
+                aria-label={`Add ${kind}`}
                 draggable
                 onDragStart={(e) => {
                   e.dataTransfer.setData('application/x-hwf-kind', kind);
@@ -388,7 +389,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 title={`Add a ${kind} node${selectedNode ? ` after ${selectedNode.id}` : ''} (or drag it onto the canvas)`}
                 onClick={() => post({ type: 'edit', edit: 'addNode', kind, after: selectedNode && selectedNode.kind !== 'note' ? selectedNode.id : null })}
               >
-                {kindIcon(kind)} {kind}
+                {kindIcon(kind)}<span className="hwf-add-label"> {kind}</span>
               </button>
             ))}
           </span>
