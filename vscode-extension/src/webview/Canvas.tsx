@@ -220,6 +220,38 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     }
   }, [flow.keys]);
 
+  // The pane narrows (the inspector opens, the editor group shrinks): fit again if a node
+  // would be cut off.
+  const nodesRef = useRef(flow.nodes);
+  nodesRef.current = flow.nodes;
+  useEffect(() => {
+    const element = pane.current;
+    if (!element || typeof ResizeObserver === 'undefined') {
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const observer = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const nodes = nodesRef.current;
+        const box = element.getBoundingClientRect();
+        if (nodes.length === 0 || nodes.length > BIG || box.width === 0) return;
+        const { x, y, zoom } = flowInstance.getViewport();
+        const cut = nodes.some((n) => {
+          const left = n.position.x * zoom + x;
+          const top = n.position.y * zoom + y;
+          return left < 0 || top < 0 || left + (n.width ?? 0) * zoom > box.width || top + (n.initialHeight ?? 0) * zoom > box.height;
+        });
+        if (cut) void flowInstance.fitView({ duration: 150, maxZoom: 1, minZoom: 0.3, padding: 0.1 });
+      }, 120);
+    });
+    observer.observe(element);
+    return () => {
+      clearTimeout(timer);
+      observer.disconnect();
+    };
+  }, [flowInstance]);
+
   const reveal = useCallback((id: string) => post({ type: 'reveal', id }), [post]);
 
   // The node under the text cursor scrolls into view when it is off screen.
