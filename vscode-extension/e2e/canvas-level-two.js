@@ -233,6 +233,27 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `how-it-works dragged to ${dragged['how-it-works']}; after the reload the canvas tab is back (${tabs.map((t) => t.trim()).join(' | ')}) with every node where it was`;
   });
 
+  await step('canvas 2: connecting publish → draft is refused in words (a cycle), the text unchanged', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    await page.waitForTimeout(500);
+    const a = await node('publish').locator('.react-flow__handle.source').boundingBox();
+    const b = await node('draft').locator('.react-flow__handle.target').boundingBox();
+    await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+    await page.mouse.down();
+    await page.mouse.move((a.x + b.x) / 2 + 40, (a.y + b.y) / 2, { steps: 8 });
+    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+    await page.mouse.up();
+    const notice = frame.locator('.hwf-notice');
+    await waitFor('the notice', () => notice.isVisible(), { timeout: 15000 });
+    const text = (await notice.innerText()).replace('×', '').trim();
+    await wb.screenshot(shot('49-canvas2-cycle-refused'));
+    await wb.runCommand('Notifications: Clear All Notifications');
+    if (!/^Connecting publish → draft would make a cycle: /.test(text) || /arguments|hwf\.edit|uri/.test(text)) throw new Error(`the notice says: ${text}`);
+    if (fs.readFileSync(file, 'utf8') !== original) throw new Error('the file changed');
+    return `"${text}"`;
+  });
+
   await step('canvas 2: designs with ids constructor, __proto__, toString and a 3,000-node chain render', async () => {
     const hostile = {
       name: 'hostile',
