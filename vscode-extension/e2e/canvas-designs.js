@@ -236,6 +236,37 @@ async function check(name, fn) {
       return `toolbar ${barBefore} px before and after; inputs ${kinds.join(', ')}; "${rangeError}"; setField sent ${JSON.stringify(expected)}`;
     });
 
+    await check('from the keyboard: Tab to a node, Enter opens its inspector, Enter saves a field, arrows move it, Ctrl+Z is the document\'s undo', async () => {
+      const { p, errors } = await open('dark', review, { width: 1100, height: 720 });
+      await p.waitForFunction(() => document.querySelectorAll('.react-flow__node').length === 7, null, { timeout: 10000 });
+      await p.locator('.react-flow__pane').click({ position: { x: 5, y: 5 } });
+      let reached = '';
+      for (let i = 0; i < 40 && reached !== 'draft'; i += 1) {
+        await p.keyboard.press('Tab');
+        reached = await p.evaluate(() => document.activeElement?.getAttribute('data-id') ?? '');
+      }
+      if (reached !== 'draft') throw new Error('Tab never reached the draft node');
+      await p.keyboard.press('Enter');
+      await p.waitForSelector('.hwf-side');
+      const before = await p.evaluate(() => document.querySelector('.react-flow__node[data-id="draft"]').style.transform);
+      await p.keyboard.press('ArrowRight');
+      await p.keyboard.press('ArrowRight');
+      await p.waitForTimeout(200);
+      const moved = await p.evaluate(() => document.querySelector('.react-flow__node[data-id="draft"]').style.transform);
+      await p.keyboard.press('Control+z');
+      await p.locator('.hwf-side input[data-field="retries"]').focus();
+      await p.keyboard.press('Control+a');
+      await p.keyboard.type('2');
+      await p.keyboard.press('Enter');
+      await p.waitForTimeout(700);
+      const sent = await p.evaluate(() => window.sent.filter((m) => ['edit', 'undo', 'positions'].includes(m.type)).map((m) => m.type === 'edit' ? `${m.edit} ${m.field}=${JSON.stringify(m.value)}` : m.type));
+      await p.close();
+      if (errors.length) throw new Error(errors.join('; '));
+      if (before === moved) throw new Error('the arrow keys did not move the node');
+      if (!sent.includes('undo') || !sent.includes('setField retries=2') || !sent.includes('positions')) throw new Error(`sent ${sent}`);
+      return `node ${before} → ${moved}; sent ${sent.join(', ')}`;
+    });
+
     await check('the hover card of a bottom node is inside the window', async () => {
       const { p } = await open('dark', review, { width: 1000, height: 640 });
       await p.waitForFunction(() => document.querySelectorAll('.react-flow__node').length === 7, null, { timeout: 10000 });
