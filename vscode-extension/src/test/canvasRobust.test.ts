@@ -213,3 +213,11 @@ test('edges drawn without a route meet their node at distinct points; restored p
   const restored = toFlow(chain(['t', 'a', 'b']), { positions: first.positions, previousKeys: first.keys }); // no routes known
   assert.ok(restored.edges.every((e) => ((e.data as { route?: unknown[] }).route ?? []).length >= 2), 'every edge routed again');
 });
+
+test('big graphs give React Flow the handles up front (no render of every node to measure them)', () => {
+  const g = graphOf([{ id: 't', kind: 'trigger' }, { id: 'a', kind: 'agent' }, { id: 'n', kind: 'note' }], [['t', 'a']]);
+  const types = (flow: ReturnType<typeof toFlow>, id: string) => (flow.nodes.find((n) => n.id === id)!.handles ?? []).map((h) => h.type);
+  const big = toFlow(g, { handles: true });
+  assert.deepEqual([types(big, 't'), types(big, 'a'), types(big, 'n')], [['source'], ['target', 'source'], []]);
+  assert.equal(toFlow(g).nodes[0].handles, undefined, 'small graphs: React Flow measures them');
+});

@@ -169,7 +169,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         dropped.current = null;
       }
     }
-    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes });
+    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG });
     placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
     return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph
