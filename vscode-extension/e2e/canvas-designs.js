@@ -286,6 +286,43 @@ async function check(name, fn) {
       if (!box || box.y < 0 || box.y + box.height > 640 || box.x + box.width > 1000) throw new Error(`the card is at ${JSON.stringify(box)}`);
       return `${bottom}'s card at y ${Math.round(box.y)}–${Math.round(box.y + box.height)} of 640`;
     });
+
+    await check('the dashboard bundle (canvas-dashboard.js, stand-in SDK): a design with __proto__ draws and the picker stays', async () => {
+      const bundle = path.join(repo, 'hwf_lsp', 'hermes', 'dashboard', 'dist', 'canvas-dashboard.js');
+      if (!fs.existsSync(bundle)) throw new Error('build it first: make dashboard-js');
+      fs.copyFileSync(bundle, path.join(dir, 'canvas-dashboard.js'));
+      fs.copyFileSync(bundle.replace(/\.js$/, '.css'), path.join(dir, 'canvas-dashboard.css'));
+      const graphs = { hostile, 'review-flow': review };
+      fs.writeFileSync(path.join(dir, 'dashboard.html'), `<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="stylesheet" href="canvas-dashboard.css">
+<style>html, body, #root { height: 100%; margin: 0; }</style></head><body><div id="root"></div><script>
+const graphs = ${JSON.stringify(graphs)};
+const ref = { current: null }; const effects = [];
+window.__HERMES_PLUGIN_SDK__ = {
+  React: { createElement: (t, props) => ({ t, props }), useRef: () => ref, useEffect: (fn) => effects.push(fn) },
+  fetchJSON: async (url) => {
+    if (/\\/designs$/.test(url)) return { designs: Object.keys(graphs).map((name) => ({ name })) };
+    const m = /\\/designs\\/([^/]+)\\/graph$/.exec(url);
+    if (m) return graphs[decodeURIComponent(m[1])];
+    if (/\\/runs/.test(url)) return { runs: [] };
+    throw new Error('404: {"error": "no route"}');
+  },
+};
+window.__HERMES_PLUGINS__ = { register(name, Tab) { Tab(); ref.current = document.getElementById('root'); effects.forEach((f) => f()); } };
+</script><script src="canvas-dashboard.js"></script></body></html>`);
+      const p = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+      const errors = [];
+      p.on('pageerror', (e) => errors.push(String(e)));
+      await p.goto(`file://${dir}/dashboard.html`);
+      await p.waitForFunction(() => document.querySelectorAll('.react-flow__node').length === 4, null, { timeout: 15000 });
+      await p.waitForTimeout(300);
+      await p.screenshot({ path: shot('canvas-35-dashboard-hostile') });
+      const options = await p.locator('select.hwf-design-picker option').allInnerTexts();
+      await p.locator('select.hwf-design-picker').selectOption('review-flow');
+      await p.waitForFunction(() => document.querySelectorAll('.react-flow__node').length === 7, null, { timeout: 15000 });
+      await p.close();
+      if (errors.length) throw new Error(errors.join('; '));
+      return `picker: ${options.join(', ')}; hostile drew 4 nodes, then review-flow 7`;
+    });
   } finally {
     await browser.close();
     fs.rmSync(dir, { recursive: true, force: true });
