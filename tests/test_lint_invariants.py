@@ -177,3 +177,20 @@ def test_no_two_modules_share_a_file_name() -> None:
         if path.name not in ("__init__.py", "__main__.py"):
             names.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
     assert {name: where for name, where in names.items() if len(where) > 1} == {}
+
+
+IO_MODULES = ("os", "pathlib", "io", "shutil", "sqlite3", "subprocess", "socket", "tempfile")
+
+
+@pytest.mark.parametrize("package", ["jsontext", "analysis"])
+def test_the_text_layers_do_no_io(package: str) -> None:
+    """`jsontext` and `analysis` take text and values and return values: no module of
+    theirs imports a file-system, process or network module, nor calls `open`."""
+    wrong = []
+    for path in sorted((ROOT / "hwf_lsp" / package).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        wrong += [f"{path.relative_to(ROOT)}: imports {name}"
+                  for name in imported_modules(path) if name.split(".")[0] in IO_MODULES]
+        wrong += [f"{path.relative_to(ROOT)}:{node.lineno}: open()" for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open"]
+    assert not wrong, wrong

@@ -2,9 +2,18 @@
 
 Works on whatever the person has typed so far: the cursor context comes from
 `context.cursor_context`, which tolerates unterminated strings, missing commas
-and anything after the cursor.  Items carry the offsets they replace; the
-server turns them into text edits.  Snippet syntax (`${1:x}`) is used only when
-the client supports it (`snippets=True`); otherwise the same text is plain.
+and anything after the cursor.  Items carry the offsets they replace and
+where the cursor is; the server picks the edit form the client reads (an insert/replace
+edit, else a range that ends at the cursor: Neovim keeps whatever follows the cursor).
+
+Shapes every client accepts (issue 29):
+- inside a string the edit starts after the opening quote, so the typed word is the
+  client's filter prefix in every client, and a closing quote already there is reused,
+  never replaced (no `"channel""` where the client keeps the text after the cursor);
+- plain text (no snippet support) has no whitespace (Neovim's omnifunc inserts a plain
+  item's text up to its first space) and no placeholder values: empty strings for the
+  author's own words, valid intended values elsewhere;
+- snippets (`${1:x}`) only when `snippets=True`.
 """
 
 from __future__ import annotations
@@ -14,12 +23,11 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..workflow.conditions import resolve_path
-from ..workflow.graph import ancestors
 from ..workflow.vocabulary import (
     AGENT,
     KIND_DOCS,
@@ -31,9 +39,10 @@ from ..workflow.vocabulary import (
     field_named,
     fields_for,
 )
-from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
+from . import completion_rank
+from .context import ITEM, KEY, NONE, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
-from .runs_index import RunInfo
+from .run_info import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
     "kind", "field", "enum", "node", "path", "operator", "literal", "snippet", "property")
@@ -67,6 +76,11 @@ class Completion:
     additional_edits: tuple[tuple[int, int, str], ...] = ()
     """Edits elsewhere that accepting it makes too ([start, end) -> text): a separator
     that belongs after the previous member or item."""
+    cursor: int | None = None
+    """Where the insert range ends (the cursor; None: `end`).  [cursor, end) is at most the
+    rest of the word under the cursor, so text kept there by a client stays valid JSON."""
+    reuses_quote: bool = False
+    """The string's own closing quote (at `end`) closes what insert_text opens."""
 
 
 class Completions(list):
@@ -79,22 +93,53 @@ class Completions(list):
 
 
 def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
-             snippets: bool = True) -> Completions:
-    """Completions at `offset`; none when nothing fits.  Never raises on any document."""
+             snippets: bool = True, past_cursor: bool = False) -> Completions:
+    """Completions at `offset`; none when nothing fits.  Never raises on any document.
+
+    `past_cursor`: the client applies an edit past the cursor (an insert/replace edit, or
+    eglot's whole range; not Neovim), so the one item no edit up to the cursor can serve
+    (a number or list field typed in an auto-closed string) replaces that closing quote."""
     ctx = cursor_context(doc, offset)
-    items = _separated(ctx, _items(ctx, design_of(doc), run, snippets))
+    design = design_of(doc)
+    after_value = _after_a_value(ctx)
+    if after_value is not None:  # `"deliver": "notification"|`: the next fields, with the ','
+        ctx = after_value
+    items = _separated(ctx, _items(ctx, design, run, snippets, past_cursor), snippets)
+    for item in items:  # the text after the cursor may stay only inside a string
+        if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end) \
+                and item.cursor is None:
+            item.cursor = ctx.offset
+    if items and not any(item.preselect for item in items):  # VS Code selects it first
+        min(items, key=lambda i: (i.sort_text or i.label, i.label)).preselect = True
     return items if isinstance(items, Completions) else Completions(items)
 
 
+def _after_a_value(ctx: CursorContext) -> CursorContext | None:
+    """Right after a complete member value in a node object (no ',' yet): the context of a
+    new key there, so the fields offered bring their own separator."""
+    member = ctx.member
+    if ctx.role != NONE or not ctx.in_design_node or ctx.in_string or member is None \
+            or member.value is None or ctx.offset < member.value.end:
+        return None
+    if ctx.source[member.value.end:ctx.offset].strip():
+        return None
+    if member.value.kind == "string" and not member.value.closed:
+        return None
+    return replace(ctx, role=KEY, key=None, member=None, token_start=ctx.offset,
+                   token_end=ctx.offset, prefix="", has_colon=False)
+
+
 def _items(ctx: CursorContext, design: Design, run: RunInfo | None,
-           snippets: bool) -> list[Completion]:
+           snippets: bool, past_cursor: bool = False) -> list[Completion]:
     following = _value_after(ctx)
     if following is not None and following.kind in ("object", "array"):
-        return []  # a list or object is there already: never replaced by a keystroke
+        return []
+    if ctx.in_string and ctx.offset <= ctx.token_start:
+        return []  # before a string's opening quote, not in it  # a list or object is there already: never replaced by a keystroke
     if ctx.role == VALUE and ctx.in_design_node:
         return _values(ctx, design, run, snippets)
     if ctx.role == KEY and ctx.in_design_node:
-        return _fields(ctx, design, snippets)
+        return _fields(ctx, design, snippets, past_cursor)
     if ctx.role == KEY and ctx.path == ():
         return _top_keys(ctx, design, snippets)
     if ctx.in_after:
@@ -109,28 +154,49 @@ def _items(ctx: CursorContext, design: Design, run: RunInfo | None,
 # --- separators ----------------------------------------------------------------
 
 
-def _separated(ctx: CursorContext, items: list[Completion]) -> list[Completion]:
-    """Accepting an item keeps valid JSON valid: a ',' before what follows it (in its
-    text) and, for a new member or item, after what precedes it (an additional edit
-    where that separator belongs).  A value after its key's ':' needs only the first; a
-    key whose ':' is there already, or text inside a condition string, needs none."""
+def _separated(ctx: CursorContext, items: list[Completion],
+               snippets: bool = True) -> list[Completion]:
+    """Accepting an item keeps valid JSON valid: a ',' before what follows it and, for a
+    new member or item, after what precedes it.  The ',' goes in the item's text where it
+    touches it, else in an additional edit (after a string's own closing quote, before an
+    opening quote the edit starts after).  A value after its key's ':' needs only the
+    first; a key whose ':' is there already, or text inside a condition string, needs none."""
     if not items or ctx.role not in (KEY, VALUE, ITEM) or (ctx.role == KEY and ctx.has_colon) \
             or (ctx.role == VALUE and ctx.key == "expression" and ctx.in_string):
         return items
     text = ctx.source
+    comma = ", " if snippets else ","
     for item in items:
-        if _significant_after(text, item.end) not in _ENDS_A_VALUE:
-            item.insert_text += ","
+        ends = ctx.token_end if item.reuses_quote else item.end
+        if _significant_after(text, ends) not in _ENDS_A_VALUE:
+            if item.reuses_quote:
+                _add_edit(item, (ends, ends, ","), append=True)
+            else:
+                item.insert_text += ","
         if ctx.role == VALUE:
             continue
-        before = _significant_before(text, item.start)
+        opening = ctx.token_start if ctx.in_string else item.start
+        before = _significant_before(text, opening)
         if before < 0 or text[before] in "{[,:":
             continue
         if before + 1 == item.start:  # right after it: the separator leads the text
-            item.insert_text = ", " + item.insert_text
+            item.insert_text = comma + item.insert_text
         else:
-            item.additional_edits = ((before + 1, before + 1, ","),)
+            _add_edit(item, (before + 1, before + 1, ","))
     return items
+
+
+def _add_edit(item: Completion, edit: tuple[int, int, str], append: bool = False) -> None:
+    """One more additional edit; text inserted at an offset that already has one joins it
+    (after it when `append`), as clients leave the order of two insertions open."""
+    edits = list(item.additional_edits)
+    for i, (start, end, new) in enumerate(edits):
+        if start == end == edit[0] == edit[1]:
+            edits[i] = (start, end, new + edit[2] if append else edit[2] + new)
+            break
+    else:
+        edits.append(edit)
+    item.additional_edits = tuple(edits)
 
 
 _ENDS_A_VALUE = ("", "}", "]", ",")
@@ -157,24 +223,38 @@ def _significant_before(text: str, offset: int) -> int:
 
 
 def _value_range(ctx: CursorContext) -> tuple[int, int]:
-    """What a JSON value completion replaces: the string (with quotes) or the bare word.
-
-    A closed string is replaced whole only when the part after the cursor is one word;
-    otherwise the parser may have closed it on a later quote, and only what precedes
-    the cursor is ours to replace.
-    """
+    """What a JSON value completion replaces: inside a string, its text after the opening
+    quote up to the end of the word under the cursor (`_string_span`); else the bare word,
+    or the value right after the cursor."""
     if ctx.in_string:
-        end = ctx.token_end
-        inner_end = end - 1 if ctx.string_closed else end
-        tail = ctx.offset if inner_end < ctx.offset else inner_end
-        suffix = _text_between(ctx, ctx.offset, tail)
-        if _WORD_TAIL.fullmatch(suffix):
-            return ctx.token_start, end if ctx.string_closed else tail
-        return ctx.token_start, ctx.offset
+        start, end, _ = _string_span(ctx)
+        return start, end
     following = _value_after(ctx)
     if following is not None:  # `"key": |value`: the value is what a completion replaces
         return ctx.token_start, following.end
     return ctx.token_start, max(ctx.token_end, ctx.offset)
+
+
+def _string_span(ctx: CursorContext) -> tuple[int, int, bool]:
+    """(start, end, reuses its closing quote) of an edit inside the string at the cursor.
+
+    It starts after the opening quote, so what the person typed is the filter prefix in
+    every client.  A closing quote on the line stays and closes the text inserted; the
+    edit ends at the end of the cursor's word before it."""
+    start = ctx.token_start + 1
+    tail = _WORD_TAIL.match(ctx.source, ctx.offset)
+    word_end = tail.end() if tail else ctx.offset
+    if ctx.string_closed:
+        return start, min(word_end, ctx.token_end - 1), True
+    return start, word_end, False
+
+
+def _in_string_text(ctx: CursorContext, value: str) -> tuple[str, bool]:
+    """A JSON string's text for an edit made by `_string_span`: no opening quote, and a
+    closing one only when the string has none."""
+    body = json.dumps(value, ensure_ascii=False)[1:-1]
+    _, _, reuse = _string_span(ctx)
+    return (body, True) if reuse else (body + '"', False)
 
 
 def _value_after(ctx: CursorContext) -> JsonNode | None:
@@ -188,10 +268,6 @@ def _value_after(ctx: CursorContext) -> JsonNode | None:
     return value
 
 
-def _text_between(ctx: CursorContext, start: int, end: int) -> str:
-    return ctx.source[start:end]
-
-
 def _with_range(ctx: CursorContext, item: Completion) -> Completion:
     item.start, item.end = _value_range(ctx)
     return item
@@ -200,10 +276,14 @@ def _with_range(ctx: CursorContext, item: Completion) -> Completion:
 def _quoted_item(ctx: CursorContext, label: str, kind: str, *, detail: str | None = None,
                  documentation: str | None = None, sort: str | None = None) -> Completion:
     start, end = _value_range(ctx)
-    text = json.dumps(label, ensure_ascii=False)
+    reuse = False
+    if ctx.in_string:
+        text, reuse = _in_string_text(ctx, label)
+    else:
+        text = json.dumps(label, ensure_ascii=False)
     return Completion(label=label, kind=kind, insert_text=text, start=start, end=end,
                       detail=detail, documentation=documentation, sort_text=sort,
-                      filter_text=text if ctx.in_string else label)
+                      filter_text=label, reuses_quote=reuse)
 
 
 # --- values ------------------------------------------------------------------------
@@ -217,17 +297,19 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
         return [
             _quoted_item(ctx, kind, KIND_ITEM, detail="node kind", documentation=KIND_DOCS[kind],
                          sort=f"{i:02d}")
-            for i, kind in enumerate(KINDS)
+            for i, kind in enumerate(completion_rank.kinds_for(design, ctx.node_index))
         ]
     if key == "expression" and ctx.in_string and info is not None:
         return _expression(ctx, design, info, run)
     if key == "after" and not ctx.in_string and info is not None:
         start, end = _value_range(ctx)
         candidates, incomplete = _nearest(_after_candidates(design, info.id, ()), ctx)
+        sort = completion_rank.after_sorter(design, info, [])
         return Completions([
             Completion(label=f'["{c.id}"]', kind=NODE, insert_text=json.dumps([c.id]),
-                       start=start, end=end, detail=_node_detail(c), sort_text=f"{i:05d}")
-            for i, c in enumerate(design.info_at(index) for index, _, _ in candidates)
+                       start=start, end=end, detail=_node_detail(c),
+                       sort_text=sort(c))
+            for c in (design.info_at(index) for index, _, _ in candidates)
         ], incomplete)
     kind = info.kind if info is not None else None
     field = field_named(kind, key) if kind in KINDS and key else None
@@ -255,42 +337,68 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
 
 
 def _key_range(ctx: CursorContext) -> tuple[int, int]:
-    if ctx.in_string or ctx.member is not None and ctx.role == KEY and ctx.key is not None:
-        return _value_range(ctx)
+    if ctx.in_string:
+        start, end, _ = _string_span(ctx)
+        return start, end
     return ctx.token_start, max(ctx.token_end, ctx.offset)
 
 
-def _field_text(field: Field, snippets: bool, with_value: bool) -> str:
-    name = json.dumps(field.name)
-    if not with_value:
-        return name
-    example = field.example
-    if field.type == "enum":
-        choices = field.enum
-        if snippets:
-            escaped = ",".join(c.replace(",", "\\,").replace("|", "\\|") for c in choices)
-            return f'{name}: "${{1|{escaped}|}}"'
-        return f"{name}: {json.dumps(field.default if field.default is not None else choices[0])}"
+def _value_text(field: Field, snippets: bool, context: dict[str, Any]) -> str:
+    """A field's value as inserted after its key: a snippet with empty tab stops for the
+    author's own words; plain text with valid, intended values only (no placeholder prose
+    a client would insert as real: an empty string the author fills in)."""
+    if field.type == "enum":  # a placeholder, not a choice: yasnippet inserts `1|a,b|`
+        value = field.default if field.default is not None else field.enum[0]
+        return f'"${{1:{_snippet_escape(value)}}}"' if snippets else json.dumps(value)
     if field.type == "integer":
-        value = field.default if field.default is not None else example
-        return f"{name}: ${{1:{value}}}" if snippets else f"{name}: {value}"
-    if field.type in ("id-list", "string-list"):
-        if field.type == "string-list" and example:
-            if snippets:
-                inner = ", ".join(f'"${{{i + 1}:{v}}}"' for i, v in enumerate(example))
-                return f"{name}: [{inner}]"
-            return f"{name}: {json.dumps(example)}"
-        return f"{name}: [$1]" if snippets else f"{name}: []"
-    text = str(example) if example is not None else ""
-    placeholder = _snippet_escape(json.dumps(text)[1:-1])
-    return f'{name}: "${{1:{placeholder}}}"' if snippets else f"{name}: {json.dumps(text)}"
+        value = field.default if field.default is not None else field.example
+        return f"${{1:{value}}}" if snippets else str(value)
+    if field.type == "id-list":
+        parent = context.get("parent")
+        if snippets:
+            return f'["${{1:{parent}}}"]' if parent else "[$1]"
+        return json.dumps([parent] if parent else [])
+    if field.type == "string-list":
+        values = field.default or field.example or []
+        if snippets:
+            inner = ", ".join(f'"${{{i + 1}:{v}}}"' for i, v in enumerate(values))
+            return f"[{inner}]"
+        return json.dumps(values, separators=(",", ":"))
+    if field.name == "expression" and context.get("upstream"):
+        head = "out." + context["upstream"] + "."
+        return f'"{head}$1"' if snippets else json.dumps(head)
+    return '"$1"' if snippets else '""'
+
+
+def _member_item(ctx: CursorContext, name: str, value: str, snippets: bool,
+                 past_cursor: bool = False) -> tuple[str, bool, int | None]:
+    """(text, reuses the closing quote, the end it replaces when that is past the cursor's
+    word) of `"name": value` at a key."""
+    colon = ": " if snippets else ":"
+    if not ctx.in_string:
+        text = json.dumps(name) if ctx.has_colon else f"{json.dumps(name)}{colon}{value}"
+        return text, False, None
+    body, reuse = _in_string_text(ctx, name)
+    if ctx.has_colon:
+        return body, reuse, None
+    if not reuse:
+        return f"{body}{colon}{value}", False, None
+    if value.startswith('"') and value.endswith('"'):  # the key's quote closes the value
+        return f'{name}"{colon}{value[:-1]}', True, None
+    # A value that is not a string cannot end before a quote the client keeps, and clients
+    # apply an edit after the cursor at shifted offsets (`r:0etries`): the closing quote is
+    # replaced where the client replaces past the cursor, else the key alone.
+    if past_cursor:
+        return f'{name}"{colon}{value}', False, ctx.token_end
+    return body, True, None
 
 
 def _snippet_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")
 
 
-def _fields(ctx: CursorContext, design: Design, snippets: bool) -> list[Completion]:
+def _fields(ctx: CursorContext, design: Design, snippets: bool,
+            past_cursor: bool = False) -> list[Completion]:
     info = design.info_at(ctx.node_index)
     kind = info.kind if info is not None else None
     present = {m.key for m in (ctx.container.members or ()) if m is not ctx.member}
@@ -303,22 +411,24 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool) -> list[Completi
                 seen.setdefault(f.name, f)
         candidates = list(seen.values())
     start, end = _key_range(ctx)
-    with_value = not ctx.has_colon
+    context = completion_rank.value_context(design, info)
+    model = completion_rank.written_like(design, info)
     items = []
     for order, field in enumerate(candidates):
         if field.name in present:
             continue
-        rank = 0 if field.required else 1
         doc = field.doc
         if field.required:
             doc += "\n\nRequired."
+        text, reuse, whole = _member_item(ctx, field.name, _value_text(field, snippets, context),
+                                          snippets, past_cursor)
         items.append(Completion(
-            label=field.name, kind=FIELD, insert_text=_field_text(field, snippets, with_value),
-            start=start, end=end, detail=f"{kind or 'any'} field" + (" (required)"
-                                                                     if field.required else ""),
-            documentation=doc, snippet=snippets and with_value,
-            sort_text=f"{rank}{order:02d}",
-            filter_text=json.dumps(field.name) if ctx.in_string else field.name,
+            label=field.name, kind=FIELD, insert_text=text, start=start,
+            end=end if whole is None else whole, cursor=None if whole is None else whole,
+            detail=f"{kind or 'any'} field" + (" (required)" if field.required else ""),
+            documentation=doc, snippet=snippets and "$" in text,
+            sort_text=f"{completion_rank.field_sort(kind, field, model)}{order:02d}",
+            filter_text=field.name, reuses_quote=reuse,
         ))
     return items
 
@@ -327,23 +437,23 @@ def _top_keys(ctx: CursorContext, design: Design, snippets: bool) -> list[Comple
     present = {m.key for m in (ctx.container.members or ()) if m is not ctx.member}
     start, end = _key_range(ctx)
     out = []
-    with_value = not ctx.has_colon
-    if "name" not in present:
-        text = ('"name": "${1:my-design}"' if snippets else '"name": "my-design"') \
-            if with_value else '"name"'
-        out.append(Completion("name", PROPERTY, text, start, end, detail="design name",
-                              documentation="The design's name: `^[a-z0-9][a-z0-9_.-]{0,63}$`. "
-                              "Runs of this design are found by it.",
-                              snippet=snippets and with_value,
-                              filter_text='"name"' if ctx.in_string else "name"))
-    if "nodes" not in present:
-        text = ('"nodes": [\n\t{"id": "${1:trigger}", "type": "trigger"}$0\n]' if snippets
-                else '"nodes": [{"id": "trigger", "type": "trigger"}]') if with_value \
-            else '"nodes"'
-        out.append(Completion("nodes", PROPERTY, text, start, end, detail="the design's nodes",
-                              documentation=RULES["graph-shape"],
-                              snippet=snippets and with_value,
-                              filter_text='"nodes"' if ctx.in_string else "nodes"))
+    values = {
+        "name": '"${1:my-design}"' if snippets else '""',
+        "nodes": '[\n\t{"id": "${1:start}", "type": "trigger"}$0\n]' if snippets
+        else '[{"id":"start","type":"trigger"}]',
+    }
+    docs = {
+        "name": ("design name", "The design's name: `^[a-z0-9][a-z0-9_.-]{0,63}$`. "
+                 "Runs of this design are found by it."),
+        "nodes": ("the design's nodes", RULES["graph-shape"]),
+    }
+    for order, key in enumerate(("name", "nodes")):
+        if key in present:
+            continue
+        text, reuse, _ = _member_item(ctx, key, values[key], snippets)
+        out.append(Completion(key, PROPERTY, text, start, end, detail=docs[key][0],
+                              documentation=docs[key][1], snippet=snippets and "$" in text,
+                              sort_text=f"{order}", filter_text=key, reuses_quote=reuse))
     return out
 
 
@@ -378,9 +488,10 @@ def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
     candidates, incomplete = _nearest(
         _after_candidates(design, info.id if info is not None else None, tuple(listed)), ctx)
     chosen = [design.info_at(index) for index, _, _ in candidates]
+    sort = completion_rank.after_sorter(design, info, listed)
     return Completions([
         _quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=c.first_line(),
-                     sort=f"{'0' if c.kind == TRIGGER else '1'}{c.index:05d}")
+                     sort=sort(c))
         for c in chosen
     ], incomplete)
 
@@ -443,14 +554,15 @@ def _nearest_untyped(candidates: list[Candidate], here: int) -> list[Candidate]:
 # --- nodes array ------------------------------------------------------------------
 
 
-_NODE_BODIES: dict[str, list[tuple[str, str]]] = {
-    TRIGGER: [],
-    AGENT: [("prompt", "Describe the task")],
-    "condition": [("expression", 'out.node.key == \\"value\\"')],
-    "approval": [("question", "Approve?")],
-    "output": [("deliver", "notification")],
-    NOTE: [("text", "Note")],
+_NODE_BODIES: dict[str, tuple[str, ...]] = {
+    TRIGGER: (),
+    AGENT: ("prompt",),
+    "condition": ("expression",),
+    "approval": ("question",),
+    "output": ("deliver",),
+    NOTE: ("text",),
 }
+"""The fields a new node of a kind is written with (its required payload, or its main one)."""
 
 
 def _fresh_id(design: Design, kind: str) -> str:
@@ -460,37 +572,58 @@ def _fresh_id(design: Design, kind: str) -> str:
     return f"{kind}{n}" if kind != TRIGGER or TRIGGER in design.by_id else TRIGGER
 
 
-def _new_node_items(design: Design, snippets: bool, wrap: bool = False) -> list[Completion]:
-    last_step = next((i.id for i in reversed(design.infos)
-                      if i.id is not None and i.kind != NOTE), None)
+def _new_node_items(design: Design, snippets: bool, wrap: bool = False,
+                    index: int | None = None) -> list[Completion]:
+    """One item per kind that may come next (`completion_rank.kinds_for`): the node's id,
+    type, `after` the step above it, and its payload fields (empty tab stops or strings)."""
+    above = completion_rank.step_above(design, index)
+    context = {"parent": above.id if above is not None else None,
+               "upstream": above.id if above is not None and has_output(above.kind) else None}
     items = []
-    for order, kind in enumerate(KINDS):
+    sep, colon = (", ", ": ") if snippets else (",", ":")
+    for order, kind in enumerate(completion_rank.kinds_for(design, index, new=True)):
         ident = _fresh_id(design, kind)
-        parts = [f'"id": "{"${1:" + ident + "}" if snippets else ident}"', f'"type": "{kind}"']
-        tab = 2
-        if kind not in (TRIGGER, NOTE):
-            parent = f'"{last_step}"' if last_step else ""
-            parts.append(f'"after": [{"${" + str(tab) + ":" + parent + "}" if snippets else parent}]')
-            tab += 1
-        for key, example in _NODE_BODIES[kind]:
-            value = "${" + str(tab) + ":" + _snippet_escape(example) + "}" if snippets else example
-            parts.append(f'"{key}": "{value}"')
-            tab += 1
-        body = "{" + ", ".join(parts) + "}"
+        tab = 1
+        parts = [f'"id"{colon}"' + (f"${{{tab}:{ident}}}" if snippets else ident) + '"',
+                 f'"type"{colon}"{kind}"']
+        fields: list[Field] = []
+        if kind not in (TRIGGER, NOTE) and context["parent"]:
+            fields.append(field_named(kind, "after"))
+        fields += [field_named(kind, name) for name in _NODE_BODIES[kind]]
+        for spec in fields:
+            value = _value_text(spec, snippets, context)
+            if snippets:
+                value = _renumber(value, tab)
+                tab += value.count("$")
+            parts.append(f'"{spec.name}"{colon}{value}')
+        body = "{" + sep.join(parts) + "}"
         if wrap:
             body = "[" + body + "]"
         items.append(Completion(label=f"new {kind} node", kind=SNIPPET, insert_text=body,
                                 start=0, end=0, detail=f"{{ \"type\": \"{kind}\" … }}",
                                 documentation=KIND_DOCS[kind], snippet=snippets,
-                                sort_text=f"{order:02d}", filter_text=kind))
+                                sort_text=f"{order:02d}", filter_text=kind,
+                                preselect=order == 0))
     return items
+
+
+def _renumber(snippet: str, after: int) -> str:
+    """A value's tab stops ($1, ${1:x}, ${1|a|}) renumbered to follow tab stop `after`."""
+    return re.sub(r"\$(\{?)(\d+)", lambda m: f"${m.group(1)}{int(m.group(2)) + after}", snippet)
 
 
 def _new_nodes(ctx: CursorContext, design: Design, snippets: bool) -> list[Completion]:
-    items = _new_node_items(design, snippets)
+    index = _index_in_nodes(ctx)
+    items = _new_node_items(design, snippets, index=index)
     for item in items:
         item.start, item.end = ctx.token_start, max(ctx.token_end, ctx.offset)
     return items
+
+
+def _index_in_nodes(ctx: CursorContext) -> int:
+    """Where in `nodes` a node written at the cursor lands."""
+    items = ctx.container.items or [] if ctx.container is not None else []
+    return sum(1 for item in items if item.end <= ctx.offset)
 
 
 # --- expression --------------------------------------------------------------------
@@ -507,8 +640,8 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
         return [
             Completion(label=f"out.{c.id}", kind=NODE, insert_text=f"out.{c.id}.", start=start,
                        end=end_of_word, detail=_node_detail(c), documentation=c.first_line(),
-                       sort_text=f"{rank}{c.index:03d}")
-            for rank, c in _readable_nodes(design, info)
+                       sort_text=f"{rank:02d}{i:03d}")
+            for i, (rank, c) in enumerate(completion_rank.readable_nodes(design, info))
         ]
     match = _EXPR_NODE.match(raw)
     if match:
@@ -516,8 +649,8 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
         return [
             Completion(label=c.id, kind=NODE, insert_text=f"{c.id}.", start=start,
                        end=end_of_word, detail=_node_detail(c), documentation=c.first_line(),
-                       sort_text=f"{rank}{c.index:03d}")
-            for rank, c in _readable_nodes(design, info)
+                       sort_text=f"{rank:02d}{i:03d}")
+            for i, (rank, c) in enumerate(completion_rank.readable_nodes(design, info))
         ]
     match = _EXPR_PATH.match(raw)
     if match:
@@ -539,7 +672,8 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
         node_id = match.group(1)
         segments = [_segment(s) for s in match.group(2).split(".") if s]
         start = base + match.start(4)
-        return _literals(run, node_id, segments, start, max(ctx.offset, end_of_word))
+        return _literals(run, node_id, segments, start, max(ctx.offset, end_of_word),
+                         match.group(3), match.group(4))
     return []
 
 
@@ -562,22 +696,6 @@ def _end_of_word(ctx: CursorContext) -> int:
     text = ctx.source
     match = re.compile(r"[A-Za-z0-9_-]*").match(text, ctx.offset)
     return match.end() if match else ctx.offset
-
-
-def _readable_nodes(design: Design, info: NodeInfo) -> list[tuple[int, NodeInfo]]:
-    """Nodes a condition may read: upstream first, then unrelated; never itself or below."""
-    self_id = info.id
-    upstream = ancestors(design.nodes, self_id) if self_id else set()
-    below = design.descendants_of(self_id) if self_id else set()
-    out = []
-    for other in design.infos:
-        if other.id is None or other.id == self_id or not has_output(other.kind):
-            continue
-        if design.by_id.get(other.id) is not other or other.id in below:
-            continue
-        out.append((0 if other.id in upstream else 1, other))
-    out.sort(key=lambda pair: (pair[0], pair[1].index))
-    return out
 
 
 def _preview(value: Any, limit: int = 80) -> str:
@@ -616,20 +734,34 @@ def _paths(run: RunInfo | None, node_id: str, segments: list[str | int], start: 
 
 
 def _literals(run: RunInfo | None, node_id: str, segments: list[str | int], start: int,
-              end: int) -> list[Completion]:
+              end: int, operator: str = "==", typed: str = "") -> list[Completion]:
+    """Literals after an operator: the value the newest run saw first, a number typed so
+    far, and for `==`/`!=` the JSON words; an ordering operator compares numbers (or
+    strings), so it is offered no true/false/null."""
     seen: list[Any] = []
     if run is not None and node_id in run.outputs:
         found, value = resolve_path(run.outputs[node_id], segments)
         if found and not isinstance(value, dict | list):
             seen.append(value)
+    ordering = operator not in ("==", "!=")
+    if ordering:
+        seen = [v for v in seen if isinstance(v, int | float | str) and not isinstance(v, bool)]
+    if re.fullmatch(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", typed) and \
+            not any(json.dumps(v) == typed for v in seen):
+        seen.append(json.loads(typed))
     items = []
     for order, value in enumerate(seen):
         literal = json.dumps(value, ensure_ascii=False)
+        from_run = run is not None and order == 0 and node_id in run.outputs
         items.append(Completion(
             label=literal, kind=LITERAL, insert_text=json.dumps(literal, ensure_ascii=False)[1:-1],
-            start=start, end=end, detail=f"seen in run {run.run_id}",
-            documentation="The value of this path in the newest run.", sort_text=f"0{order:03d}",
+            start=start, end=end,
+            detail=f"seen in run {run.run_id}" if from_run else "literal",
+            documentation="The value of this path in the newest run." if from_run else None,
+            sort_text=f"0{order:03d}", preselect=order == 0,
         ))
+    if ordering:
+        return items
     for order, word in enumerate(("true", "false", "null")):
         if any(json.dumps(v) == word for v in seen):
             continue

@@ -103,6 +103,11 @@ def fixes_for(doc: ParsedDocument, findings: list[Finding],
 # --- small helpers ---------------------------------------------------------
 
 
+def _by_closeness(word: str, choices: list[str] | tuple[str, ...]) -> list[str]:
+    """Every choice, the closest to `word` first (ties: the vocabulary's order)."""
+    return sorted(choices, key=lambda c: -difflib.SequenceMatcher(None, word, c).ratio())
+
+
 def _nearest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
     choices = [c for c in choices if c]
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.0)
@@ -272,11 +277,25 @@ def _known_kind(at: _At) -> list[Fix]:
         edits += _payload_edits(info, kind)
         return [Fix(f"Add type '{kind}'", at.finding, _merged(edits), preferred=True)]
     current = _string(at.raw)
-    best = _nearest(current, [k for k in KINDS if k != TRIGGER]) if current is not None else None
-    if not best:
+    if current is None:
         return []
-    return [Fix(f"Change type to '{best}'", at.finding,
-                _replace(at, best) + _payload_edits(info, best), preferred=True)]
+    return [Fix(f"Change type to '{kind}'", at.finding,
+                _replace(at, kind) + _payload_edits(info, kind), preferred=i == 0)
+            for i, kind in enumerate(_closest_kinds(current, info))]
+
+
+def _closest_kinds(word: str, info: NodeInfo) -> list[str]:
+    """Every kind but a trigger, closest first: the spelling when it is close, else the
+    step kinds whose fields cover the node's.  A note is offered last, and first only when
+    the node is written like one: making a step a note silently drops it from the run."""
+    steps = [k for k in KINDS if k not in (TRIGGER, NOTE)]
+    close = difflib.get_close_matches(word, steps, n=len(steps), cutoff=0.6)
+    covering = [k for k in steps if set(info.data) <= {f.name for f in fields_for(k)}]
+    order = close + [k for k in covering if k not in close] + [k for k in steps
+                                                                if k not in close + covering]
+    note_like = set(info.data) - {"id", "type", "title", "after"} <= {"text", "color"} and \
+        ("text" in info.data or difflib.get_close_matches(word, [NOTE], cutoff=0.6))
+    return [NOTE, *order] if note_like and not close else [*order, NOTE]
 
 
 def _merged(edits: list[Edit]) -> list[Edit]:
@@ -332,6 +351,8 @@ def _edges(at: _At) -> list[Fix]:
     # would close a cycle (one error traded for another)
     if best and not (info.id and would_create_cycle(design.nodes, info.id, best)):
         fixes.append(Fix(f"Change to '{best}'", at.finding, _replace(at, best), preferred=True))
+    else:  # no id it could have meant: an edge to nothing goes
+        removal.preferred = True
     fixes.append(removal)
     return fixes
 
@@ -348,11 +369,12 @@ def _acyclic(at: _At) -> list[Fix]:
 
 def _clamp(at: _At) -> list[Fix]:
     name = at.finding.field
-    if name in _ENUMS:
+    if name in _ENUMS:  # every allowed value, the closest first
         current = _string(at.raw)
-        best = _nearest(current if current is not None else at.raw, _ENUMS[name])
-        return [Fix(f"Change {name} to '{best}'", at.finding, _replace(at, best),
-                    preferred=True)] if best is not None else []
+        values = _by_closeness(current if current is not None else at.raw, _ENUMS[name])
+        return [Fix(f"Change {name} to '{value}'" if value else f"Change {name} to \"\"",
+                    at.finding, _replace(at, value), preferred=i == 0)
+                for i, value in enumerate(values)]
     kind = at.info.kind if at.info is not None else None
     spec = field_named(kind, name) if kind else None
     if spec is None or spec.minimum is None or spec.maximum is None:
@@ -438,6 +460,11 @@ def _field_type(at: _At) -> list[Fix]:
             return [Fix("Remove this entry", at.finding, [_remove(spans, index)],
                         preferred=True)]
     spec = field_named(info.kind, at.finding.field) if info.kind else None
+    if spec is not None and spec.type == "string" and value is not None and \
+            value.kind in ("number", "true", "false"):
+        written = at.doc.text[value.start:value.end]  # `title: 42` meant the text "42"
+        return [Fix(f"Make {spec.name} the text {json.dumps(written)}", at.finding,
+                    [(value.start, value.end, json.dumps(written))], preferred=True)]
     example = spec.default if spec is not None and spec.default else \
         spec.example if spec is not None else None
     if example is None or value is None:

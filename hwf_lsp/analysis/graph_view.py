@@ -10,10 +10,15 @@ object holds it; on that node, an `after` entry drawn as an edge takes the findi
 inside it.  Everything else (no trigger, broken JSON, a node that cannot be drawn) is
 the graph's own.  Nodes without a usable id, and later nodes repeating an id, are not
 drawn: the canvas keys nodes by id, and the rulebook reports them on the graph.
+
+Text shown on the canvas is capped (`SHOWN_CHARS` per field, then a marker): a design
+may hold a 50 MB prompt, and the webview and the dashboard get the graph on every edit.
+An id longer than the cap cannot be shown whole, so its node is not drawn either.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,10 +28,13 @@ from ..workflow.vocabulary import COMMON_FIELDS, KIND_FIELDS, MAIN_FIELD, Field
 from .design import Design, NodeInfo, design_of
 from .locate import Finding
 
-__all__ = ["RangeOf", "graph_answer", "graph_view", "lsp_ranges"]
+__all__ = ["SHOWN_CHARS", "RangeOf", "graph_answer", "graph_view", "lsp_ranges", "shown"]
 
 RangeOf = Callable[[int, int], dict[str, Any]]
 """[start, end) offsets -> an LSP range as a JSON object."""
+
+SHOWN_CHARS = 2000
+"""The most characters of one field (name, title, id, main value, message) the canvas gets."""
 
 SEVERITY = {"error": 1, "warning": 2, "information": 3, "info": 3, "hint": 4}
 """LSP DiagnosticSeverity numbers, as the diagnostics carry them."""
@@ -44,8 +52,24 @@ def lsp_ranges(lines: LineIndex, encoding: str) -> RangeOf:
     return range_of
 
 
+def shown(value: Any) -> Any:
+    """`value` as the canvas may show it: a string over `SHOWN_CHARS` cut with a marker
+    saying how long it was; a list or object of JSON over the cap, as its cut JSON text."""
+    if isinstance(value, str):
+        if len(value) <= SHOWN_CHARS:
+            return value
+        return f"{value[:SHOWN_CHARS]}… [{len(value):,} characters, cut for the canvas]"
+    if isinstance(value, (list, dict)):
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (ValueError, RecursionError):  # nested too deep to write out
+            return "[a value too deeply nested to show]"
+        return value if len(text) <= SHOWN_CHARS else shown(text)
+    return value
+
+
 def _defect(finding: Finding, range_of: RangeOf) -> dict[str, Any]:
-    return {"message": finding.msg, "severity": SEVERITY.get(finding.severity, 1),
+    return {"message": shown(finding.msg), "severity": SEVERITY.get(finding.severity, 1),
             "code": finding.rule, "range": range_of(finding.start, finding.end)}
 
 
@@ -58,7 +82,11 @@ def _main(info: NodeInfo) -> dict[str, Any] | None:
     field = MAIN_FIELD.get(info.kind or "")
     if field is None:
         return None
-    return {"field": field, "value": info.data.get(field)}
+    value = info.data.get(field)
+    cut = shown(value)
+    if cut is value:
+        return {"field": field, "value": value}
+    return {"field": field, "value": cut, "cut": True}  # the canvas must not save it back
 
 
 def _fields(info: NodeInfo) -> list[dict[str, Any]]:
@@ -81,7 +109,11 @@ def _field(field: Field, info: NodeInfo) -> dict[str, Any]:
     if field.default is not None:
         entry["default"] = field.default
     if field.name in info.data:
-        entry["value"] = info.data[field.name]
+        value = info.data[field.name]
+        cut = shown(value)
+        entry["value"] = cut
+        if cut is not value:
+            entry["cut"] = True  # the inspector must not save it back
     return entry
 
 
@@ -98,11 +130,12 @@ class _Drawn:
         plan = {step: number for number, step in enumerate(design.plan_order(), 1)}
         drawn: dict[str, NodeInfo] = {}
         for info in design.infos:
-            if info.obj is None or info.id is None or info.id in drawn:
+            if info.obj is None or info.id is None or info.id in drawn or \
+                    len(info.id) > SHOWN_CHARS:
                 continue
             drawn[info.id] = info
             id_value = _last_member_value(info, "id")
-            node = {"id": info.id, "kind": info.kind, "title": info.title,
+            node = {"id": info.id, "kind": shown(info.kind), "title": shown(info.title),
                     "plan_index": plan.get(info.id), "main": _main(info),
                     "fields": _fields(info),
                     "range": range_of(info.obj.start, info.obj.end),
@@ -153,7 +186,7 @@ def graph_view(doc: ParsedDocument, findings: list[Finding],
         owner = drawn.owner(finding)
         (owner["defects"] if owner is not None else graph_defects).append(
             _defect(finding, range_of))
-    return {"name": design.name, "nodes": drawn.nodes, "edges": drawn.edges,
+    return {"name": shown(design.name), "nodes": drawn.nodes, "edges": drawn.edges,
             "defects": graph_defects}
 
 

@@ -1,6 +1,7 @@
 """Inlay hints: each step's position in the run plan and each node's status in the newest run.
 
-Shown right after the node's id value: `"id": "review" #2 ✓ done`.
+Shown right after the node's id value: `"id": "review" #2 ✓ done`; the status is the
+label of the engine's run facts (`workflow.step_words.step_label`), never worked out here.
 """
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..jsontext.jsontree import ParsedDocument
+from ..workflow.step_words import step_label, step_sentence
 from .design import design_of
-from .hover_text import STATUS_LABELS
-from .runs_index import RunInfo
+from .run_info import RunInfo
 
 PLAN, STATUS = "plan", "status"
 
@@ -45,9 +46,8 @@ def hints(doc: ParsedDocument, run: RunInfo | None = None, start: int = 0,
         if position is not None:
             out.append(Hint(offset, f"#{position}", PLAN,
                             f"Step {position} of {total} in the run plan"))
-        if run is not None:
-            status = run.node_status(info.id)
-            if status is not None:
-                out.append(Hint(offset, STATUS_LABELS[status], STATUS,
-                                f"In run {run.run_id} ({run.status})"))
+        fact = run.fact(info.id) if run is not None else None
+        if fact is not None:  # the engine's facts, in its words (workflow.step_words)
+            out.append(Hint(offset, step_label(fact), STATUS,
+                            f"In run {run.run_id} ({run.status}): {step_sentence(fact)}"))
     return out

@@ -21,16 +21,15 @@ from ..workflow.conditions import (
     parse_condition,
     resolve_path,
 )
+from ..workflow.step_words import step_sentence, times_text
 from ..workflow.trust import GATE_KEY, ModelGate
 from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
 from .navigation import occurrence_at
-from .runs_index import DONE, FAILED, SKIPPED, WAITING, RunInfo
+from .run_info import RunInfo
 
 PREVIEW_CHARS = 400
-STATUS_LABELS = {DONE: "✓ done", FAILED: "✗ failed", WAITING: "⏸ waiting",
-                 SKIPPED: "⤼ skipped"}
 FIELD_RULES = {
     "id": "identity", "type": "known-kind", "after": "edges", "prompt": "required-payload",
     "question": "required-payload", "expression": "condition", "retries": "retries",
@@ -174,12 +173,25 @@ def node_markdown(info: NodeInfo, run: RunInfo | None) -> str:
     if line:
         lines += ["", f"> {line}"]
     if run is not None and info.id is not None:
-        status = run.node_status(info.id)
-        label = STATUS_LABELS.get(status, "not run") if status else "not run yet"
-        lines += ["", f"Newest run `{run.run_id}` ({run.status}): {label}"]
-        if info.id in run.outputs:
-            lines += ["", "```json", _preview(run.outputs[info.id]), "```"]
+        lines += run_markdown(run, info.id)
     return "\n".join(lines)
+
+
+def run_markdown(run: RunInfo, node_id: str) -> list[str]:
+    """What the newest run's facts say of one step (`workflow.run_facts`, words of
+    `workflow.step_words`): its state and why, when it ran, its failed attempts, its output."""
+    fact = run.fact(node_id)
+    if fact is None:
+        return []
+    lines = ["", f"Newest run `{run.run_id}` ({run.status}): {step_sentence(fact)}"]
+    when = times_text(fact)
+    if when:
+        lines += ["", when[0].upper() + when[1:]]
+    for number, attempt in enumerate(fact.get("attempts") or (), 1):
+        lines += ["", f"Attempt {number} failed at {attempt.get('at')}: {attempt.get('error')}"]
+    if node_id in run.outputs:
+        lines += ["", "```json", _preview(run.outputs[node_id]), "```"]
+    return lines
 
 
 def _expression_path(doc: ParsedDocument, design: Design, value: Any, offset: int,

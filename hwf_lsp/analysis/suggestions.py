@@ -26,23 +26,10 @@ hint in the rulebook and the unknown-field warning use the same."""
 
 
 def closest(word: str, candidates: Iterable[str], cutoff: float = CUTOFF) -> str | None:
-    """The candidate most like `word`, if any is alike enough: what
-    `difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)` answers."""
-    best: tuple[float, str] | None = None
-    for candidate in candidates:
-        score = _score(candidate, word, cutoff)
-        if score >= cutoff and (best is None or (score, candidate) > best):
-            best = (score, candidate)
-    return best[1] if best is not None else None
-
-
-def _score(candidate: str, word: str, cutoff: float) -> float:
-    """difflib's ratio of the pair, or -1 when its cheap upper bounds are under `cutoff`
-    (the same tests, in the same order, as `get_close_matches`)."""
-    matcher = difflib.SequenceMatcher(None, candidate, word)
-    if matcher.real_quick_ratio() < cutoff or matcher.quick_ratio() < cutoff:
-        return -1.0
-    return matcher.ratio()
+    """The candidate most like `word`, if any is alike enough (difflib's ratio; difflib
+    indexes `word` once for all the candidates)."""
+    found = difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
+    return found[0] if found else None
 
 
 def did_you_mean(word: str, candidates: Iterable[str], cutoff: float = CUTOFF) -> str:

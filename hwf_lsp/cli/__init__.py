@@ -36,6 +36,7 @@ examples:
   hwf respond 3f2a9c01d4e5 --structured '{{"score": 8}}'
   hwf runs
   hwf show 3f2a9c01d4e5 --json
+  hwf show 3f2a9c01d4e5 --step review
 
 the design format (every kind, its fields, required or not, defaults, limits):
   docs/design-format.md, or print it: python -m hwf_lsp.workflow.format_doc
@@ -190,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = add("show", "show one run: status, steps, what it waits for, where it lives")
     show.add_argument("run_id", metavar="RUN_ID")
+    show.add_argument("--step", metavar="NODE",
+                      help="show one step: the context it was given, its full output, its "
+                           "failed attempts, its times and its delivery receipts")
     _add_json_option(show)
     _add_home_option(show)
 

@@ -84,7 +84,12 @@ def _write(text: str, stream: Any) -> None:
     if stream is sys.stdout and reader_left:
         return
     try:
-        print(text, file=stream, flush=True)
+        try:
+            print(text, file=stream, flush=True)
+        except UnicodeEncodeError:  # an ASCII terminal: the step icons become escapes
+            encoding = getattr(stream, "encoding", None) or "ascii"
+            print(text.encode(encoding, "backslashreplace").decode(encoding), file=stream,
+                  flush=True)
     except BrokenPipeError:
         if stream is not sys.stdout:
             return  # no one reads stderr: nothing to tell anyone

@@ -72,7 +72,7 @@ def home_of(args: argparse.Namespace) -> Path:
 
 def stores_of(args: argparse.Namespace) -> tuple[DesignStore, RunStore]:
     home = home_of(args)
-    return DesignStore(home / DESIGNS_DIRNAME), RunStore(home / RUNS_DIRNAME)
+    return DesignStore(home / DESIGNS_DIRNAME), RunStore(home / RUNS_DIRNAME, short_lived=True)
 
 
 # --- the runner, configured from flags and environment ----------------------
@@ -134,37 +134,50 @@ def model_gate(args: argparse.Namespace) -> ModelGate:
 
 
 class StepPrinter:
-    """Prints one line per finished step, as the run goes (reads the just-persisted state)."""
+    """Prints one line per finished step, as the run goes (reads the just-persisted state
+    and prints the step's run facts), and a failed delivery on stderr with what fixes it."""
 
     def __init__(self, runs: RunStore) -> None:
         self.runs = runs
 
     def __call__(self, event: dict[str, Any]) -> None:
-        if event.get("event") == "step-answered":  # printed once the engine recorded it
-            node = {"id": event["node"], "type": event.get("kind")}
-            approval = event.get("kind") == "approval"
-            detail = repr(event.get("answer")) if approval else render.preview(event.get("answer"))
-            position = f"[{event.get('index', 0) + 1}/{event.get('total', '?')}]"
-            out(render.step_line(position, node, "answered" if approval else "responded",
-                                 detail))
+        kind = event.get("event")
+        if kind == "delivery":
+            receipt = event.get("receipt") or {}
+            if not receipt.get("ok"):
+                err(delivery_failure(event.get("node"), receipt))
             return
-        if event.get("event") != "step-finish" or event.get("outcome") in ("parked",
-                                                                             "interrupted"):
+        if kind == "step-answered":  # printed once the engine recorded it
+            self.print_step(event)
             return
+        if kind != "step-finish" or event.get("outcome") in ("parked", "interrupted"):
+            return
+        self.print_step(event)
+
+    def print_step(self, event: dict[str, Any]) -> None:
         try:
             state = self.runs.load(event["run_id"])
         except (OSError, ValueError):
             return
-        node = {"id": event["node"], "type": event.get("kind")}
-        outcome = event.get("outcome")
-        if outcome == "retry":
-            status = "retry"
-            detail = render.last_log_detail(state, event["node"]) or ""
-        else:
-            status = render.step_status(state, event["node"])
-            detail = render.step_detail(state, node, status)
-        position = f"[{event.get('index', 0) + 1}/{event.get('total', '?')}]"
-        out(render.step_line(position, node, status, detail))
+        found = render.fact_of(state, event["node"])
+        if found is None:
+            return
+        position, _total, fact = found
+        detail = render.step_detail(state, fact)
+        if event.get("outcome") == "retry":  # the step runs again: say why
+            detail = f"retrying: {render.last_log_detail(state, event['node']) or ''}"
+        out(render.step_line(f"#{position}", fact, detail))
+
+
+def delivery_failure(node: Any, receipt: dict[str, Any]) -> str:
+    """A failed delivery, as the command that made it reports it: the receipt's error and
+    the setting that fixes it (the run goes on; the output stays in the run)."""
+    where = receipt.get("target") or receipt.get("deliver")
+    fix = ("give a channel command: --delivery-command CMD or $HWF_DELIVERY_COMMAND"
+           if receipt.get("deliver") == "channel"
+           else "notifications go to stderr; check that it is writable")
+    return (f"hwf: step {node!r} was NOT delivered to {where}: {receipt.get('error')}; "
+            f"to fix: {fix}")
 
 
 # --- reporting the outcome ----------------------------------------------------
@@ -183,20 +196,22 @@ def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
         out(f"  next: {render.command_line(['hwf', 'resume', run_id, *runner_options(args)])}")
         out(f"state: {runs.path(run_id)}")
         return args.signals.exit_code
+    progress = render.progress_line(state)
     if status in ("awaiting_approval", "awaiting_agent"):
         at = render.pending_position(state)
         if at is not None:
-            position, node = at
-            out(render.step_line(position, node, "waiting",
-                                 render.step_detail(state, node, "waiting")))
+            position, fact = at
+            out(render.step_line(position, fact, render.step_detail(state, fact)))
         for line in render.next_steps(state, runner_options(args)):
             out(line)
     elif status == "completed":
-        out(f"run {run_id} completed")
+        not_delivered = [f["id"] for f in render.undelivered(state)]
+        out(f"run {run_id} completed ({progress})" + (
+            f"; not delivered: {', '.join(not_delivered)}" if not_delivered else ""))
     elif status == "failed":
-        out(f"run {run_id} failed: {state.get('error')}")
+        out(f"run {run_id} failed ({progress}): {state.get('error')}")
     elif status == "cancelled":
-        out(f"run {run_id} is cancelled")
+        out(f"run {run_id} is cancelled ({progress})")
     out(f"state: {runs.path(run_id)}")
     return STATUS_EXIT.get(str(status), EXIT_FAILED)
 
@@ -220,12 +235,9 @@ def engine_call(fn, *a, **kw):  # a thin error translator
 
 def print_reused(state: dict[str, Any]) -> None:
     """Steps a run from here takes over from its base run: shown, not run again."""
-    plan = render.plan_of(state)
-    for index, node in enumerate(plan):
-        status = render.step_status(state, node["id"])
-        if status in ("done", "skipped", "rejected"):
-            detail = f"from run {state.get('base_run')}: {render.step_detail(state, node, status)}"
-            out(render.step_line(f"[{index + 1}/{len(plan)}]", node, "reused", detail))
+    for index, fact in enumerate(render.facts_of(state)):
+        if fact["status"] == "reused":
+            out(render.step_line(f"#{index + 1}", fact, render.step_detail(state, fact)))
 
 
 def with_design(state: dict[str, Any], designs: DesignStore) -> dict[str, Any]:
@@ -320,15 +332,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
     states, errors = runs.recent_with_errors(None if limit is None else limit + 1,
                                              design=args.design, status=args.status)
     more = limit is not None and len(states) > limit
-    summaries = [render.summary(with_design(s, designs), str(runs.root / f"{s['run_id']}.json"))
-                 for s in states[:limit]]
+    summaries = [render.summary(with_design(s, designs), runs.root) for s in states[:limit]]
     for error in errors:
         err(f"hwf runs: skipping unreadable run file {error.path}: {error.message}")
     for entry in summaries:
         if entry.get("corrupt"):
             err(f"hwf runs: run {entry['run_id']} is corrupt: {entry['corrupt']}")
     if args.json:
-        out_json(summaries)
+        out_json([render.json_safe(entry) for entry in summaries])
     elif summaries:
         for line in render.runs_table(summaries):
             out(line)
@@ -352,6 +363,8 @@ def design_hint(name: str, designs: DesignStore, runs: RunStore) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     designs, runs = stores_of(args)
     state = engine_call(runs.load, args.run_id)
+    if args.step is not None:
+        return show_step(state, args, designs, runs)
     if args.json:
         out_json(state)
         return EXIT_OK
@@ -361,7 +374,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         out(f"state: {runs.path(args.run_id)}")
         raise CliError(f"run {args.run_id} is corrupt: {problem}")
     state = with_design(state, designs)
-    out(f"run {state['run_id']} of {state.get('name')}: {state.get('status')}")
+    out(f"run {state['run_id']} of {state.get('name')}: {state.get('status')} "
+        f"({render.progress_line(state)})")
     for key, label in (("from_node", "from node"), ("base_run", "base run"),
                        ("created_at", "created"), ("updated_at", "updated")):
         if state.get(key):
@@ -373,6 +387,25 @@ def cmd_show(args: argparse.Namespace) -> int:
     for line in render.next_steps(state, runner_options(args)):
         out(line)
     out(f"state: {runs.path(state['run_id'])}")
+    return EXIT_OK
+
+
+def show_step(state: dict[str, Any], args: argparse.Namespace, designs: DesignStore,
+              runs: RunStore) -> int:
+    """`hwf show RUN --step NODE [--json]`: the engine's step detail (workflow.step_detail)."""
+    problem = state_problem(state)
+    if problem is not None:
+        raise CliError(f"run {args.run_id} is corrupt: {problem}")
+    try:
+        detail, lines = render.step_view(with_design(state, designs), args.step)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        out_json(detail)
+        return EXIT_OK
+    for line in lines:
+        out(line)
+    out(f"state: {runs.path(args.run_id)}")
     return EXIT_OK
 
 

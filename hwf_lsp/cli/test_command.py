@@ -24,6 +24,7 @@ from hwf_lsp.workflow.design_test_run import (
 )
 from hwf_lsp.workflow.design_tests import (
     TEST_FILE_SUFFIX,
+    DesignTestFile,
     InvalidTestFile,
     TestFileError,
     load_test_file,
@@ -73,18 +74,25 @@ def find_test_files(paths: list[str]) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(found)), missing
 
 
-def test_one_file(path: str) -> FileReport:
-    report = FileReport(path)
+def _load(report: FileReport, *, with_expect: bool = True) -> DesignTestFile | None:
+    """The test file of `report`, or None with its errors recorded in `report`."""
     try:
-        test = load_test_file(path)
+        test = load_test_file(report.path, with_expect=with_expect)
     except FileNotFoundError:
         report.errors = [TestFileError("", None, None, "no such file")]
-        return report
+        return None
     except InvalidTestFile as invalid:
         report.errors = invalid.errors
-        return report
+        return None
     report.design = test.design_ref
-    report.cases = run_test_file(test)
+    return test
+
+
+def test_one_file(path: str) -> FileReport:
+    report = FileReport(path)
+    test = _load(report)
+    if test is not None:
+        report.cases = run_test_file(test)
     return report
 
 
@@ -92,15 +100,9 @@ def write_expectations(path: str) -> FileReport:
     """Run every case and write its `expect` as the run did it, keeping the file's other
     keys and their order; written atomically (a reader sees the old file or the new)."""
     report = FileReport(path)
-    try:
-        test = load_test_file(path, with_expect=False)
-    except FileNotFoundError:
-        report.errors = [TestFileError("", None, None, "no such file")]
+    test = _load(report, with_expect=False)
+    if test is None:
         return report
-    except InvalidTestFile as invalid:
-        report.errors = invalid.errors
-        return report
-    report.design = test.design_ref
     raw_cases = test.raw["cases"]
     for case in test.cases:
         outcome = run_case(test, case)

@@ -144,4 +144,12 @@ class Workflows:
         return states, [{"path": str(e.path), "reason": e.message} for e in errors]
 
     def summary(self, state: dict[str, Any]) -> dict[str, Any]:
-        return run_summary(state, self.runs.root)
+        """The run summary (docs/commands.md) with the engine's step facts; a run without a
+        design snapshot (a canvas run) is planned by the stored design of its name."""
+        design = None
+        if not isinstance(state.get("design"), dict) and isinstance(state.get("name"), str):
+            try:
+                design = self.designs.load(state["name"])
+            except (OSError, ValueError):
+                design = None
+        return run_summary(state, self.runs.root, design)

@@ -19,6 +19,7 @@ from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.prompts import cron_prompt
 from hwf_lsp.workflow.run_facts import approval_options
 from hwf_lsp.workflow.seams import AgentSeam
+from hwf_lsp.workflow.step_words import step_sentence
 
 USAGE = """\
 /workflow list                                   designs and the newest runs
@@ -31,8 +32,6 @@ USAGE = """\
 /workflow cron-prompt [RUN]                      the prompt of a cron job that performs agent steps
 --llm: the host's model performs agent steps (ctx.llm); without it they park."""
 
-MARKS = {"done": "✓", "answered": "✓", "reused": "↺", "skipped": "⤼", "waiting": "⏸", "failed": "✗",
-         None: "·"}
 
 
 class SlashError(ValueError):
@@ -75,10 +74,10 @@ def _parser() -> _Parser:
 def summary_lines(summary: dict[str, Any]) -> list[str]:
     """A run summary as text: status, one line per step, what it waits for, the next step."""
     run_id = summary.get("run_id")
-    lines = [f"run {run_id} of {summary.get('name')}: {summary.get('status')}"]
-    for step in summary.get("step_states") or ():
-        lines.append(f"  {MARKS.get(step.get('status'), '·')} {step.get('id')} "
-                     f"({step.get('type')})")
+    lines = [f"run {run_id} of {summary.get('name')}: {summary.get('status')} "
+             f"({summary.get('progress')} steps finished)"]
+    for step in summary.get("step_states") or ():  # the engine's facts, in its words
+        lines.append(f"  {step.get('id')} ({step.get('type')}): {step_sentence(step)}")
     for notice in summary.get("notices") or ():
         lines.append(f"  note: {notice}")
     for text in summary.get("notifications") or ():
@@ -106,8 +105,8 @@ def _runs_lines(answer: dict[str, Any]) -> list[str]:
                for u in answer.get("unreadable") or ()]
     if not runs:
         return ["no runs yet", *skipped]
-    return [*(f"{r.get('run_id')}  {r.get('name')}  {r.get('status')}  {r.get('updated_at')}"
-              for r in runs), *skipped]
+    return [*(f"{r.get('run_id')}  {r.get('name')}  {r.get('status')}  {r.get('progress')}  "
+              f"{r.get('updated_at')}" for r in runs), *skipped]
 
 
 def _designs_lines(answer: dict[str, Any]) -> list[str]:

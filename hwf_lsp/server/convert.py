@@ -109,16 +109,29 @@ def markup(text: str, markdown: bool) -> types.MarkupContent:
     return types.MarkupContent(kind=kind, value=text)
 
 
-def completion_list(items: Any, lines: LineIndex, encoding: str,
-                    markdown: bool) -> types.CompletionList:
-    """analysis.completion_items' Completions as a CompletionList, each item with a text edit."""
+def completion_list(items: Any, lines: LineIndex, encoding: str, markdown: bool,
+                    insert_replace: bool = False) -> types.CompletionList:
+    """analysis.completion_items' Completions as a CompletionList, each item with an edit:
+    an InsertReplaceEdit for a client that has `insertReplaceSupport`, else a TextEdit whose
+    range ends at the cursor (what Neovim and others apply, keeping the text after it)."""
     return types.CompletionList(
         is_incomplete=items.incomplete,
-        items=[completion_item(item, lines, encoding, markdown) for item in items])
+        items=[completion_item(item, lines, encoding, markdown, insert_replace)
+               for item in items])
 
 
-def completion_item(item: Any, lines: LineIndex, encoding: str,
-                    markdown: bool) -> types.CompletionItem:
+def completion_item(item: Any, lines: LineIndex, encoding: str, markdown: bool,
+                    insert_replace: bool = False) -> types.CompletionItem:
+    cursor = item.end if item.cursor is None else item.cursor
+    edit: types.TextEdit | types.InsertReplaceEdit
+    replace = to_range(lines, item.start, item.end, encoding)
+    if insert_replace and replace.start.line == replace.end.line:  # the spec's condition
+        edit = types.InsertReplaceEdit(
+            new_text=item.insert_text, insert=to_range(lines, item.start, cursor, encoding),
+            replace=replace)
+    else:
+        edit = text_edit(lines, item.start, cursor if not insert_replace else item.end,
+                         item.insert_text, encoding)
     return types.CompletionItem(
         label=item.label,
         kind=_COMPLETION_KIND.get(item.kind, types.CompletionItemKind.Text),
@@ -128,7 +141,7 @@ def completion_item(item: Any, lines: LineIndex, encoding: str,
         preselect=item.preselect or None,
         insert_text_format=types.InsertTextFormat.Snippet if item.snippet
         else types.InsertTextFormat.PlainText,
-        text_edit=text_edit(lines, item.start, item.end, item.insert_text, encoding),
+        text_edit=edit,
         additional_text_edits=[text_edit(lines, start, end, new, encoding)
                                for start, end, new in item.additional_edits] or None)
 

@@ -23,7 +23,6 @@ from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from hwf_lsp import __version__
-from hwf_lsp.analysis.runs_index import RunsIndex
 from hwf_lsp.server import guard
 from hwf_lsp.server.convert import encoding_name
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
@@ -54,6 +53,7 @@ from hwf_lsp.server.framing import FramedReader
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.server.protocol import HwfProtocol
 from hwf_lsp.server.runs.manager import RunManager
+from hwf_lsp.server.runs.newest_runs import RunsIndex
 from hwf_lsp.server.runs.notify import on_runs_changed
 from hwf_lsp.server.runs.watcher import RunsWatcher
 from hwf_lsp.server.settings import SECTION, Settings
@@ -84,6 +84,9 @@ class HwfServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.settings = Settings()
+        self.client_info: types.ClientInfo | None = None
+        """Who the client says it is (initialize): completion works around what a client's
+        capabilities overstate (features/completion.py)."""
         self.analyses: dict[str, Analysis] = {}
         """Last analysis per document URI (unquoted), any version."""
         self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
@@ -205,7 +208,7 @@ class HwfServer(LanguageServer):
         runs = self._runs
         if runs is None or runs.home != home:
             # fed: the loop reads snapshots only; the runs watcher's thread, finished
-            # commands and the diagnostics workers refresh it (analysis/runs_index.py)
+            # commands and the diagnostics workers refresh it (server/runs/newest_runs.py)
             runs = self._runs = RunsIndex(home, auto_refresh=False)
         return runs
 
@@ -269,6 +272,12 @@ class HwfServer(LanguageServer):
             result = await self.workspace_configuration_async(
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
             )
+        except asyncio.CancelledError:
+            # the connection closed before the client answered: pygls cancels the
+            # request and the handler's task. Ending the handler here (it has nothing
+            # left to do) keeps pygls from printing the cancellation as a traceback.
+            log.info("workspace/configuration was not answered: the connection closed")
+            return
         except Exception:  # a client that fails here keeps the defaults
             log.exception("workspace/configuration failed")
             return
@@ -281,6 +290,7 @@ def _register_lifecycle(server: HwfServer) -> None:
     @guarded()
     def initialize(params: types.InitializeParams) -> None:
         server.validator.pull = client_pulls(params.capabilities)
+        server.client_info = params.client_info
         options = params.initialization_options
         if options is not None:
             server.apply_settings(options)

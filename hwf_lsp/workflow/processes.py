@@ -3,7 +3,8 @@
 - The step ends when the command exits.  Its process group is then killed, so a child
   it left behind holding stdout (a background job, a forgotten `tee`) can neither
   keep the step waiting for an end of file that never comes (it used to be taken for a
-  timeout) nor outlive it.
+  timeout) nor outlive it.  So is a descendant that left the group with `setsid`: it
+  carries the command's environment mark or holds its pipes (`strays.py`).
 - It dies with its runner: its own process group (the terminal's Ctrl-C reaches only
   the runner, which stops it at a clean point and kills the group), and on Linux
   PR_SET_PDEATHSIG(SIGKILL) so that even kill -9 of the runner (`hwf`, or the language
@@ -29,6 +30,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from hwf_lsp.workflow import strays
 
 POLL_S = 0.05
 DRAIN_AFTER_EXIT_S = 1.0
@@ -256,9 +259,13 @@ def run_command(argv: list[str], payload: bytes, *, timeout_s: float,
     """Run `argv` with `payload` on stdin until it exits; OSError if it cannot start,
     CommandStopped / CommandTimedOut when stopped early (its group killed in every case).
     `on_start(pid)` is called once it runs (the pid also names its process group)."""
+    token = strays.new_token()  # marks every descendant, in a session of its own or not
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=_die_with(os.getpid()))
+                            preexec_fn=_die_with(os.getpid()),
+                            env={**os.environ, strays.TOKEN_ENV: token})
+    pipes = strays.pipe_names(*(stream.fileno() for stream in (
+        proc.stdin, proc.stdout, proc.stderr) if stream is not None))
     pump = _Pump(proc, payload, stdout_limit)
     try:
         if on_start is not None:
@@ -273,6 +280,7 @@ def run_command(argv: list[str], payload: bytes, *, timeout_s: float,
             pump.step(min(POLL_S, left))
         if proc.returncode is None:
             kill_group(proc.pid)  # the command is done; whatever it left behind goes with it
+        _kill_strays(token, pipes, pump)
         drain_until = time.monotonic() + DRAIN_AFTER_EXIT_S
         while pump.pipes_open and (left := drain_until - time.monotonic()) > 0:
             pump.step(min(POLL_S, left))
@@ -281,5 +289,20 @@ def run_command(argv: list[str], payload: bytes, *, timeout_s: float,
     finally:
         if proc.returncode is None:
             kill_group(proc.pid)
+            _kill_strays(token, pipes, pump)
             proc.wait()
         pump.close()
+
+
+def _kill_strays(token: str, pipes: set[str], pump: _Pump) -> None:
+    """Kill what left the command's group (setsid): by its mark; then, if the pipes are
+    still held (a stray that cleared its environment), whoever holds them."""
+    if not os.path.isdir("/proc/self"):
+        return
+    strays.kill(token)
+    pump.step(0)
+    if pump.pipes_open:
+        time.sleep(POLL_S)  # the group's own processes close them as they die
+        pump.step(0)
+    if pump.pipes_open:
+        strays.kill(token, pipes)

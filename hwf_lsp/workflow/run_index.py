@@ -5,7 +5,7 @@ this is a cache of what they say, in SQLite (WAL) beside the directory
 (`$HERMES_HOME/.hwf-index/workflow-runs.sqlite3`), that may be deleted, corrupted or
 left stale by another process at any time:
 
-- Each row is one run file's (inode, mtime_ns, size) and what was read from it (design,
+- Each row is one run file's (inode, ctime_ns, size) and what was read from it (design,
   status, the sort stamp: `updated_at`, else the mtime), or only the key and an upper
   bound of its stamp while it is *unread* (after a cold start).  A row whose key no
   longer matches its file is simply read again.
@@ -33,7 +33,10 @@ a listing that reaches the bound first gives every file a row (`complete`), as d
 reconciles (twice as many rows each) and `build`.  An interrupted write leaves the last
 bound committed with its rows.
 
-Threads: one connection guarded by a lock; file reads happen outside it.
+Threads: one connection for writes guarded by a lock, and (a file index in a long-lived
+process: the language server) another for queries with a lock of its own, so a query on
+the event loop never waits behind a commit (whose checkpoint fsyncs the file: seconds on
+a busy disk); WAL readers do not wait for writers.  File reads happen outside both.
 """
 
 from __future__ import annotations
@@ -58,8 +61,9 @@ from hwf_lsp.workflow.names import check_run_id, legal_run_file
 log = logging.getLogger(__name__)
 
 INDEX_DIRNAME = ".hwf-index"
-SCHEMA_VERSION = 4
-"""4: the bound (an index written by 3 would be trusted as complete by 3, so 3 drops it)."""
+SCHEMA_VERSION = 5
+"""4: the bound (an index written by 3 would be trusted as complete by 3, so 3 drops it);
+5: keys hold the ctime, not the mtime (`changed_ns`)."""
 UNREAD_SLACK_S = 600.0
 """How much later than its file's mtime a run's `updated_at` may be and still sort right
 while the file is unread (the writer's clock against the file system's)."""
@@ -75,9 +79,15 @@ the bound until then, a listing that reaches them, or `build`."""
 MTIME_SETTLE_NS = 50_000_000
 """A directory mtime younger than this may be followed by a rename in the same tick."""
 BUSY_TIMEOUT_S = 5.0
+SHORT_WAIT_S = 0.2
+"""How long a short-lived process (`hwf runs`) waits for an index another process holds
+locked before it lists without it (`RunIndex(wait_s=..., memory_when_locked=True)`)."""
 CACHE_KB = 1024
 """SQLite's page cache per connection: the server's memory must not grow with the history."""
 BIG_WRITE = 5000
+VERIFY_SLICE = 5_000
+"""Rows a listing re-stats (`verify_files`): a history this long is checked whole on every
+`hwf runs` (measured: 5,000 lstat calls take 15-30 ms), a longer one over several."""
 RESOLVE_WINDOW = 64
 """A listing of a half-read index reads unread rows this many at a time."""
 BIG_WRITE_CACHE_KB = 32768
@@ -85,7 +95,8 @@ BIG_WRITE_CACHE_KB = 32768
 UNREAD, READ, UNREADABLE = 0, 1, 2
 
 FileKey = tuple[int, int, int]
-"""(inode, mtime_ns, size) of a run file."""
+"""(inode, ctime_ns, size) of a run file: the ctime moves with any write, even one in
+place (same inode) that keeps the size and puts the mtime back (`cp -p`)."""
 Stamp = tuple[int, int]
 """(mtime_ns, inode) of a runs directory."""
 
@@ -152,7 +163,7 @@ class _Observed(NamedTuple):
 
     file: str
     ino: int
-    mtime_ns: int
+    changed_ns: int
     size: int
     stamp: float
     state: int
@@ -162,7 +173,7 @@ class _Observed(NamedTuple):
 
     @property
     def key(self) -> FileKey:
-        return self.ino, self.mtime_ns, self.size
+        return self.ino, self.changed_ns, self.size
 
 
 _NEWEST_FIRST = attrgetter("stamp")
@@ -181,24 +192,62 @@ _NEWEST_INDEX = "CREATE INDEX IF NOT EXISTS runs_newest ON runs(stamp DESC, file
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS runs(
-    file TEXT PRIMARY KEY, ino INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    file TEXT PRIMARY KEY, ino INTEGER NOT NULL, changed_ns INTEGER NOT NULL,
     size INTEGER NOT NULL, stamp REAL NOT NULL, state INTEGER NOT NULL,
     design TEXT, status TEXT, error TEXT) WITHOUT ROWID;
 {_NEWEST_INDEX};
 CREATE INDEX IF NOT EXISTS runs_design ON runs(design, stamp DESC, file DESC) WHERE state = 1;
 """
-_UPSERT = ("INSERT OR REPLACE INTO runs(file, ino, mtime_ns, size, stamp, state, design, "
+_UPSERT = ("INSERT OR REPLACE INTO runs(file, ino, changed_ns, size, stamp, state, design, "
            "status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-_ROW_COLUMNS = "file, design, status, stamp, ino, mtime_ns, size"
+_ROW_COLUMNS = "file, design, status, stamp, ino, changed_ns, size"
 
 
 class IndexUnavailable(Exception):
     """The on-disk index cannot be used (corrupt, unwritable): start over."""
 
 
+class IndexLocked(IndexUnavailable):
+    """Another process holds the index locked past `wait_s`; this index is now in memory
+    (`memory_when_locked`), and the caller does what it was doing again."""
+
+
 def _transient(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26
+
+
+def _broken(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is no database or a damaged one (not: locked, no
+    permission, disk full, which deleting the file would not mend)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
+
+
+def _inode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _discard(path: str, inode: int | None) -> None:
+    """Remove a broken index file (and its WAL and shared memory), unless another process
+    already replaced it (its inode is no longer `inode`): SQLite then creates a new one
+    under its own locks, so two processes mending it at once end with one good file."""
+    if inode is not None and _inode(path) != inode:
+        return
+    for suffix in ("-wal", "-shm", ""):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except OSError:
+            pass
 
 
 class RunIndex:
@@ -210,14 +259,27 @@ class RunIndex:
     """
 
     def __init__(self, root: Path | str, loader: Any, *, path: Path | str | None = None,
-                 slack_s: float = UNREAD_SLACK_S) -> None:
+                 slack_s: float = UNREAD_SLACK_S, wait_s: float = BUSY_TIMEOUT_S,
+                 memory_when_locked: bool = False) -> None:
         self.root = Path(root)
+        self.wait_s = wait_s
+        """How long a statement waits for another process's lock (SQLite's busy timeout)."""
+        self.memory_when_locked = memory_when_locked
+        """A short-lived process: when the file stays locked past `wait_s`, go on in memory
+        (reading the run files) rather than wait or show nothing."""
         self._dir = str(self.root)
         self._load = loader
         self.path = index_path(self.root) if path is None else path
         self.slack_s = slack_s
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._read_lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None
+        self._reader_epoch = -1
+        self._epoch = 0
+        """Moves when the writer's connection is closed or replaced: the reader follows."""
+        self._file_ino: int | None = None
+        """The inode of the index file this process opened (a reset removes only that)."""
         self._seen_gen: int | None = None
         """The index generation as of this process's last look (None: never looked)."""
         self.generation = 0
@@ -234,24 +296,43 @@ class RunIndex:
         try:
             if target != ":memory:":
                 Path(target).parent.mkdir(parents=True, exist_ok=True)
-            db = self._open(target)
+            seen = _inode(target)
+            try:
+                db = self._open(target, self.wait_s)
+            except sqlite3.DatabaseError as exc:
+                if not _broken(exc):
+                    raise
+                # not a database, or truncated: rebuild the file once, here, rather than
+                # have every later process warn and rebuild its own copy in memory
+                log.warning("run index %s is not a usable database (%s): rebuilding it",
+                            target, exc)
+                _discard(target, seen)
+                db = self._open(target, self.wait_s)
+            self._file_ino = _inode(target) if target != ":memory:" else None
         except (OSError, sqlite3.Error) as exc:
             log.warning("run index %s unusable (%s): keeping it in memory", target, exc)
             self.path = ":memory:"
-            db = self._open(":memory:")
+            self._epoch += 1
+            db = self._open(":memory:", self.wait_s)
         self._db = db
         return db
 
     @staticmethod
-    def _open(target: str) -> sqlite3.Connection:
-        db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+    def _open(target: str, wait_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+        db = sqlite3.connect(target, timeout=wait_s, isolation_level=None,
                              check_same_thread=False)
         try:
+            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if target != ":memory:" and version == SCHEMA_VERSION and \
+                    db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                # current already: opening writes nothing, so another process holding
+                # the write lock does not keep this one from reading
+                db.execute("PRAGMA synchronous=NORMAL")
+                return db
             if target != ":memory:":
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
-            version = db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
                 db.executescript("DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS meta;")
             db.executescript(_SCHEMA)
@@ -272,24 +353,73 @@ class RunIndex:
             except sqlite3.Error:
                 pass
             self._db = None
+        self._epoch += 1
         if str(self.path) != ":memory:":
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    os.unlink(f"{self.path}{suffix}")
-                except OSError:
-                    pass
+            _discard(str(self.path), self._file_ino)  # unless another process mended it
         self._seen_gen = None
+
+    def _query_connection(self) -> sqlite3.Connection | None:
+        """The connection for queries apart from the writer's (call holding `_read_lock`),
+        None when queries go through the writer's: an index in memory (one database per
+        connection), a short-lived process, or no writer's connection yet (it makes the
+        file and its tables)."""
+        if self.memory_when_locked or self._db is None or str(self.path) == ":memory:":
+            return None
+        if self._reader is not None and self._reader_epoch == self._epoch:
+            return self._reader
+        self._drop_reader()
+        epoch = self._epoch
+        try:
+            db = sqlite3.connect(str(self.path), timeout=self.wait_s, isolation_level=None,
+                                 check_same_thread=False)
+            db.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+            db.execute("PRAGMA query_only=1")
+        except sqlite3.Error:
+            return None
+        self._reader, self._reader_epoch = db, epoch
+        return db
+
+    def _drop_reader(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            try:
+                reader.close()
+            except sqlite3.Error:
+                pass
 
     @contextmanager
     def _session(self, write: bool = False) -> Iterator[sqlite3.Connection]:
         """One transaction (BEGIN IMMEDIATE for writes); a broken index is reset once."""
+        if not write:
+            with self._read_lock:
+                reader = self._query_connection()
+                if reader is not None:
+                    try:
+                        reader.execute("BEGIN")
+                    except sqlite3.Error:
+                        self._drop_reader()
+                        reader = None
+                if reader is not None:
+                    try:
+                        yield reader
+                        reader.execute("COMMIT")
+                    except sqlite3.Error as exc:
+                        self._rollback(reader)
+                        self._drop_reader()
+                        raise IndexUnavailable(str(exc)) from exc
+                    except BaseException:
+                        self._rollback(reader)
+                        raise
+                    return
         with self._lock:
             for attempt in (1, 2):
                 db = self._connect()
                 try:
                     db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 except sqlite3.Error as exc:
-                    if _transient(exc) or attempt == 2:
+                    if _transient(exc):
+                        self._locked(exc)
+                    if attempt == 2:
                         raise IndexUnavailable(str(exc)) from exc
                     self._reset(exc)
                     continue
@@ -298,13 +428,32 @@ class RunIndex:
                     db.execute("COMMIT")
                 except sqlite3.Error as exc:
                     self._rollback(db)
-                    if not _transient(exc):
-                        self._reset(exc)
+                    if _transient(exc):
+                        self._locked(exc)
+                    self._reset(exc)
                     raise IndexUnavailable(str(exc)) from exc
                 except BaseException:
                     self._rollback(db)
                     raise
                 return
+
+    def _locked(self, exc: sqlite3.Error) -> None:
+        """Another process holds the file locked: wait no more (a short-lived process
+        goes on in memory and says so: IndexLocked), else IndexUnavailable."""
+        if self.memory_when_locked and str(self.path) != ":memory:":
+            log.warning("run index %s is locked by another process (%s): listing without it",
+                        self.path, exc)
+            if self._db is not None:
+                try:
+                    self._db.close()
+                except sqlite3.Error:
+                    pass
+                self._db = None
+            self.path = ":memory:"
+            self._epoch += 1
+            self._seen_gen = None
+            raise IndexLocked(str(exc)) from exc
+        raise IndexUnavailable(str(exc)) from exc
 
     @staticmethod
     def _rollback(db: sqlite3.Connection) -> None:
@@ -314,10 +463,13 @@ class RunIndex:
             pass
 
     def close(self) -> None:
+        with self._read_lock:
+            self._drop_reader()
         with self._lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+            self._epoch += 1
 
     # --- meta -------------------------------------------------------------------------
 
@@ -378,6 +530,9 @@ class RunIndex:
                 # next would otherwise scan megabytes of WAL first
                 with self._lock:
                     self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except IndexLocked:
+            self.reconcile()  # in memory now: everything the files say, for this process
+            return True
         except IndexUnavailable as exc:
             log.debug("run index not updated: %s", exc)
             return False
@@ -439,10 +594,10 @@ class RunIndex:
                                           error=f"is unreadable: {exc.strerror or exc}"))
                     continue
                 if is_regular(st.st_mode) and legal_run_file(file):
-                    seen.append(new(_Observed, (file, st.st_ino, st.st_mtime_ns, st.st_size,
+                    seen.append(new(_Observed, (file, st.st_ino, st.st_ctime_ns, st.st_size,
                                                 st.st_mtime + slack, UNREAD, None, None, None)))
                 else:
-                    seen.append(_Observed(file, st.st_ino, st.st_mtime_ns, st.st_size,
+                    seen.append(_Observed(file, st.st_ino, st.st_ctime_ns, st.st_size,
                                           st.st_mtime, UNREADABLE, error=_not_a_run(st, file)))
         return seen, gone
 
@@ -462,7 +617,7 @@ class RunIndex:
                                      error=str(exc))
         name, status = state.get("name"), state.get("status")
         return observed._replace(
-            stamp=sort_stamp(state, observed.mtime_ns / 1e9), state=READ,
+            stamp=sort_stamp(state, observed.stamp - self.slack_s), state=READ,
             name=name if isinstance(name, str) else None,
             status=status if isinstance(status, str) else None)
 
@@ -486,9 +641,20 @@ class RunIndex:
 
     # --- keeping it right ------------------------------------------------------------
 
-    def sync(self, read_limit: int | None = READ_NOW) -> Changes:
+    def sync(self, read_limit: int | None = READ_NOW, *, verify: bool = False) -> Changes:
         """Bring the index up to date with the directory: a query when its stamp is the
-        one the index claims, else a `reconcile`."""
+        one the index claims, else a `reconcile`.  `verify` (a listing that shows runs):
+        also re-stat the files, `VERIFY_SLICE` at a time (`verify_files`)."""
+        changes = self._sync(read_limit)
+        if not verify:
+            return changes
+        found = self.verify_files()
+        if not found:
+            return changes
+        return Changes(changed=found.changed + changes.changed,
+                       removed=found.removed + changes.removed, reset=changes.reset)
+
+    def _sync(self, read_limit: int | None) -> Changes:
         stamp = dir_stamp(self.root)
         if stamp is None and self._nothing_yet():
             return NO_CHANGES
@@ -502,6 +668,60 @@ class RunIndex:
         except IndexUnavailable:
             pass
         return self.reconcile(read_limit)
+
+    def verify_files(self) -> Changes:
+        """Re-stat the rows' files and read again those whose key moved: a file rewritten
+        in place (same inode: `cp backup.json` over it, an editor's save) moves no
+        directory stamp, and a finished run's row is otherwise checked by inode alone.
+        Up to `VERIFY_SLICE` rows are checked, in file order from where the last check
+        stopped (kept in the index), so a longer history is covered over a few listings."""
+        try:
+            with self._session() as db:
+                after = dict(db.execute(
+                    "SELECT key, value FROM meta WHERE key = 'verified'")).get("verified")
+                after = after if isinstance(after, str) else ""
+                rows = db.execute("SELECT file, ino, changed_ns, size FROM runs WHERE file > ? "
+                                  "AND ino != 0 ORDER BY file LIMIT ?",
+                                  (after, VERIFY_SLICE)).fetchall()
+                whole = len(rows) < VERIFY_SLICE
+                if whole and after:  # wrap around to the start
+                    rows += db.execute("SELECT file, ino, changed_ns, size FROM runs WHERE "
+                                       "file <= ? AND ino != 0 ORDER BY file LIMIT ?",
+                                       (after, VERIFY_SLICE - len(rows))).fetchall()
+                    whole = len(rows) < VERIFY_SLICE
+        except IndexLocked:
+            return self.reconcile()  # in memory now, read from the files: nothing to verify
+        except IndexUnavailable:
+            return NO_CHANGES
+        if not whole:
+            self._remember_verified(rows[-1][0])
+        elif after:
+            self._remember_verified("")
+        moved = []
+        with _lstat_in(self._dir) as lstat:  # one tight loop: no row objects, no name checks
+            for file, ino, changed, size in rows:
+                try:
+                    st = lstat(file)
+                except FileNotFoundError:
+                    moved.append(file)
+                    continue
+                except OSError:
+                    continue
+                if st.st_ctime_ns != changed or st.st_ino != ino or st.st_size != size:
+                    moved.append(file)
+        return self.update(moved) if moved else NO_CHANGES
+
+    def _remember_verified(self, file: str) -> None:
+        """Where the next `verify_files` starts; written without moving the generation
+        (it changes no row: nobody need look again)."""
+        try:
+            with self._session(write=True) as db:
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('verified', ?)",
+                           (file,))
+        except IndexLocked:
+            self.reconcile()  # in memory now: fill it from the files
+        except IndexUnavailable:
+            pass
 
     def _looked(self, gen: int, has_rows: bool) -> Changes:
         """Nothing to do here; whether others changed the index since we last looked
@@ -539,7 +759,7 @@ class RunIndex:
                 gen, bound = meta.gen, meta.bound
                 others = self._others_committed(gen) or self._seen_gen is None
                 for file, ino, mtime, size, state, status in db.execute(
-                        "SELECT file, ino, mtime_ns, size, state, status FROM runs"):
+                        "SELECT file, ino, changed_ns, size, state, status FROM runs"):
                     held += 1
                     inode = listing.pop(file, None)
                     if inode is None:
@@ -608,7 +828,7 @@ class RunIndex:
             try:  # newest first, resuming after the last batch (no rescan of read rows)
                 with self._session() as db:
                     found = db.execute(
-                        "SELECT file, ino, mtime_ns, size, stamp FROM runs "
+                        "SELECT file, ino, changed_ns, size, stamp FROM runs "
                         "WHERE state = 0 AND (stamp, file) < (?, ?) "
                         "ORDER BY stamp DESC, file DESC LIMIT ?", (*after, batch)).fetchall()
             except IndexUnavailable:
@@ -655,6 +875,9 @@ class RunIndex:
         try:
             with self._session() as db:
                 return db.execute(sql, args).fetchall()
+        except IndexLocked:
+            self.reconcile()  # in memory now: fill it from the files, then ask it
+            return self._query(sql, args)
         except IndexUnavailable:
             return []
 
@@ -666,7 +889,7 @@ class RunIndex:
         reads = 0
         while True:  # a window wider than `count`: fewer rounds when few rows match
             top = self._query(
-                f"SELECT file, state, ino, mtime_ns, size FROM runs WHERE {where} "
+                f"SELECT file, state, ino, changed_ns, size FROM runs WHERE {where} "
                 "ORDER BY stamp DESC, file DESC LIMIT ?", (*args, max(count, RESOLVE_WINDOW)))
             if all(state != UNREAD for _, state, *_ in top[:count]):
                 return True

@@ -15,52 +15,19 @@ from typing import Any
 
 from hwf_lsp.workflow.names import check_design_name
 from hwf_lsp.workflow.run_facts import (
-    STEP_DONE,
-    STEP_SKIPPED,
     approval_options,
-    failed_step,
-    plan_of,
-    rerun_steps,
+    progress_of,
     state_problem,
-    step_status,
+    step_facts,
 )
+from hwf_lsp.workflow.step_words import STEP_ANSWERED, STEP_REUSED, progress_text
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME
 
 __all__ = ["STEP_ANSWERED", "STEP_REUSED", "run_summary"]
 
-STEP_REUSED, STEP_ANSWERED = "reused", "answered"
-
 
 def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _step_states(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """`[{id, type, title, status, rerun?, answer?}]` in plan order.
-
-    A step with a result is `reused` when a run from here copied it from its base run
-    (outside `rerun_steps`), else `answered` when it is an answered approval; the other
-    statuses are `step_status`'s."""
-    failed = failed_step(state)
-    rerun = rerun_steps(state)
-    answers = state.get("answers") if isinstance(state.get("answers"), dict) else {}
-    step_states = []
-    for step in plan_of(state):
-        step_id = step["id"]
-        status = step_status(state, step_id, failed)
-        entry: dict[str, Any] = {"id": step_id, "type": step.get("type"),
-                                 "title": _str_or_none(step.get("title"))}
-        if status in (STEP_DONE, STEP_SKIPPED):
-            if rerun is not None and step_id not in rerun:
-                status = STEP_REUSED
-            elif step_id in answers:
-                status = STEP_ANSWERED
-                entry["answer"] = answers[step_id]
-        entry["status"] = status
-        if rerun is not None:
-            entry["rerun"] = step_id in rerun
-        step_states.append(entry)
-    return step_states
 
 
 def _pending(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -85,23 +52,29 @@ def _design_path(name: Any, runs_root: str) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def run_summary(state: dict[str, Any], runs_root: Path | str) -> dict[str, Any]:
-    """`{run_id, name, status, cursor, steps, step_states, pending, error, created_at,
-    updated_at, base_run?, from_node?, stale?, corrupt?, path, design_path}` — see
-    docs/commands.md; `corrupt` says why a run's shape is wrong (`run_facts.state_problem`).
+def run_summary(state: dict[str, Any], runs_root: Path | str,
+                design: Any = None) -> dict[str, Any]:
+    """`{run_id, name, status, cursor, steps, finished, progress, step_states, pending,
+    error, created_at, updated_at, base_run?, from_node?, stale?, corrupt?, path,
+    design_path}` — see docs/commands.md; `corrupt` says why a run's shape is wrong
+    (`run_facts.state_problem`).
 
-    `steps` is the number of steps (as `hwf runs --json` has it); `step_states` says
-    where each one stands."""
+    `steps` is the number of steps (as `hwf runs --json` has it); `step_states` are the
+    run facts of each one (`run_facts.step_facts`); `finished` how many have their
+    result, `progress` the text every surface shows (`finished/steps`)."""
     runs_root = Path(runs_root)
     run_id = _str_or_none(state.get("run_id"))
-    step_states = _step_states(state)
+    step_states = step_facts(state, design)
+    finished, total = progress_of(step_states)
     cursor = state.get("cursor")
     summary: dict[str, Any] = {
         "run_id": run_id,
         "name": _str_or_none(state.get("name")),
         "status": _str_or_none(state.get("status")),
         "cursor": cursor if isinstance(cursor, int) and not isinstance(cursor, bool) else None,
-        "steps": len(step_states) or None,
+        "steps": total or None,
+        "finished": finished if total else None,
+        "progress": progress_text(finished, total),
         "step_states": step_states,
         "pending": _pending(state),
         "error": state.get("error"),

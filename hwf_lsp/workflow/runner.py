@@ -30,7 +30,7 @@ from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
-from hwf_lsp.workflow.run_facts import approval_options, state_problem
+from hwf_lsp.workflow.run_facts import STEPS_KEY, approval_options, state_problem
 from hwf_lsp.workflow.seams import (
     OUTPUT_BYTES_KEY,
     AgentCancelled,
@@ -52,7 +52,7 @@ SPEC_KEYS: tuple[str, ...] = (
     "answers", "deliveries", "attempts",
 )
 """The run-state keys of the spec, in its order."""
-EXTRA_KEYS: tuple[str, ...] = ("design", "created_at", "updated_at", "log")
+EXTRA_KEYS: tuple[str, ...] = ("design", "created_at", "updated_at", "log", STEPS_KEY)
 """Documented extras every run of ours carries (docs/run-state.md)."""
 IN_FLIGHT_KEY = "in_flight"
 """Documented extra, only while an agent command performs a step: `{node, agent_pid,
@@ -60,6 +60,9 @@ agent_start, runner_pid, since}`, so a resume after its runner died can tell whe
 attempt may still be running (and then refuses to start the step a second time)."""
 RERUN_KEYS: tuple[str, ...] = ("base_run", "from_node", "stale")
 """Documented extras of a "run from here" run."""
+CONTEXT_RECORD_CHARS = 65_536
+"""The context recorded in `steps[id].context` for display is cut past this many
+characters (marked); the agent itself always gets it whole."""
 
 CANCEL_WAIT_S = 5.0
 """How long `cancel` of a busy run waits for its holder to stop (an agent is killed within
@@ -146,7 +149,16 @@ def new_run_state(run_id: str, name: str, design: dict, now: float) -> dict[str,
         "updated_at": stamp,
         "log": [{"at": stamp, "node": None, "event": event, "detail": detail}
                 for event, detail in snapshot.notes("the design")],
+        STEPS_KEY: {},
     }
+
+
+def recorded_context(context: str) -> str:
+    """The context as `steps[id].context` keeps it: whole, or cut with a marker."""
+    if len(context) <= CONTEXT_RECORD_CHARS:
+        return context
+    return (context[:CONTEXT_RECORD_CHARS] + f"[… cut by hwf: {len(context)} characters, "
+            f"the first {CONTEXT_RECORD_CHARS} kept for display]")
 
 
 def agent_output(result: Any) -> Any:
@@ -165,7 +177,7 @@ def _check_state(state: dict[str, Any], run_id: str) -> None:
     if problem is not None:
         raise ValueError(f"run {run_id} is corrupt: {problem}")
     for key, kind in (("answers", dict), ("deliveries", list), ("attempts", dict),
-                      ("log", list)):
+                      ("log", list), (STEPS_KEY, dict)):
         state.setdefault(key, kind())
     state.setdefault("pending", None)
 
@@ -359,6 +371,7 @@ class Runner:
                 "total": total}
         self._emit({"event": "step-start", **base})
         self._checkpoint("step-start")
+        self._record(state, node_id).setdefault("started_at", iso_utc(self.clock()))
         skipped_parent = next((p for p in parents_of(node) if p in state["skipped"]), None)
         if skipped_parent is not None:
             outcome = self._skip(state, node_id, f"parent {skipped_parent!r} was skipped")
@@ -389,6 +402,7 @@ class Runner:
             correlation_id=f"workflow:{state['run_id']}:{node_id}",
             model=self._allowed_model(node.get("model")),
         )
+        self._record(state, node_id)["context"] = recorded_context(request.context)
         if self.agent is None:
             return self._park_agent(state, node_id, request, "no agent seam configured")
         self._check_previous_attempt(state, node_id)
@@ -433,6 +447,8 @@ class Runner:
             "correlation_id": request.correlation_id,
             "waiting_since": iso_utc(self.clock()),
         }
+        if request.model is not None:  # the trust gate let it through: whoever answers uses it
+            state["pending"]["model"] = request.model
         self._log(state, node_id, "parked", f"awaiting an agent: {why}")
         self._persist(state)
         return "parked"
@@ -442,6 +458,8 @@ class Runner:
         node_id = node["id"]
         failures = (whole_number(state["attempts"].get(node_id)) or 0) + 1
         state["attempts"][node_id] = failures
+        self._record(state, node_id).setdefault("attempts", []).append(
+            {"error": reason, "at": iso_utc(self.clock())})
         retries = whole_number(node.get("retries")) or 0
         if failures > retries:
             return self._fail(
@@ -476,10 +494,12 @@ class Runner:
         options = approval_options(node.get("options"))
         on_timeout = node.get("on_timeout") if node.get("on_timeout") in ("reject", "escalate") \
             else "reject"
+        context = self._context(state, node)
+        self._record(state, node_id)["context"] = recorded_context(context)
         state["status"] = "awaiting_approval"
         state["pending"] = {
             "kind": "approval", "node": node_id, "question": str(node.get("question", "")),
-            "options": list(options), "context": self._context(state, node),
+            "options": list(options), "context": context,
             "correlation_id": f"workflow:{state['run_id']}:{node_id}",
             "waiting_since": iso_utc(self.clock()),
             "timeout_minutes": whole_number(node.get("timeout_minutes")),
@@ -535,6 +555,7 @@ class Runner:
         state["status"] = "running"
         if choice == "reject":
             state["skipped"].append(node_id)  # rejecting prunes the downstream branch
+        self._ended(state, node_id)
         self._log(state, node_id, "answered", why)
         state["cursor"] += 1
         self._persist(state)
@@ -548,6 +569,7 @@ class Runner:
     ) -> str:
         state["outputs"][node_id] = output
         state["cursor"] += 1
+        self._ended(state, node_id)
         self._log(state, node_id, outcome if outcome != "done" else "completed", detail)
         self._persist(state)
         return outcome
@@ -556,6 +578,7 @@ class Runner:
         if node_id not in state["skipped"]:
             state["skipped"].append(node_id)
         state["cursor"] += 1
+        self._ended(state, node_id)
         self._log(state, node_id, "skipped", why)
         self._persist(state)
         return "skipped"
@@ -564,6 +587,7 @@ class Runner:
         state["status"] = "failed"
         state["error"] = error
         state["pending"] = None
+        self._ended(state, node_id)
         self._log(state, node_id, "failed", error)
         self._persist(state)
         self._clear_cancel_marker(state["run_id"])
@@ -641,8 +665,22 @@ class Runner:
         state["deliveries"].append(receipt)
         self._log(state, node_id, "delivered" if receipt["ok"] else "delivery-failed",
                   f"{deliver} {key}" + ("" if receipt["ok"] else f": {receipt.get('error')}"))
+        self._emit({"event": "delivery", "run_id": state["run_id"], "node": node_id,
+                    "receipt": receipt})
 
     # --- helpers ----------------------------------------------------------
+
+    def _record(self, state: dict[str, Any], node_id: str) -> dict[str, Any]:
+        """What the run keeps of one step (`steps[node_id]`, docs/run-state.md); written
+        with the step's own persist, so recording costs no extra write."""
+        records = state.setdefault(STEPS_KEY, {})
+        record = records.get(node_id)
+        if not isinstance(record, dict):
+            record = records[node_id] = {}
+        return record
+
+    def _ended(self, state: dict[str, Any], node_id: str) -> None:
+        self._record(state, node_id)["ended_at"] = iso_utc(self.clock())
 
     def _plan(self, state: dict[str, Any]) -> list[dict]:
         design = state.get("design")

@@ -244,8 +244,11 @@ def format_defects(what: str, defects: list[dict[str, Any]], limit: int = MAX_DE
 class RunStore:
     """Run states by run id, shared by every surface (canvas, chat, cron, CLI, editor)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, short_lived: bool = False) -> None:
         self.root = Path(root)
+        self.short_lived = short_lived
+        """A process that lists and exits (`hwf`): an index another process holds locked
+        is waited for briefly, then the listing goes on without it (run_index.SHORT_WAIT_S)."""
         self._swept = False
         """Orphan temp files are swept before this store's first write, not at open: a
         listing must not cost a readdir of the whole history."""
@@ -286,9 +289,11 @@ class RunStore:
     def index(self) -> RunIndex:
         """The derived index of this store's runs (workflow/run_index.py), opened on first use."""
         if self._index is None:
-            from hwf_lsp.workflow.run_index import RunIndex
+            from hwf_lsp.workflow.run_index import SHORT_WAIT_S, RunIndex
 
-            self._index = RunIndex(self.root, self.load_listed)
+            self._index = RunIndex(self.root, self.load_listed, **(
+                {"wait_s": SHORT_WAIT_S, "memory_when_locked": True} if self.short_lived
+                else {}))
         return self._index
 
     def load_listed(self, run_id: str) -> dict[str, Any]:
@@ -309,7 +314,7 @@ class RunStore:
         run id), read one by one as the caller goes; the index says which to read.
         Files that turn out unreadable are added to `errors` when given."""
         index = self.index
-        index.sync()
+        index.sync(verify=True)  # a file rewritten in place moves no directory stamp
         for row in index.rows(design=design, status=status):
             try:
                 state = self.load_listed(row.run_id)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hwf_lsp.analysis import completion_items as completion
 from hwf_lsp.analysis.completion_items import complete
 from hwf_lsp.analysis.findings import check_text
-from hwf_lsp.analysis.runs_index import RunInfo
+from hwf_lsp.analysis.run_info import RunInfo
 from hwf_lsp.jsontext.jsontree import parse
 
 RUN = RunInfo.from_state({"run_id": "abc123", "name": "d", "status": "completed",
@@ -62,7 +62,7 @@ ACCEPT = [
      "a", HEAD + A + '{"id": "x", "type": "condition", "after": ["a"], '
      '"expression": "out.a."}]}'),
     (HEAD + '{"id": "x", "type": "agent", "|"}]}', "prompt",
-     HEAD + '{"id": "x", "type": "agent", "prompt": "Describe the task"}]}'),
+     HEAD + '{"id": "x", "type": "agent", "prompt": ""}]}'),
     (HEAD + '{"id": "x", "type": "agent", "|": 1}]}', "retries",
      HEAD + '{"id": "x", "type": "agent", "retries": 1}]}'),
 ]
@@ -89,7 +89,7 @@ def test_condition_nodes_upstream_first_and_no_descendants():
         '{"id": "d", "type": "agent", "prompt": "p", "after": ["c"]}]}'
     _, items = run_completion(source)
     ordered = sorted(items, key=lambda i: i.sort_text)
-    assert [i.label for i in ordered] == ["a", "b", "z"]
+    assert [i.label for i in ordered] == ["b", "a", "z"]  # the parent, its parent, unrelated
 
 
 def test_paths_skip_keys_a_condition_cannot_name_and_plain_outputs():
@@ -109,7 +109,7 @@ def test_without_snippet_support_text_is_plain():
 def test_new_node_snippets_are_valid_json_once_accepted():
     source = HEAD + A + "|]}"
     text, items = run_completion(source)
-    assert len(items) == 6
+    assert len(items) == 5  # every kind but a second trigger
     for item in items:
         accepted = accept(text, item)
         doc, findings = check_text(accepted)

@@ -72,10 +72,10 @@ CASES = [
      '{"id": "x", "type": "agent", "prompt": "p", "retries": 0}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"} |]}', "new note node",
      '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
-     '{"id": "note1", "type": "note", "text": "Note"}]}'),
+     '{"id": "note1", "type": "note", "text": ""}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, | {"id": "a", "type": "note"}]}',
      "new note node", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
-     '{"id": "note1", "type": "note", "text": "Note"}, {"id": "a", "type": "note"}]}'),
+     '{"id": "note1", "type": "note", "text": ""}, {"id": "a", "type": "note"}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent", '
      '"prompt": "p", "after": ["t"]}, {"id": "b", "type": "agent", "prompt": "p", '
      '"after": ["a" |]}]}', "t", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
@@ -87,9 +87,13 @@ CASES = [
      '"prompt": "p"}]}', "agent", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "a", "type": "agent", "prompt": "p"}]}'),
     # quoting: a closing quote already typed (auto-closed), none, or no quote at all
+    # (a number cannot end before a kept closing quote: the key alone, the value typed next)
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent", '
      '"ret|"}]}', "retries", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
-     '{"id": "a", "type": "agent", "retries": 0}]}'),
+     '{"id": "a", "type": "agent", "retries"}]}'),
+    ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent", '
+     '"pro|"}]}', "prompt", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
+     '{"id": "a", "type": "agent", "prompt": ""}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": ag|}]}',
      "agent", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "a", "type": "agent"}]}'),

@@ -86,7 +86,7 @@ CASES = [
     ("note-color", design(T, '{"id": "n", "type": "note", "color": "gren"}'), "note-color",
      "Change color to 'green'"),
     ("field-type", design(T, A[:-1] + ', "title": 5}'), "field-type",
-     'Set title to "Title"'),
+     'Make title the text "5"'),
     ("option-repeated", design(T, '{"id": "q", "type": "approval", "question": "q", '
                                '"options": ["yes", "yes"], "after": ["t"]}'), "field-type",
      "Remove this entry"),

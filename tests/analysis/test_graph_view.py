@@ -132,3 +132,33 @@ def test_each_node_carries_its_kinds_fields_typed_for_the_inspector() -> None:
                                             "value": "channel"}
     assert list(fields["start"]) == ["title"]
     assert "id" not in fields["draft"] and "after" not in fields["draft"]
+
+
+def test_the_canvas_gets_each_field_capped_not_a_50_mb_prompt() -> None:
+    """Issue 33: `hwf.graph` sent whole 50 MB strings to the webview on every edit."""
+    huge = "word " * 10_000_000  # 50 MB
+    design = {"name": "n" * 5000, "nodes": [
+        {"id": "start", "type": "trigger", "title": "t" * 3000},
+        {"id": "draft", "type": "agent", "after": ["start"], "prompt": huge},
+        {"id": "x" * 2001, "type": "note", "text": "too long an id to show"},
+        {"id": "gate", "type": "approval", "after": ["draft"], "question": "Ship?",
+         "options": [f"option {i}" for i in range(1000)]},
+    ]}
+    view = view_of(json.dumps(design))
+    assert len(json.dumps(view)) < 50_000
+    by_id = {node["id"]: node for node in view["nodes"]}
+    assert sorted(by_id) == ["draft", "gate", "start"]
+    prompt = by_id["draft"]["main"]["value"]
+    assert prompt.startswith("word word") and prompt.endswith(
+        "… [50,000,000 characters, cut for the canvas]")
+    assert len(prompt) < 2100 and by_id["draft"]["main"]["cut"] is True
+    assert "cut" not in by_id["gate"]["main"]
+    assert by_id["start"]["title"].endswith("[3,000 characters, cut for the canvas]")
+    assert view["name"].endswith("[5,000 characters, cut for the canvas]")
+    assert by_id["gate"]["main"]["value"] == "Ship?"
+    assert {"from": "start", "to": "draft"} in [{k: e[k] for k in ("from", "to")}
+                                                for e in view["edges"]]
+    fields = {f["name"]: f for f in by_id["draft"]["fields"]}
+    assert fields["prompt"]["cut"] is True and len(fields["prompt"]["value"]) < 2100
+    assert by_id["start"]["fields"][0]["cut"] is True
+    assert "cut" not in fields["retries"]

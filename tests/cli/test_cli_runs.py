@@ -324,7 +324,7 @@ def test_run_without_design_snapshot_uses_the_stored_design(hwf):
     (hwf.home / "workflow-designs" / "review-flow.json").write_text(json.dumps(design))
     hwf.run_file(run_id).write_text(json.dumps(state))
     shown = hwf("show", run_id)
-    assert "[4/5] sign-off" in shown.stdout and "waiting" in shown.stdout
+    assert "#4 sign-off" in shown.stdout and "waiting" in shown.stdout
     assert hwf("runs", "--json").json()[0]["steps"] == 5
     answered = hwf("answer", run_id, "approve")
     assert answered.code == 0, answered.stderr
@@ -336,3 +336,49 @@ def test_json_output_survives_an_ascii_terminal(hwf):
                  env={"PYTHONIOENCODING": "ascii"})
     assert result.code == 1
     assert any("→" in d["msg"] for d in result.json()[0]["defects"])
+
+
+def test_a_failed_delivery_is_reported_on_stderr_and_shown_as_not_delivered(hwf):
+    """No channel command: the run completes (exit 0), the command that made the delivery
+    says so on stderr with what fixes it, and every listing reads `not delivered`."""
+    run_id = park_review_at_approval(hwf)
+    answered = hwf("answer", run_id, "approve", "--agent-command", AGENT)
+    assert answered.code == 0, answered.stderr
+    assert ("hwf: step 'publish' was NOT delivered to slack:#reviews: no channel command "
+            "configured; to fix: give a channel command: --delivery-command CMD or "
+            "$HWF_DELIVERY_COMMAND") in answered.stderr
+    assert f"run {run_id} completed (5/5 steps finished); not delivered: publish" \
+        in answered.stdout
+    assert "⚠ not delivered" in answered.stdout
+    (listed,) = hwf("runs", "--json").json()
+    assert (listed["progress"], listed["step_states"][-1]["status"]) == ("5/5", "not delivered")
+    assert re.search(rf"{run_id}\s+review-flow\s+completed\s+5/5\s", hwf("runs").stdout)
+
+
+def test_one_progress_convention_for_run_and_runs(hwf):
+    """The issue's two counts: `hwf run` waited at #4 with 3 steps finished; `hwf runs`
+    says 3/5, the same facts (steps finished / steps)."""
+    run_id = park_review_at_approval(hwf)
+    assert "#4 sign-off" in hwf("show", run_id).stdout
+    assert "(3/5 steps finished)" in hwf("show", run_id).stdout
+    assert re.search(rf"{run_id}\s+review-flow\s+awaiting_approval\s+3/5\s",
+                     hwf("runs").stdout)
+
+
+def test_show_step_text_json_and_unknown_step(hwf):
+    run_id = park_review_at_approval(hwf)
+    text = hwf("show", run_id, "--step", "review")
+    assert text.code == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0] == f"step review (agent) of run {run_id} (review-flow, awaiting_approval): ✓ done"
+    for part in ("  started: 20", "  ended: 20", "  took: ", "  failed attempts: 0",
+                 "  context (what it was given):", '"draft": "echo-agent did:', "  output:",
+                 '"verdict": "approve"', "  deliveries: -"):
+        assert part in text.stdout, part
+    detail = hwf("show", run_id, "--step", "sign-off", "--json").json()
+    assert detail["step"]["status"] == "waiting" and detail["step"]["waiting_for"] == "approval"
+    assert detail["context"] == hwf.state(run_id)["pending"]["context"]
+    assert detail["has_output"] is False
+    unknown = hwf("show", run_id, "--step", "start")
+    assert unknown.code == 2 and "'start' is not a step of run" in unknown.stderr \
+        and "draft, review, good-enough, sign-off, publish" in unknown.stderr

@@ -4,7 +4,8 @@
 -- and writes what came back as JSON.
 -- Env: HWF_OUT (result file); optional, each "line,character" 0-based:
 --      HWF_COMPLETE_AT, HWF_HOVER_AT, HWF_RENAME_AT (with HWF_RENAME_TO, the new name),
---      and HWF_OTHER (a plain JSON file the config must leave alone).
+--      HWF_OTHER (a plain JSON file the config must leave alone), and HWF_FIX_ALL=1
+--      (run `vim.lsp.buf.code_action` for `source.fixAll`, as a user maps it).
 local out_path = os.getenv("HWF_OUT")
 local bufnr = vim.api.nvim_get_current_buf()
 local uri = vim.uri_from_bufnr(bufnr)
@@ -69,6 +70,19 @@ if rename_at then
     return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") ~= before
   end, 50)
   result.renamed = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+end
+
+if os.getenv("HWF_FIX_ALL") == "1" then
+  -- the one action is chosen as a user would in the menu (0.7 has no `apply`)
+  vim.ui.select = function(items, _, on_choice) on_choice(items[1], 1) end
+  local before = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+  vim.lsp.buf.code_action({ context = { only = { "source.fixAll" }, diagnostics = {} }, apply = true })
+  vim.wait(10000, function()
+    return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") ~= before
+  end, 50)
+  result.fixed = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  vim.wait(10000, function() return #vim.diagnostic.get(bufnr) == 0 end, 50)
+  result.diagnostics_after = #vim.diagnostic.get(bufnr)
 end
 
 local other = os.getenv("HWF_OTHER")

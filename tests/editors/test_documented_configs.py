@@ -15,7 +15,8 @@ import tomllib
 import pytest
 from editor_support import README, REPO, snippet
 
-CONFIGS = [("tested", "neovim-0.11"), ("tested", "neovim-0.7"), ("tested", "emacs-eglot"),
+CONFIGS = [("tested", "neovim-0.11"), ("tested", "neovim-0.11-completion"),
+           ("tested", "neovim-0.7"), ("tested", "emacs-eglot"), ("tested", "emacs-eglot-yasnippet"),
            ("documented", "helix"), ("documented", "zed")]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from editor_support import EMPTY_TYPE, editor, snippet, user_env, write_draft
 
-from hwf_lsp.workflow.vocabulary import KINDS
+from hwf_lsp.workflow.vocabulary import STEP_KINDS
 
 DRIVER = Path(__file__).with_name("eglot_drive.el")
 
@@ -41,4 +41,5 @@ def test_eglot_shows_diagnostics_in_flymake_and_completes_kinds(tmp_path: Path) 
     assert diagnostic["type"] == "eglot-error"
     assert "[known-kind]" in diagnostic["message"] and 'unknown type ""' in diagnostic["message"]
     assert (diagnostic["line"], diagnostic["character"]) == (EMPTY_TYPE[0], EMPTY_TYPE[1] - 1)
-    assert set(KINDS) <= set(seen["completion"])
+    assert set(STEP_KINDS) <= set(seen["completion"])  # the draft has its trigger
+    assert "trigger" not in seen["completion"]

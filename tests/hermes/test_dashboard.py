@@ -135,7 +135,7 @@ def test_respond_and_answer_change_the_run_file(http: Any, hermes_home: Path) ->
     run_file = hermes_home / "workflow-runs" / f"{run_id}.json"
     (listed,) = http.get(f"{BASE}/runs", params={"design": "review"}).json()["runs"]
     assert (listed["run_id"], listed["status"]) == (run_id, "awaiting_agent")
-    assert [s["status"] for s in listed["step_states"]] == ["waiting", None, None]
+    assert [s["status"] for s in listed["step_states"]] == ["waiting", "not run", "not run"]
 
     responded = http.post(f"{BASE}/runs/{run_id}/respond", json={"output": "notes v2"})
     assert responded.status_code == 200, responded.text

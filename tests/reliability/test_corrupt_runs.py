@@ -92,3 +92,31 @@ def test_the_servers_run_summaries_flag_a_corrupt_run(tmp_path: Path) -> None:
         for run_id in BAD_PENDING:
             assert runs[run_id]["corrupt"].startswith("pending"), runs[run_id]
             assert runs[run_id]["pending"] is None or isinstance(runs[run_id]["pending"], dict)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("number", ["NaN", "1e400", "-Infinity"])
+def test_a_non_finite_cursor_never_hides_the_json_listing(tmp_path: Path, number: str) -> None:
+    """Issue 33: a run whose `cursor` is NaN or 1e400 made `hwf runs --json` print nothing
+    and exit 2; a run without `updated_at` was listed as `UPDATED None`."""
+    home = tmp_path / "home"
+    runs = RunStore(home / "workflow-runs")
+    good = Runner(runs).start(agent_design("good", agents=0, approval=True))["run_id"]
+    template = runs.load(good)
+    bad, undated = "b0000001", "b0000002"
+    runs.path(bad).write_text(json.dumps({**template, "run_id": bad})
+                              .replace('"cursor": 0', f'"cursor": {number}'))
+    assert number in runs.path(bad).read_text()
+    runs.path(undated).write_text(json.dumps(
+        {k: v for k, v in {**template, "run_id": undated}.items() if k != "updated_at"}))
+    as_json = hwf("runs", "--json", home=home)
+    assert as_json.code == 0, as_json.text
+    summaries = {s["run_id"]: s for s in json.loads(as_json.stdout)}
+    assert set(summaries) == {good, bad, undated}
+    assert summaries[bad]["cursor"] is None and summaries[bad]["corrupt"], summaries[bad]
+    assert "corrupt" not in summaries[good] and summaries[good]["cursor"] == 0
+    listed = hwf("runs", home=home)
+    assert listed.code == 0, listed.text
+    rows = {line.split()[0]: line for line in listed.stdout.splitlines()[1:]}
+    assert " corrupt " in rows[bad], rows[bad]
+    assert "None" not in rows[undated], rows[undated]

@@ -53,6 +53,27 @@ def test_an_agent_that_leaves_a_child_holding_stdout_ends_when_it_exits(
     wait_until(lambda: not alive(child), 5, f"the left-behind child {child} is killed")
 
 
+# a grandchild in a session of its own (setsid): out of the command's process group,
+# still holding its stdout; `env -i` (no environment) in one variant
+LEAVES_A_SETSID_GRANDCHILD = ("{env}setsid sh -c 'echo $$ > {pidfile}; exec sleep 30' & "
+                              "sleep 0.3; echo '{{\"output\": \"hi\"}}'")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("env", ["", "env -i "], ids=["inherits-env", "clears-env"])
+def test_a_setsid_grandchild_holding_stdout_dies_with_its_step(tmp_path: Path, env: str) -> None:
+    """Issue 33: a grandchild that left the group with setsid survived its step."""
+    pidfile = tmp_path / "grandchild.pid"
+    script = LEAVES_A_SETSID_GRANDCHILD.format(env=env, pidfile=pidfile)
+    seam = CommandAgentSeam(["sh", "-c", script], default_timeout_s=20)
+    started = time.monotonic()
+    assert seam.perform(_request()) == {"output": "hi"}
+    took = time.monotonic() - started
+    grandchild = _child(pidfile)
+    wait_until(lambda: not alive(grandchild), 5, f"the setsid grandchild {grandchild} is killed")
+    assert took < 10, f"the step waited {took:.1f} s for the grandchild"
+
+
 @pytest.mark.timeout(60)
 def test_a_delivery_that_leaves_a_child_holding_stdout_is_delivered(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"

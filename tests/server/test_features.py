@@ -85,6 +85,44 @@ async def test_quick_fixes(client):
         assert not [d for d in after if d.code == "json-syntax"], (case, fixed)
 
 
+@pytest.mark.parametrize("only", [["source.fixAll"], ["source.fixAll.hwf"], ["source"]])
+async def test_fix_all_in_one_action(client, only):
+    """`source.fixAll.hwf`: every safe fix of examples/broken.hwf.json in one edit; 0
+    findings after, every node kept; asked for as VS Code and Neovim ask."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "examples" / "broken.hwf.json").read_text()
+    uri = design_uri(f"fix-all-{only[0]}-{client.client_name}")
+    open_doc(client, uri, text)
+    diagnostics = await wait_published(client, uri, 1)
+    assert len(diagnostics) == 20
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=doc_id(uri), range=diagnostics[0].range,
+        context=types.CodeActionContext(diagnostics=[], only=only)))
+    (action,) = actions
+    assert action.kind == "source.fixAll.hwf"
+    assert len(action.edit.changes[uri]) == 1
+    fixed = apply_edits(text, action.edit.changes[uri], client.encoding)
+    assert [n["id"] for n in json.loads(fixed)["nodes"]][:3] == ["start", "second-start",
+                                                                  "fetch"]
+    assert len(json.loads(fixed)["nodes"]) == len(json.loads(text)["nodes"])
+    version = change_doc(client, uri, fixed)
+    assert await wait_published(client, uri, version) == []
+
+
+async def test_a_nodes_fix_shows_at_its_other_finding_on_the_line(client):
+    """On `summarize`'s line the rename of `promt` is offered from the missing-prompt
+    error 30 columns away too."""
+    text = design(T, '{"id": "s", "type": "agent", "promt": "Sum up.", "after": ["t"]}')
+    uri = design_uri(f"fix-same-line-{client.client_name}")
+    open_doc(client, uri, text)
+    diagnostics = await wait_published(client, uri, 1)
+    (payload,) = [d for d in diagnostics if d.code == "required-payload"]
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=doc_id(uri), range=payload.range,
+        context=types.CodeActionContext(diagnostics=[payload])))
+    assert "Rename to 'prompt'" in [a.title for a in actions]
+
+
 HINTS = design(
     T,
     '{"id": "b", "type": "agent", "prompt": "p", "after": ["a"]}',
@@ -108,16 +146,16 @@ async def test_inlay_hints_plan_and_status(client):
         start=types.Position(line=0, character=0),
         end=types.Position(line=len(lines), character=0)))
     hints = await eventually(lambda: client.text_document_inlay_hint_async(params),
-                             lambda hints: any(h.label == "⏸ waiting" for h in hints))
+                             lambda hints: any(h.label == "⏸ waiting for approval" for h in hints))
     by_line: dict[int, list[str]] = {}
     for hint in hints:
         by_line.setdefault(hint.position.line, []).append(hint.label)
     assert by_line == {
         2: ["#2", "✓ done"],       # b runs after a
         3: ["#1", "✓ done"],       # a
-        4: ["#3", "⤼ skipped"],
-        5: ["#4", "⤼ skipped"],
-        6: ["#5", "⏸ waiting"],
+        4: ["#3", "⤼ skipped: false condition"],
+        5: ["#4", "⤼ skipped: skipped parent"],
+        6: ["#5", "⏸ waiting for approval"],
     }
     # the hint sits right after the id value
     b_line = lines[2]

@@ -79,7 +79,9 @@ async def test_a_completion_after_the_last_member_brings_its_comma(client):
     (comma,) = item.additional_text_edits
     assert comma.new_text == "," and as_tuple(comma.range) == as_tuple(
         span_range(text, comma_at, comma_at, client.encoding))
-    plain = types.TextEdit(range=item.text_edit.range,
+    edit = item.text_edit
+    plain = types.TextEdit(range=edit.replace if isinstance(edit, types.InsertReplaceEdit)
+                           else edit.range,
                            new_text=item.text_edit.new_text.replace("${1:", "").replace("}", ""))
     accepted = apply_edits(text, [plain, comma], client.encoding)
     assert json.loads(accepted)["nodes"][2]["timeout_minutes"] == 60

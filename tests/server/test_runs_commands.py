@@ -253,7 +253,7 @@ async def test_failed_step_gets_a_retry_lens_that_reruns_from_it(client: Languag
         ENV.reset_calls()
         failed = await execute(client, "hwf.startRun", uri)
         assert failed["status"] == "failed" and "'fetch'" in failed["error"], failed
-        assert [s["status"] for s in failed["step_states"]] == ["failed", None]
+        assert [s["status"] for s in failed["step_states"]] == ["failed", "not run"]
         retry = [lens for lens in await lenses(client, uri) if lens[1] == "↻ Retry from here"]
         assert [lens[2:] for lens in retry] == [
             ("hwf.runFromHere", [uri, "fetch", failed["run_id"]])]
@@ -286,3 +286,29 @@ async def test_channel_delivery_goes_to_the_configured_command(client: LanguageC
         assert not (ENV.workspace / "pwned").exists()  # a design never chooses what runs
     finally:
         await configure(client, {"delivery": {"command": []}})
+
+
+async def test_failed_delivery_warns_and_reads_not_delivered_everywhere(client: LanguageClient):
+    """No channel command configured: the run completes, the editor that ran it shows a
+    Warning with the receipt's error and the setting that fixes it, the summary says
+    `not delivered` (never `done`), and `hwf.showStep` has the receipt and the output."""
+    uri = ENV.uri("undelivered")
+    open_design(client, uri, chain_design("undelivered-demo", ["draft"], [
+        {"id": "post", "type": "output", "deliver": "channel", "target": "slack:#team",
+         "after": ["draft"]}]))
+    before = len(client.messages)
+    done = await execute(client, "hwf.startRun", uri)
+    assert done["status"] == "completed" and done["progress"] == "2/2"
+    post = done["step_states"][-1]
+    assert (post["status"], post["error"], post["label"]) == (
+        "not delivered", "no channel command configured", "⚠ not delivered")
+    warnings = [m.message for m in client.messages[before:]
+                if m.type == types.MessageType.Warning]
+    assert len(warnings) == 1 and "no channel command configured" in warnings[0] \
+        and "hwf.delivery.command" in warnings[0], client.messages[before:]
+    detail = await execute(client, "hwf.showStep", done["run_id"], "post")
+    assert detail["step"] == post and detail["has_output"] and "draft" in detail["output"]
+    assert [(r["ok"], r["error"]) for r in detail["deliveries"]] == [
+        (False, "no channel command configured")]
+    lens_titles = [lens[1] for lens in await lenses(client, uri)]
+    assert "⚠ not delivered" in lens_titles and "✓ done" in lens_titles

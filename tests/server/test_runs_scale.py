@@ -5,9 +5,10 @@ made the server re-read every run file on its event loop (180-350 ms per change
 with 2,000 runs; hover stalled up to 940 ms).  Now the runs watcher re-reads only
 changed files, on its own thread, and the loop reads a ready snapshot.
 
-Measured here (run with -s to see the figures): hover latency p50/p95/max while
-another process rewrites run files every 40 ms, and that the newest run still
-shows in hover within a second of its write.  Bounded well under 30 s.
+Measured here (run with -s to see the figures): hover latency p50/p95/max in quiet
+windows and in windows where another thread rewrites run files every 40 ms (the
+bound is a ratio of the two), and that the newest run still shows in hover soon
+after its write.  Bounded well under 30 s.
 """
 
 from __future__ import annotations
@@ -32,11 +33,20 @@ ENV = RunsEnv("scale")
 RUNS = 2000
 DESIGNS = 40
 WRITE_EVERY_S = 0.040
-MEASURE_FOR_S = 6.0
-P95_LIMIT_S = 0.050
-MAX_LIMIT_S = 1.0
-"""Loose enough for a loaded 2-core box (one descheduling can cost 100s of ms); the old
-full re-read on the loop measured p95 69 ms, max 307 ms here (H10 saw stalls of 940 ms)."""
+WINDOWS = 6
+WINDOW_S = 1.5
+"""Quiet and writing windows alternate, so a slow phase of a loaded machine falls on both."""
+P95_RATIO = 10.0
+FLOOR_S = 0.002
+"""Hover's p95 while runs are written: within 10x its p95 in the quiet windows of the same
+test (at least 2 ms), not an absolute bound (PRODUCT.md: a ratio, or 10x headroom).
+Measured on 2 shared cores: quiet p95 2-5 ms, writing p95 4-27 ms; the old full re-read on
+the loop measured p95 69 ms, max 307 ms (H10 saw stalls of 940 ms): every hover during
+writes waited, which this ratio catches; one descheduling (a single max) does not fail it."""
+MIN_WRITES = 10
+"""Enough writes to exercise the watcher (a loaded machine made 61-142 in 6 s)."""
+SEEN_WITHIN_S = 3.0
+"""PRODUCT.md's 300 ms target for a run written elsewhere, with 10x headroom."""
 
 DESIGN = {"name": "scale-demo", "nodes": [
     {"id": "start", "type": "trigger"},
@@ -115,11 +125,14 @@ async def test_hover_stays_fast_while_runs_change_with_2000_runs(client: Languag
     assert shown < 5.0
 
     stop = threading.Event()
+    writing = threading.Event()
     writes = [0]
 
     def writer() -> None:  # "another process": rewrites random runs of other designs
         rng = random.Random(7)
         while not stop.wait(WRITE_EVERY_S):
+            if not writing.is_set():
+                continue
             i = rng.randrange(RUNS)
             if i % DESIGNS == 0:
                 continue
@@ -128,28 +141,32 @@ async def test_hover_stays_fast_while_runs_change_with_2000_runs(client: Languag
 
     thread = threading.Thread(target=writer, daemon=True)
     thread.start()
-    latencies = []
-    deadline = time.monotonic() + MEASURE_FOR_S
-    try:
-        while time.monotonic() < deadline:
-            started = time.perf_counter()
-            text_now = await hover_text(client, uri, at_draft)
-            latencies.append(time.perf_counter() - started)
-            assert "**draft**" in text_now
-            await asyncio.sleep(0.010)
+    latencies: dict[bool, list[float]] = {False: [], True: []}
+    try:  # quiet and writing windows alternate: a slow phase of the machine hits both
+        for window in range(WINDOWS):
+            busy = window % 2 == 1
+            (writing.set if busy else writing.clear)()
+            deadline = time.monotonic() + WINDOW_S
+            while time.monotonic() < deadline:
+                started = time.perf_counter()
+                text_now = await hover_text(client, uri, at_draft)
+                latencies[busy].append(time.perf_counter() - started)
+                assert "**draft**" in text_now
+                await asyncio.sleep(0.010)
     finally:
         stop.set()
         thread.join()
-    latencies.sort()
-    p50 = statistics.median(latencies)
-    p95 = latencies[int(0.95 * (len(latencies) - 1))]
-    print(f"hover with {RUNS} runs, {writes[0]} run writes in {MEASURE_FOR_S:.0f} s: "
-          f"p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms "
-          f"over {len(latencies)} hovers; runsChanged notifications: "
-          f"{len(client.runs_changed)}")
-    assert writes[0] >= MEASURE_FOR_S / WRITE_EVERY_S / 3
-    assert p95 < P95_LIMIT_S and latencies[-1] < MAX_LIMIT_S, (p50, p95, latencies[-1])
-
+    quiet, busy = (sorted(latencies[k]) for k in (False, True))
+    figures = {name: (statistics.median(values), values[int(0.95 * (len(values) - 1))],
+                      values[-1]) for name, values in (("quiet", quiet), ("writing", busy))}
+    for name, (p50, p95, top) in figures.items():
+        print(f"hover with {RUNS} runs, {name}: p50 {p50 * 1000:.1f} ms, "
+              f"p95 {p95 * 1000:.1f} ms, max {top * 1000:.1f} ms")
+    print(f"{writes[0]} run writes in {WINDOWS // 2 * WINDOW_S:.0f} s of writing; "
+          f"runsChanged notifications: {len(client.runs_changed)}")
+    assert writes[0] >= MIN_WRITES
+    floor = max(figures["quiet"][1], FLOOR_S)
+    assert figures["writing"][1] <= P95_RATIO * floor, figures
     # a new run of this design shows in hover within a second of its write
     marker = f"fresh-{time.time_ns()}"
     write_run(run_state(newest, "scale-demo", time.time() + 5, marker))
@@ -160,4 +177,4 @@ async def test_hover_stays_fast_while_runs_change_with_2000_runs(client: Languag
         await asyncio.sleep(0.01)
     seen = time.perf_counter() - written
     print(f"run file written -> shown in hover: {seen * 1000:.0f} ms")
-    assert seen < 1.0
+    assert seen < SEEN_WITHIN_S

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from hwf_lsp.analysis.design import design_of
-from hwf_lsp.analysis.runs_index import RunInfo
+from hwf_lsp.analysis.run_info import RunInfo
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.runs.summary import run_summary
@@ -60,24 +60,26 @@ PARKED_AT_G = {"status": "awaiting_approval", "cursor": 2, "outputs": {"a": 1, "
 @pytest.mark.parametrize("run, steps, facts", [
     (state(status="awaiting_approval", cursor=2, outputs={"a": 1}, skipped=["c"],
            pending={"node": "g"}), 3, ["a:done", "c:skipped", "g:waiting"]),
-    (state(), 3, ["a:None", "c:None", "g:None"]),  # not run: null
+    (state(), 3, ["a:running", "c:not run", "g:not run"]),  # the step at the cursor runs
     (state(status="completed", outputs={"a": 1, "c": True, "g": {"choice": "approve"}},
            **APPROVE), 3, ["a:done", "c:done", "g:answered=approve"]),
-    # a rejected approval is answered too (the runner also lists it as skipped)
+    # a rejected approval reads rejected (the runner also lists it as skipped)
     (state(status="completed", outputs={"a": 1, "c": True, "g": {"choice": "reject"}},
-           skipped=["g"], **REJECT), 3, ["a:done", "c:done", "g:answered=reject"]),
+           skipped=["g"], **REJECT), 3, ["a:done", "c:done", "g:rejected=reject"]),
     (state(status="failed", outputs={"a": 1}, log=[{"event": "failed", "node": "c"}]), 3,
-     ["a:done", "c:failed", "g:None"]),
+     ["a:done", "c:failed", "g:not run"]),
+    (state(status="cancelled", outputs={"a": 1}, cursor=1), 3,
+     ["a:done", "c:not run", "g:not run"]),
     # run from here: outside {c and its descendants} the base run's results are reused
     (state(status="completed", outputs={"a": 1, "c": True, "g": {"choice": "approve"}},
            **APPROVE, **FROM_C), 3, ["a:reused-rerun", "c:done+rerun", "g:answered+rerun=approve"]),
     (state(status="running", cursor=1, outputs={"a": 1}, **FROM_C), 3,
-     ["a:reused-rerun", "c:None+rerun", "g:None+rerun"]),
+     ["a:reused-rerun", "c:running+rerun", "g:not run+rerun"]),
     (state(status="running", outputs={}, skipped=["a"], **FROM_C), 3,
-     ["a:reused-rerun", "c:None+rerun", "g:None+rerun"]),
+     ["a:reused-rerun", "c:running+rerun", "g:not run+rerun"]),
     # from_node without a base run reuses nothing: no rerun flags
     (state(status="completed", outputs={"a": 1, "c": True}, from_node="c", base_run=None), 3,
-     ["a:done", "c:done", "g:None"]),
+     ["a:done", "c:done", "g:not run"]),
     (state(design=None), None, []),
     (state(design=None, **FROM_C), None, []),
     ({"run_id": 7, "cursor": True, "outputs": "x"}, None, []),
@@ -140,16 +142,20 @@ def run_info(**overrides):
 @pytest.mark.parametrize("run, expected", [
     (None, [("t", "▶ Start run"), ("a", "▶ Run from here"), ("c", "▶ Run from here"),
             ("g", "▶ Run from here")]),
-    (run_info(status="awaiting_approval", cursor=2, pending={"node": "g"}),
-     [("t", "▶ Start run"), ("t", "last run abcdef: awaiting_approval"),
-      ("a", "▶ Run from here"), ("c", "▶ Run from here"), ("g", "▶ Run from here"),
-      ("g", "Answer…")]),
+    (run_info(status="awaiting_approval", cursor=2, outputs={"a": 1, "c": True},
+              pending={"node": "g"}),
+     [("t", "▶ Start run"), ("t", "last run abcdef: awaiting_approval · 2/3 steps finished"),
+      ("a", "▶ Run from here"), ("a", "✓ done"), ("c", "▶ Run from here"), ("c", "✓ done"),
+      ("g", "▶ Run from here"), ("g", "⏸ waiting for approval"), ("g", "Answer…")]),
     (run_info(status="awaiting_agent", cursor=0, pending={"node": "a"}),
-     [("t", "▶ Start run"), ("t", "last run abcdef: awaiting_agent"), ("a", "▶ Run from here"),
-      ("a", "Respond…"), ("c", "▶ Run from here"), ("g", "▶ Run from here")]),
+     [("t", "▶ Start run"), ("t", "last run abcdef: awaiting_agent · 0/3 steps finished"),
+      ("a", "▶ Run from here"), ("a", "⏸ waiting for an agent"), ("a", "Respond…"),
+      ("c", "▶ Run from here"), ("c", "○ not run"), ("g", "▶ Run from here"),
+      ("g", "○ not run")]),
     (run_info(status="failed", cursor=1, outputs={"a": 1}),
-     [("t", "▶ Start run"), ("t", "last run abcdef: failed"), ("a", "▶ Run from here"),
-      ("c", "▶ Run from here"), ("c", "↻ Retry from here"), ("g", "▶ Run from here")]),
+     [("t", "▶ Start run"), ("t", "last run abcdef: failed · 1/3 steps finished"),
+      ("a", "▶ Run from here"), ("a", "✓ done"), ("c", "▶ Run from here"), ("c", "✗ failed"),
+      ("c", "↻ Retry from here"), ("g", "▶ Run from here"), ("g", "○ not run")]),
 ])
 def test_lens_specs(run, expected) -> None:
     text = json.dumps(DESIGN, indent=1)

@@ -36,7 +36,7 @@ from test_run_index import (
     written_behind_its_back,
 )
 
-from hwf_lsp.analysis.runs_index import RunsIndex
+from hwf_lsp.server.runs.newest_runs import RunsIndex
 from hwf_lsp.workflow import run_index
 from hwf_lsp.workflow.run_index import READ_NOW, RunIndex, index_path
 from hwf_lsp.workflow.stores import RunStore

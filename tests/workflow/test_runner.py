@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -217,6 +218,15 @@ def test_model_passed_only_when_allowed(runs: RunStore) -> None:
         assert ("model" in seam.requests[0].to_json()) is allowed
 
 
+@pytest.mark.parametrize("allowed", [False, True])
+def test_a_parked_step_keeps_the_model_only_when_allowed(runs: RunStore, allowed: bool) -> None:
+    """Chat and cron perform a parked step themselves: they read the model from `pending`."""
+    state = Runner(runs, allow_model_override=allowed).start(design(agent("a", model="big")))
+    assert state["status"] == "awaiting_agent"
+    assert state["pending"].get("model") == ("big" if allowed else None)
+    assert ("model" in state["pending"]) is allowed
+
+
 def test_command_agent_seam_end_to_end(runs: RunStore, tmp_path: Path) -> None:
     record = tmp_path / "requests.jsonl"
     seam = CommandAgentSeam([*AGENT_SCRIPT, "record", str(record)])
@@ -421,10 +431,15 @@ def test_run_without_snapshot_uses_the_design_store(runs: RunStore, tmp_path: Pa
     assert done["status"] == "completed"
 
 
-def test_persistence_overhead_per_step(runs: RunStore) -> None:
-    """50 agent steps, fsync on: the time spent saving state, per step (reported with -s)."""
+def test_persistence_overhead_per_step(runs: RunStore, tmp_path: Path) -> None:
+    """50 agent steps, fsync on: the time spent saving state, per step (reported with -s),
+    against the floor measured beside each save: the same bytes written, fsynced and
+    renamed in by hand (so a slow disk or a loaded machine slows both alike)."""
     timings: list[float] = []
+    floors: list[float] = []
     original = runs.save
+    bare = tmp_path / "bare"
+    bare.mkdir()
 
     def timed_save(state: dict) -> Path:
         started = time.perf_counter()
@@ -432,6 +447,7 @@ def test_persistence_overhead_per_step(runs: RunStore) -> None:
             return original(state)
         finally:
             timings.append(time.perf_counter() - started)
+            floors.append(bare_write(bare, json.dumps(state).encode()))
 
     runs.save = timed_save  # type: ignore[method-assign]
     nodes = [agent("s0")] + [agent(f"s{i}", f"s{i - 1}") for i in range(1, 49)]
@@ -441,8 +457,29 @@ def test_persistence_overhead_per_step(runs: RunStore) -> None:
     ordered = sorted(timings)
     print(f"\npersistence: {len(timings)} saves for {len(state['outputs'])} steps, "
           f"{per_step_ms:.2f} ms/step, median save {ordered[len(ordered) // 2] * 1000:.2f} ms, "
-          f"max {ordered[-1] * 1000:.2f} ms")
-    assert per_step_ms < 50  # a sanity bound; the figure itself is the measurement
+          f"max {ordered[-1] * 1000:.2f} ms; bare write+fsync+rename "
+          f"{sum(floors) / len(floors) * 1000:.2f} ms each")
+    # a ratio, not an absolute bound: fsync alone takes 100s of ms on a busy disk
+    assert sum(timings) < 10 * sum(floors), (sum(timings), sum(floors))
+
+
+def bare_write(directory: Path, data: bytes) -> float:
+    """Seconds to write `data` as an atomic save does, by hand: the floor of a save."""
+    started = time.perf_counter()
+    tmp = directory / ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, directory / "state.json")
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return time.perf_counter() - started
 
 
 CRASH_RUNNER = [sys.executable, str(Path(__file__).parent / "agents" / "crash_runner.py")]

@@ -55,7 +55,7 @@ def test_timeout_kills_the_agent() -> None:
     started = time.monotonic()
     with pytest.raises(AgentFailure, match="timed out"):
         CommandAgentSeam([*AGENT, "sleep", "30"], default_timeout_s=0.5).perform(request())
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # the agent sleeps 30 s; measured 0.3-0.6 s
 
 
 def test_cancel_kills_the_agent() -> None:
@@ -64,7 +64,7 @@ def test_cancel_kills_the_agent() -> None:
     started = time.monotonic()
     with pytest.raises(AgentCancelled):
         CommandAgentSeam([*AGENT, "sleep", "30"]).perform(request(), cancel_event=cancel)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # the agent sleeps 30 s; measured 0.3-0.6 s
 
 
 def test_missing_program_is_a_failure(tmp_path: Path) -> None:

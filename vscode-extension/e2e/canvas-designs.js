@@ -161,12 +161,13 @@ async function check(name, fn) {
     const runMsg = {
       type: 'run', seq: 1,
       run: { run_id: 'r-42', name: 'review-flow', status: 'running', step_states: [] },
+      // the steps as runModel.stepsOfRun renders the server's run facts: its words, labels, times
       steps: [
-        { id: 'draft', kind: 'agent', state: 'done', preview: 'Features: …', detail: 'Features:\n- a\n- b\nFixes:\n- c', startedAt: at(0), endedAt: at(4) },
-        { id: 'review', kind: 'agent', state: 'done', preview: '{"score": 8}', detail: '{"verdict": "approve", "score": 8}', startedAt: at(4), endedAt: at(16) },
-        { id: 'good-enough', kind: 'condition', state: 'done', preview: 'true', detail: 'true', startedAt: at(16), endedAt: at(16) },
-        { id: 'sign-off', kind: 'approval', state: 'not-run', preview: '', detail: '' },
-        { id: 'publish', kind: 'output', state: 'not-run', preview: 'not run yet', detail: 'Posted to #reviews: the release notes for 2.4 are out.\n(and a long second line to see the card wrap)' },
+        { id: 'draft', kind: 'agent', state: 'done', label: '✓ done', times: `started ${at(0)}, ended ${at(4)} (took 4.00 s)`, duration: '4.00 s', attempts: [], preview: 'Features: …', detail: 'Features:\n- a\n- b\nFixes:\n- c' },
+        { id: 'review', kind: 'agent', state: 'done', label: '✓ done', times: `started ${at(4)}, ended ${at(16)} (took 12 s)`, duration: '12 s', attempts: [], preview: '{"score": 8}', detail: '{"verdict": "approve", "score": 8}' },
+        { id: 'good-enough', kind: 'condition', state: 'done', label: '✓ done', times: `started ${at(16)}, ended ${at(16)} (took 0.00 s)`, duration: '0.00 s', attempts: [], preview: 'true', detail: 'true' },
+        { id: 'sign-off', kind: 'approval', state: 'running', label: '⟳ running', times: `started ${at(16)}`, duration: '', attempts: [], preview: 'running', detail: '' },
+        { id: 'publish', kind: 'output', state: 'not run', label: '○ not run', times: '', duration: '', attempts: [], preview: 'not run yet', detail: 'Posted to #reviews: the release notes for 2.4 are out.\n(and a long second line to see the card wrap)' },
       ],
     };
     for (const theme of Object.keys(THEMES)) {
@@ -197,7 +198,7 @@ async function check(name, fn) {
         if (facts.runningAnim === 'none') throw new Error('running does not animate');
         if (facts.truncated) throw new Error('the title is cut');
         if (facts.startBg === facts.addBg) throw new Error('Start run is styled like any button');
-        if (facts.durations.join() !== '4.0 s,12 s,0.0 s') throw new Error(`durations ${facts.durations}`);
+        if (facts.durations.join() !== '4.00 s,12 s,0.00 s') throw new Error(`durations ${facts.durations}`);
         return JSON.stringify(facts);
       });
     }

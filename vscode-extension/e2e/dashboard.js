@@ -14,6 +14,7 @@ const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const { chromium } = require('playwright-core');
 const { freePort } = require('./lib/codeServer');
 const { waitFor, LAUNCH_ARGS } = require('./lib/workbench');
+const { click } = require('./lib/click');
 const { option } = require('./lib/options');
 
 const repo = path.resolve(option('repo', path.join(__dirname, '..', '..')));
@@ -69,7 +70,7 @@ async function main() {
       return `7 nodes, ${edges} edges; run ${runId} parked at sign-off; no edit buttons`;
     });
     await step('dashboard: answering on the canvas completes the run', async () => {
-      await page.locator('.react-flow__node[data-id="sign-off"] button.hwf-answer', { hasText: 'approve' }).click();
+      await click(page.locator('.react-flow__node[data-id="sign-off"] button.hwf-answer', { hasText: 'approve' }));
       await waitFor('the run completed', async () => /completed/.test(await page.locator('.hwf-run-status').innerText()), { timeout: 30000 });
       await page.waitForTimeout(500);
       await page.screenshot({ path: path.join(artifacts, '02-dashboard-completed.png') });

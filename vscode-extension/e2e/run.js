@@ -15,6 +15,7 @@ const { openSession: openWindow } = require('./lib/session');
 const { execFileSync } = require('node:child_process');
 const { prepareWorkspace, prepareHostileRepository, newProfile, extensionHostLogs, hermesLog, oldPythons } = require('./lib/workspace');
 const { waitFor } = require('./lib/workbench');
+const { click } = require('./lib/click');
 const { matchProblems } = require('./lib/expectations');
 const { canvasSteps } = require('./canvas');
 const { canvasLevelTwoSteps } = require('./canvas-level-two');
@@ -143,7 +144,7 @@ async function main() {
       const lens = page.locator('.codelens-decoration a', { hasText: /run from here/i }).first();
       await waitFor('a "Run from here" code lens', () => lens.isVisible(), { timeout: 30000 });
       const lensText = await lens.innerText();
-      await lens.click();
+      await click(lens);
       await wb.showRunsView();
       const row = await wb.waitForRun('hello-world', 'completed');
       await wb.expandRun(row);
@@ -171,7 +172,7 @@ async function main() {
       await wb.goTo(design.findIndex((l) => l.includes('"id": "sign-off"')) + 1, 1);
       const answerLens = page.locator('.codelens-decoration a', { hasText: /^Answer/ }).first();
       await waitFor('an "Answer…" code lens', () => answerLens.isVisible(), { timeout: 30000 });
-      await answerLens.click();
+      await click(answerLens);
       await waitFor('the approval options in a quick pick', async () => {
         const rows = await wb.quickPickRows();
         return rows.some((r) => r.includes('approve')) && rows.some((r) => r.includes('reject'));
@@ -183,7 +184,7 @@ async function main() {
       await waitFor('the answered approval among the steps', async () => /answered approve/.test(await wb.runsViewText()));
       // VS Code redraws code lenses of an editor that has focus: click into it, then the
       // server's refreshed lenses (no more "Answer…") show.
-      await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+      await click(page.locator('.editor-instance .monaco-editor .view-lines').first());
       await waitFor('the "Answer…" lens to go (the server refreshes its lenses)', async () =>
         (await page.locator('.codelens-decoration a', { hasText: /^Answer/ }).count()) === 0);
       await wb.runCommand('Notifications: Clear All Notifications');
@@ -199,7 +200,7 @@ async function main() {
       await wb.openFile('review-flow.hwf.json');
       const item = page.locator('.part.statusbar .statusbar-item', { hasText: 'hwf:' }).first();
       await waitFor('the run status item', async () => /hwf: completed/.test(await item.innerText()));
-      await item.click();
+      await click(item);
       const newest = runFiles(world.hermesHome).filter((r) => r.name === 'review-flow')
         .sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)))[0];
       await waitFor(`the run file ${newest.run_id}.json in an editor`, () =>
@@ -212,7 +213,7 @@ async function main() {
     await step('"Run Again" from a run\'s context menu in the Runs view starts a new run', async () => {
       const before = new Set(runFiles(world.hermesHome).map((r) => r.run_id));
       const row = await wb.waitForRun('hello-world', 'completed');
-      await row.click({ button: 'right' });
+      await click(row, { button: 'right' });
       await wb.pickMenuItem('Run Again');
       const fresh = await waitFor('a new completed hello-world run file', async () =>
         runFiles(world.hermesHome).find((r) => !before.has(r.run_id) && r.name === 'hello-world' && r.status === 'completed'));
@@ -274,7 +275,7 @@ async function main() {
       await wb.runCommand('Hermes Workflow: Respond to Agent Step');
       await wb.pickQuickItem('Open a document for long text');
       await waitFor('an untitled response document', () => page.locator('.tabs-container .tab.active', { hasText: /Untitled/ }).isVisible());
-      await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+      await click(page.locator('.editor-instance .monaco-editor .view-lines').first());
       await page.keyboard.type('# Greeting\n\nHello team, a long answer.');
       await wb.screenshot(shot('11-respond-document'));
       await wb.runCommand('Hermes Workflow: Send Response');
@@ -292,12 +293,12 @@ async function main() {
       await wb.runCommand('Hermes Workflow: Start Run');
       const parked = await wb.runIdOf(await wb.waitForRun('hello-world', 'awaiting agent', 30000));
       const row = await wb.waitForRun('hello-world', 'awaiting agent', 30000, parked);
-      await row.click({ button: 'right' });
+      await click(row, { button: 'right' });
       await wb.pickMenuItem('Cancel Run');
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor({ state: 'visible', timeout: 10000 });
       await wb.screenshot(shot('12-cancel-confirmation'));
-      await dialog.locator('.monaco-button', { hasText: 'Cancel Run' }).click();
+      await click(dialog.locator('.monaco-button', { hasText: 'Cancel Run' }));
       await wb.waitForRun('hello-world', 'cancelled', 30000, parked);
       const run = runFiles(world.hermesHome).find((r) => r.run_id === parked);
       if (run?.status !== 'cancelled') {
@@ -466,7 +467,7 @@ async function noSupportedPython(world, shot) {
       return /needs Python 3\.11 or newer/.test(shown) && shown.includes(old[0].version) && shown.includes(onPath.version) ? shown : false;
     }, { timeout: 60000 });
     await wb.screenshot(shot('14-no-python-3-11'));
-    await page.locator('.notifications-toasts .monaco-button, .notifications-center .monaco-button', { hasText: 'Open Settings' }).first().click();
+    await click(page.locator('.notifications-toasts .monaco-button, .notifications-center .monaco-button', { hasText: 'Open Settings' }).first());
     await waitFor('the settings editor on hwf.server.pythonPath', () =>
       page.locator('.settings-editor .setting-item', { hasText: /python path/i }).first().isVisible(),
     );

@@ -14,6 +14,7 @@ const { option, commonOptions } = require('./lib/options');
 const { openSession } = require('./lib/session');
 const { prepareDemoWorkspace } = require('./lib/workspace');
 const { waitFor } = require('./lib/workbench');
+const { click } = require('./lib/click');
 
 const { repo, vsix, codeServerDir, python } = commonOptions();
 const out = path.resolve(option('out', path.join(repo, 'vscode-extension', 'images')));
@@ -92,7 +93,7 @@ async function approval(wb, page, world) {
   const answer = page.locator('.codelens-decoration a', { hasText: /^Answer/ }).first();
   await waitFor('an "Answer…" code lens', () => answer.isVisible(), { timeout: 30000 });
   await waitFor('the ⏸ waiting hint', async () => /waiting/.test(await page.locator('.editor-instance').first().innerText()));
-  await answer.click();
+  await click(answer);
   await waitFor('the approval options in a quick pick', async () => (await wb.quickPickRows()).some((r) => r.includes('approve')));
   await page.waitForTimeout(300);
   await shoot(wb, 'approval');
@@ -104,7 +105,7 @@ async function runsView(wb, page, world) {
   const row = await wb.waitForRun('review-flow', 'completed', 60000);
   await wb.expandRun(row);
   await waitFor('the answered approval among the steps', async () => /answered approve/.test(await wb.runsViewText()));
-  await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  await click(page.locator('.editor-instance .monaco-editor .view-lines').first());
   await wb.goTo(lineOf(world, 'review-flow.hwf.json', '"on_timeout"'), 1);
   await waitFor('the refreshed lenses (no "Answer…")', async () =>
     (await page.locator('.codelens-decoration a', { hasText: /^Answer/ }).count()) === 0);

@@ -1,9 +1,10 @@
 """textDocument/codeLens: run actions above the nodes of a design.
 
 "▶ Start run" on the trigger, "▶ Run from here" on every step, and, following
-the newest run of the design (RunsIndex): "Answer…" on a parked approval,
-"Respond…" on a parked agent step and "↻ Retry from here" on the step a run
-failed at.  Each lens carries the arguments of its command (docs/commands.md).
+the newest run of the design (RunsIndex) and its run facts: its status and progress on
+the trigger, each step's state (opening the step's detail, `hwf.showStep`), "Answer…"
+on a waiting approval, "Respond…" on a waiting agent step and "↻ Retry from here" on
+the step a run failed at.  Each lens carries the arguments of its command (docs/commands.md).
 The runs watcher sends workspace/codeLens/refresh when a run changes.
 """
 
@@ -20,10 +21,13 @@ from hwf_lsp.server.features.commands import (
     LIST_RUNS,
     RESPOND_AGENT,
     RUN_FROM_HERE,
+    SHOW_STEP,
     START_RUN,
 )
 from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
+from hwf_lsp.workflow.run_facts import progress_of
+from hwf_lsp.workflow.step_words import STEP_FAILED, STEP_WAITING, progress_text, step_label
 from hwf_lsp.workflow.vocabulary import STEP_KINDS, TRIGGER
 
 if TYPE_CHECKING:
@@ -39,14 +43,10 @@ RETRY_TITLE = "↻ Retry from here"
 def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, list[Any]]]:
     """(offset, title, command, arguments) per lens, in document order.
 
-    `run` is the newest run of the design (runs_index.RunInfo) or None.
+    `run` is the newest run of the design (analysis.run_info.RunInfo) or None.  Each step of it
+    gets its state (the engine's run facts, `workflow.step_words.step_label`), and the
+    action its state calls for: answer or respond to a waiting step, retry a failed one.
     """
-    state = run.state if run is not None else {}
-    status = state.get("status")
-    pending = state.get("pending") if isinstance(state.get("pending"), dict) else {}
-    waiting_at = pending.get("node") if status in ("awaiting_agent", "awaiting_approval") \
-        else None
-    failed_at = run.failed_node() if run is not None else None  # workflow.run_facts rule
     specs: list[tuple[int, str, str, list[Any]]] = []
     for info in design.infos:
         if info.id is None or info.obj is None:
@@ -55,19 +55,30 @@ def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, lis
         if info.kind == TRIGGER:
             specs.append((at, START_TITLE, START_RUN, [uri]))
             if run is not None:
-                specs.append((at, f"last run {run.run_id}: {status}", LIST_RUNS,
-                               [{"design": run.name}]))
+                specs.append((at, run_title(run), LIST_RUNS, [{"design": run.name}]))
             continue
         if info.kind not in STEP_KINDS:
             continue
         specs.append((at, FROM_HERE_TITLE, RUN_FROM_HERE, [uri, info.id]))
-        if info.id == waiting_at and status == "awaiting_approval":
-            specs.append((at, ANSWER_TITLE, ANSWER_APPROVAL, [run.run_id]))
-        elif info.id == waiting_at and status == "awaiting_agent":
-            specs.append((at, RESPOND_TITLE, RESPOND_AGENT, [run.run_id]))
-        if info.id == failed_at:
+        fact = run.fact(info.id) if run is not None else None
+        if fact is None:
+            continue
+        specs.append((at, step_label(fact), SHOW_STEP, [run.run_id, info.id]))
+        if fact["status"] == STEP_WAITING:
+            approval = fact.get("waiting_for") == "approval"
+            specs.append((at, ANSWER_TITLE if approval else RESPOND_TITLE,
+                          ANSWER_APPROVAL if approval else RESPOND_AGENT, [run.run_id]))
+        elif fact["status"] == STEP_FAILED:
             specs.append((at, RETRY_TITLE, RUN_FROM_HERE, [uri, info.id, run.run_id]))
     return specs
+
+
+def run_title(run: Any) -> str:
+    """The trigger's lens on the newest run: its status and its progress (steps finished
+    / steps, the one convention of `workflow.run_facts.progress_of`)."""
+    finished, total = progress_of(list(run.facts.values()))
+    title = f"last run {run.run_id}: {run.status}"
+    return f"{title} · {progress_text(finished, total)} steps finished" if total else title
 
 
 def register(server: HwfServer) -> None:

@@ -40,8 +40,11 @@ ANSWER_APPROVAL = "hwf.answerApproval"
 RESPOND_AGENT = "hwf.respondAgent"
 CANCEL_RUN = "hwf.cancelRun"
 LIST_RUNS = "hwf.listRuns"
+SHOW_STEP = "hwf.showStep"
 COMMANDS = (START_RUN, RUN_FROM_HERE, RESUME_RUN, ANSWER_APPROVAL, RESPOND_AGENT, CANCEL_RUN,
-            LIST_RUNS)
+            LIST_RUNS, SHOW_STEP)
+READ_ONLY = (LIST_RUNS, SHOW_STEP)
+"""Commands that change no run: no refresh of lenses and hints after them."""
 
 INVALID_PARAMS = -32602
 REQUEST_FAILED = -32803
@@ -284,6 +287,26 @@ class RunCommands:
         runs = await asyncio.to_thread(recent_summaries, self.server, MAX_LISTED_RUNS, design)
         return {"runs": runs}
 
+    async def show_step(self, *args: Any) -> dict[str, Any]:
+        """`[run_id, node_id]` → the engine's step detail (`workflow.step_detail`): the
+        step's run facts, the context it was given, its full output, its receipts."""
+        usage = "[run_id, node_id]"
+        run_id = _run_id(args, usage)
+        node_id = _string(_arg(args, 1, usage, "node_id"), usage, "node_id")
+        return await asyncio.to_thread(self._step_detail, run_id, node_id)
+
+    def _step_detail(self, run_id: str, node_id: str) -> dict[str, Any]:
+        from hwf_lsp.workflow.step_detail import step_detail
+
+        state = self.manager.run_store().load(run_id)
+        design = None
+        if not isinstance(state.get("design"), dict) and isinstance(state.get("name"), str):
+            try:  # a run without a snapshot: the stored design of its name plans it
+                design = self.manager.design_store().load(state["name"])
+            except (OSError, ValueError):
+                design = None
+        return step_detail(state, node_id, design)
+
 
 # --- errors: a JSON-RPC error and a message, never a crash --------------------------
 
@@ -317,7 +340,7 @@ def _answering(server: HwfServer, command: str,
             task.add_done_callback(IN_FLIGHT.discard)
         try:
             result = await handler(*args)
-            if command != LIST_RUNS:  # lenses and hints right after the answer
+            if command not in READ_ONLY:  # lenses and hints right after the answer
                 from hwf_lsp.server.runs.notify import refresh_after_command
 
                 await asyncio.to_thread(refresh_after_command, server, result)  # I/O off the loop
@@ -335,6 +358,7 @@ def _answering(server: HwfServer, command: str,
 def refusal(server: HwfServer, command: str, exc: BaseException) -> RequestRefused:
     """A command's failure as its error answer, the message also shown to the user."""
     message, code = _message_of(exc)
+    log.info("%s refused: %s", command, message)  # one line: a refusal is not a bug
     server.window_show_message(types.ShowMessageParams(
         type=types.MessageType.Error, message=f"{command}: {message}"))
     return RequestRefused(message=f"{command}: {message}", code=code)
@@ -378,6 +402,7 @@ def register(server: HwfServer) -> None:
         RESPOND_AGENT: commands.respond_agent,
         CANCEL_RUN: commands.cancel_run,
         LIST_RUNS: commands.list_runs,
+        SHOW_STEP: commands.show_step,
     }
     for name, handler in handlers.items():
         server.command(name)(_answering(server, name, handler))

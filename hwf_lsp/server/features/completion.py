@@ -22,6 +22,23 @@ def supports_markdown(server: HwfServer, path: str) -> bool:
     return types.MarkupKind.Markdown in formats
 
 
+def expands_snippets(server: HwfServer) -> bool:
+    """Whether every way the client completes expands a snippet item.  Neovim 0.11 says
+    snippetSupport, yet its `vim.lsp.omnifunc` (the `<C-x><C-o>` many configs use) inserts
+    a snippet item's label as text, and one server cannot tell which way a Neovim user
+    completes: Neovim gets plain text, which both ways insert whole."""
+    if not get_capability(server.client_capabilities,
+                          "text_document.completion.completion_item.snippet_support", False):
+        return False
+    return not is_neovim(server)
+
+
+def is_neovim(server: HwfServer) -> bool:
+    """Neovim (every version): it inserts an item's text up to the cursor and keeps what
+    follows, whatever the edit's range says; other clients apply the range."""
+    return getattr(getattr(server, "client_info", None), "name", None) == "Neovim"
+
+
 def register(server: HwfServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
@@ -30,11 +47,12 @@ def register(server: HwfServer) -> None:
         at = on_design(server, params)
         if at is None:
             return None
-        snippets = bool(get_capability(
-            server.client_capabilities,
-            "text_document.completion.completion_item.snippet_support", False))
         markdown = supports_markdown(
             server, "text_document.completion.completion_item.documentation_format")
+        insert_replace = bool(get_capability(
+            server.client_capabilities,
+            "text_document.completion.completion_item.insert_replace_support", False))
         items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
-                         snippets=snippets)
-        return convert.completion_list(items, at.lines, at.encoding, markdown)
+                         snippets=expands_snippets(server),
+                         past_cursor=insert_replace or not is_neovim(server))
+        return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)

@@ -105,6 +105,21 @@ class RunProgress:
         progress.tokens.pop(token, None)
 
 
+def delivery_warning(event: dict[str, Any]) -> str | None:
+    """The warning a failed delivery of a run this editor advances shows (the runner's
+    `delivery` event): the receipt's error and the setting that fixes it; None when ok."""
+    receipt = event.get("receipt") if event.get("event") == "delivery" else None
+    if not isinstance(receipt, dict) or receipt.get("ok") is True:
+        return None
+    where = receipt.get("target") or receipt.get("deliver")
+    fix = ("set hwf.delivery.command (the channel command, argv) in the settings"
+           if receipt.get("deliver") == "channel"
+           else "the editor could not show the notification")
+    return (f"Run {event.get('run_id')}: step {event.get('node')!r} was not delivered to "
+            f"{where}: {receipt.get('error')}. To fix: {fix}; the step's output is kept "
+            "in the run.")
+
+
 def outcome_message(state: Any) -> str:
     """How a run stands after an operation, for the end of its progress."""
     if not isinstance(state, dict):
@@ -211,6 +226,16 @@ class RunManager:
 
     # --- executing ------------------------------------------------------------
 
+    def _events_to(self, progress: RunProgress) -> Callable[[dict[str, Any]], None]:
+        """The runner's events (worker thread): progress, and a failed delivery's warning,
+        shown where the run was started (this editor)."""
+        def on_event(event: dict[str, Any]) -> None:
+            self.call_on_loop(progress.on_event, event)
+            warning = delivery_warning(event)
+            if warning is not None:
+                self.show(types.MessageType.Warning, warning)
+        return on_event
+
     async def execute(self, title: str, work: Callable[[Runner, Callable[[str], None]], T],
                       run_id: str | None = None) -> T:
         """`work(runner, claim)` on a new thread, with progress; its result when it returns.
@@ -235,9 +260,7 @@ class RunManager:
         except BaseException:
             self._release(claimed)
             raise
-        runner = self.runner(active.cancel_event,
-                             lambda event: self.call_on_loop(progress.on_event, event),
-                             active.interrupt)
+        runner = self.runner(active.cancel_event, self._events_to(progress), active.interrupt)
         done: asyncio.Future[T] = loop.create_future()
         active.done = done
 

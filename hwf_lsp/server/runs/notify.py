@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from hwf_lsp.server.runs.summary import run_summary
 
 if TYPE_CHECKING:
-    from hwf_lsp.analysis.runs_index import RunsIndex
     from hwf_lsp.server.runs.manager import RunManager
+    from hwf_lsp.server.runs.newest_runs import RunsIndex
     from hwf_lsp.server.server import HwfServer
     from hwf_lsp.workflow.run_index import Changes, RunRow
 

@@ -2,6 +2,8 @@
 // keys, the command palette, quick picks. Every wait polls; nothing sleeps blindly.
 'use strict';
 
+const { click } = require('./click');
+
 const LAUNCH_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -63,7 +65,7 @@ class Workbench {
   async openFile(name) {
     await this.runCommand('View: Show Explorer');
     const row = this.page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
-    await row.click();
+    await click(row);
     await waitFor(`an editor tab for ${name}`, () =>
       this.page.locator('.tabs-container .tab.active', { hasText: name }).isVisible(),
     );
@@ -90,7 +92,7 @@ class Workbench {
   async pickQuickItem(label) {
     const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
     await waitFor(`"${label}" in the quick pick`, () => row.isVisible(), { timeout: 15000 });
-    await row.click();
+    await click(row);
   }
 
   /** Clicks an entry of the open context menu. */
@@ -113,7 +115,7 @@ class Workbench {
   async focusText() {
     const editor = this.page.locator('.editor-instance .monaco-editor').first();
     const box = await editor.boundingBox();
-    await editor.click({ position: { x: Math.round(box.width * 0.75), y: Math.round(box.height / 2) } });
+    await click(editor, { position: { x: Math.round(box.width * 0.75), y: Math.round(box.height / 2) } });
   }
 
   async goTo(line, column) {
@@ -186,7 +188,7 @@ class Workbench {
       return;
     }
     // The item, not its label: a badge (runs waiting) may cover the label.
-    await this.page.locator('.part.activitybar .action-item:has(a[aria-label^="Hermes Workflow"])').first().click();
+    await click(this.page.locator('.part.activitybar .action-item:has(a[aria-label^="Hermes Workflow"])').first());
     await waitFor('the Hermes Workflow side bar', async () => /hermes workflow/i.test(await title.innerText()));
   }
 
@@ -217,7 +219,7 @@ class Workbench {
       if ((await row.getAttribute('aria-expanded')) === 'true') {
         return true;
       }
-      await row.locator('.monaco-tl-twistie').click({ timeout: 2000 });
+      await click(row.locator('.monaco-tl-twistie'), { timeout: 2000 });
       await this.page.waitForTimeout(300);
       return (await row.getAttribute('aria-expanded')) === 'true';
     }, { interval: 500 });

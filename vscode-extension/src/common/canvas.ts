@@ -309,6 +309,9 @@ class CanvasPanel {
         await this.send(command, args);
         return;
       }
+      case 'step':
+        await vscode.commands.executeCommand(UiCommand.showStep, message.runId, message.id);
+        return;
     }
   }
 

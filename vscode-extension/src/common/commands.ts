@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { ServerCommand, UiCommand } from './constants';
 import { getLog } from './log';
-import { ACTIVE, asRunSummary, noticesOf, RunSummary, statusIcon, statusLabel } from './runModel';
+import { ACTIVE, asRunSummary, noticesOf, progressOf, RunSummary, statusIcon, statusLabel, StepDetail, stepDetailMarkdown, undeliveredOf } from './runModel';
 import { Pickers } from './pickers';
 import { ResponseDocuments } from './responseDocument';
 import { RunsModel } from './runs';
@@ -34,6 +34,7 @@ export class Commands implements vscode.Disposable {
     register(UiCommand.resumeRun, (target?: unknown) => this.resumeRun(target));
     register(UiCommand.openRun, (target?: unknown, stepId?: string) => this.openRun(target, stepId));
     register(UiCommand.runAgain, (target?: unknown) => this.runAgain(target));
+    register(UiCommand.showStep, (runId?: unknown, stepId?: unknown) => this.showStep(runId, stepId));
     register(UiCommand.refreshRuns, () => this.model.refresh());
     register(UiCommand.showLog, () => getLog().show());
     register(UiCommand.restartServer, () => this.server.restart());
@@ -45,7 +46,7 @@ export class Commands implements vscode.Disposable {
 
   /** Called with every server command's result: keep the runs current, tell the user. */
   report(command: string, result: unknown): void {
-    if (command === ServerCommand.listRuns) {
+    if (command === ServerCommand.listRuns || command === ServerCommand.showStep) {
       return;
     }
     // The server shows its notices (stale upstream, no base run) itself; keep them in the log.
@@ -83,7 +84,8 @@ export class Commands implements vscode.Disposable {
         );
         break;
       default:
-        vscode.window.setStatusBarMessage(`$(${statusIcon(run.status).replace('~spin', '')}) ${label}: ${statusLabel(run.status)}`, 8000);
+        vscode.window.setStatusBarMessage(`$(${statusIcon(run.status).replace('~spin', '')}) ${label}: ${statusLabel(run.status)}` +
+          `${progressOf(run) ? ` ${progressOf(run)}` : ''}${undeliveredOf(run).length ? ` · ${undeliveredOf(run).length} not delivered` : ''}`, 8000);
     }
   }
 
@@ -112,6 +114,10 @@ export class Commands implements vscode.Disposable {
     }
     if (command === ServerCommand.respondAgent && args.length === 1 && typeof args[0] === 'string') {
       await this.respondAgent(args[0]);
+      return true;
+    }
+    if (command === ServerCommand.showStep) {
+      await this.showStep(args[0], args[1]);
       return true;
     }
     if (command === ServerCommand.listRuns) {
@@ -265,6 +271,20 @@ export class Commands implements vscode.Disposable {
     if (confirm === 'Cancel Run') {
       await this.send(ServerCommand.cancelRun, [run.run_id]);
     }
+  }
+
+  /** The step detail view: the server's `hwf.showStep` answer, as Markdown beside. */
+  async showStep(runId: unknown, stepId: unknown): Promise<void> {
+    if (typeof runId !== 'string' || typeof stepId !== 'string') {
+      return;
+    }
+    const detail = await this.send(ServerCommand.showStep, [runId, stepId]);
+    if (!detail || typeof detail !== 'object') {
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: stepDetailMarkdown(detail as StepDetail) });
+    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    await vscode.commands.executeCommand('markdown.showPreview', document.uri).then(undefined, () => undefined);
   }
 
   async openRun(target?: unknown, stepId?: string): Promise<void> {

@@ -14,6 +14,8 @@ export const ServerCommand = {
   respondAgent: 'hwf.respondAgent',
   cancelRun: 'hwf.cancelRun',
   listRuns: 'hwf.listRuns',
+  /** One step of a run in full (docs/commands.md): the step detail view. */
+  showStep: 'hwf.showStep',
   /** The canvas's graph of a design's current text (docs/commands.md, "Canvas"). */
   graph: 'hwf.graph',
 } as const;
@@ -44,10 +46,14 @@ export const UiCommand = {
   restartServer: 'hwf.restartServer',
   openCanvas: 'hwf.ui.openCanvas',
   showRunOnCanvas: 'hwf.ui.showRunOnCanvas',
+  filterRuns: 'hwf.ui.filterRuns',
+  showStep: 'hwf.ui.showStep',
+  clearRunsFilter: 'hwf.ui.clearRunsFilter',
 } as const;
 
 /** Context keys used in package.json `when` clauses. */
 export const ContextKey = {
   isDesign: 'hwf.isDesign',
   isResponseDocument: 'hwf.isResponseDocument',
+  runsFiltered: 'hwf.runsFiltered',
 } as const;

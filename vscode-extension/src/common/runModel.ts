@@ -41,8 +41,12 @@ export interface RunSummary {
   /** The stored design of the run's name, when that file exists (the server checks). */
   design_path?: string | null;
   notices?: unknown;
-  /** `[{id, type, title, status, rerun?, answer?}]` in plan order (see StepSummary). */
+  /** The run facts of each step, in plan order (see StepSummary). */
   step_states?: unknown;
+  /** Steps finished / steps: the one progress convention (`"3/5"`, `"-"` without a plan). */
+  progress?: string;
+  finished?: number | null;
+  created_at?: string | null;
 }
 
 export const ACTIVE: ReadonlySet<string> = new Set(['running', 'awaiting_agent', 'awaiting_approval']);
@@ -95,22 +99,59 @@ export function statusColor(status: string): string | undefined {
   }
 }
 
-export type StepState = 'done' | 'reused' | 'answered' | 'skipped' | 'waiting' | 'failed' | 'not-run';
+/**
+ * A step's state: the server's word (`status` of a `step_states` entry, docs/commands.md,
+ * the engine's run facts). The extension renders it and never works a state out.
+ */
+export type StepState =
+  | 'done'
+  | 'reused'
+  | 'answered'
+  | 'rejected'
+  | 'skipped'
+  | 'waiting'
+  | 'failed'
+  | 'not delivered'
+  | 'running'
+  | 'not run';
 
-/** One entry of the summary's `step_states` (docs/commands.md): the server's facts. */
+export const STEP_STATES: readonly StepState[] = [
+  'done', 'reused', 'answered', 'rejected', 'skipped', 'waiting', 'failed', 'not delivered', 'running', 'not run',
+];
+
+/** One failed attempt of a step: its error and when. */
+export interface AttemptInfo {
+  error?: unknown;
+  at?: string | null;
+}
+
+/** One entry of the summary's `step_states` (docs/commands.md): the server's run facts. */
 export interface StepSummary {
   id: string;
   type?: string | null;
   title?: string | null;
-  /** done, reused, answered, skipped, waiting, failed; null when the step has not run. */
+  /** One of STEP_STATES (an older server may send null: not run). */
   status?: string | null;
-  /** Only on a run from here: whether this step runs again (else its result is reused). */
-  rerun?: boolean;
-  /** Only on an `answered` approval: the choice. */
-  answer?: unknown;
-  /** When the step started and ended (ISO 8601), when the summary gives them. */
+  /** The status's icon and the label every surface shows (`✓ done`, `⚠ not delivered`). */
+  icon?: string;
+  label?: string;
   started_at?: string | null;
   ended_at?: string | null;
+  /** answered: the choice; rejected: reject. */
+  answer?: unknown;
+  /** skipped: false condition, skipped parent or rejected upstream; `detail` the runner's words. */
+  why?: string | null;
+  detail?: string | null;
+  waiting_for?: string;
+  since?: string | null;
+  escalated?: boolean;
+  /** failed: the run's error; not delivered: the receipt's. */
+  error?: unknown;
+  target?: string | null;
+  attempts?: AttemptInfo[];
+  base_run?: string | null;
+  /** Only on a run from here: whether this step runs again (else its result is reused). */
+  rerun?: boolean;
 }
 
 export interface StepInfo {
@@ -118,25 +159,35 @@ export interface StepInfo {
   kind: string;
   title?: string;
   state: StepState;
-  /** One line for the tree: the output (or why skipped / what it waits for). */
+  /** The server's label for the state (`✓ done`, `⊘ rejected`, …). */
+  label: string;
+  /** One line for the tree: the output (or why skipped / what it waits for / the error). */
   preview: string;
   /** The whole output, pretty-printed and capped, for the tooltip. */
   detail: string;
-  /** From the summary's `started_at` / `ended_at`, when it has them. */
-  startedAt?: string;
-  endedAt?: string;
+  /** When it ran: `started …, ended … (took …)`, or '' when the run did not record it. */
+  times: string;
+  /** How long it took (`0.25 s`), '' when not recorded. */
+  duration: string;
+  /** The failed attempts, one line each. */
+  attempts: string[];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const STEP_STATES: ReadonlySet<string> = new Set(['done', 'reused', 'answered', 'skipped', 'waiting', 'failed']);
+const KNOWN_STATES: ReadonlySet<string> = new Set(STEP_STATES);
 
 /** The summary's `step_states` that name a step (plan order, as the server sent them). */
 export function stepStatesOf(summary: RunSummary): StepSummary[] {
   const states = Array.isArray(summary.step_states) ? summary.step_states : [];
   return states.filter(isObject).filter((s): s is StepSummary & Record<string, unknown> => typeof s.id === 'string');
+}
+
+/** The state word of a step entry: the server's; anything else (null, junk) reads "not run". */
+export function stateOf(step: StepSummary): StepState {
+  return (KNOWN_STATES.has(String(step.status)) ? step.status : 'not run') as StepState;
 }
 
 const PREVIEW_LENGTH = 80;
@@ -163,71 +214,99 @@ function detailOf(value: unknown): string {
   return text.length > DETAIL_LENGTH ? `${text.slice(0, DETAIL_LENGTH - 1)}…` : text;
 }
 
-/** The last log detail the runner wrote for `node` with `event`, if any. */
-function lastLogDetail(log: unknown, node: string, event: string): string | undefined {
-  if (!Array.isArray(log)) {
-    return undefined;
+/** How long from `start` to `end` (ISO stamps): `0.25 s`, `3 min 5 s`; '' when unknown. */
+export function durationOf(start: string | null | undefined, end: string | null | undefined): string {
+  const from = start ? Date.parse(start) : NaN;
+  const to = end ? Date.parse(end) : NaN;
+  if (Number.isNaN(from) || Number.isNaN(to) || to < from) {
+    return '';
   }
-  for (let i = log.length - 1; i >= 0; i -= 1) {
-    const entry = log[i];
-    if (isObject(entry) && entry.node === node && entry.event === event) {
-      return typeof entry.detail === 'string' ? entry.detail : previewOf(entry.detail);
+  const seconds = (to - from) / 1000;
+  if (seconds < 60) {
+    return seconds < 10 ? `${seconds.toFixed(2)} s` : `${Math.round(seconds)} s`;
+  }
+  const total = Math.round(seconds);
+  const minutes = Math.floor(total / 60);
+  return minutes < 60 ? `${minutes} min ${total % 60} s` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** When a step ran, as the server's facts say: `started …, ended … (took …)`. */
+export function timesOf(step: StepSummary): string {
+  if (!step.started_at) {
+    return '';
+  }
+  if (!step.ended_at) {
+    return `started ${step.started_at}`;
+  }
+  const took = durationOf(step.started_at, step.ended_at);
+  return `started ${step.started_at}, ended ${step.ended_at}${took ? ` (took ${took})` : ''}`;
+}
+
+/** What the facts say beside the label: the error, why it skipped, what it waits for. */
+function factText(step: StepSummary, summary: RunSummary): string {
+  const state = stateOf(step);
+  switch (state) {
+    case 'not delivered':
+      return `not delivered to ${step.target ?? 'a notification'}: ${String(step.error ?? '')}`;
+    case 'failed':
+      return String(step.error ?? summary.error ?? 'failed');
+    case 'skipped':
+      return [step.why, step.detail].filter((p) => typeof p === 'string' && p !== '').join(': ') || 'skipped';
+    case 'rejected':
+      return step.detail ?? 'rejected';
+    case 'waiting': {
+      const what = step.waiting_for === 'approval'
+        ? `waiting for an answer: ${summary.pending?.question ?? ''}`.trim()
+        : 'waiting for an agent response';
+      return `${what}${step.since ? ` (since ${step.since}${step.escalated ? ', escalated' : ''})` : ''}`;
     }
+    case 'answered':
+      return `answered ${previewOf(step.answer)}`;
+    case 'running':
+      return 'running…';
+    case 'not run':
+      return summary.status === 'cancelled' ? 'not run (cancelled)' : 'not run';
+    default:
+      return state;
   }
-  return undefined;
 }
 
 /**
- * The steps of a run, in plan order, each with what happened to it: the states are the
- * server's (`summary.step_states`); the run file only adds previews of outputs and the
- * runner's reasons (skipped, failed). Without a run file the previews are the states.
+ * The steps of a run, in plan order, each with what happened to it: the states, labels,
+ * reasons, errors and times are the server's (`summary.step_states`, the engine's run
+ * facts); the run file only adds previews of outputs. Nothing here works a state out.
  */
 export function stepsOfRun(runFile: unknown, summary: RunSummary): StepInfo[] {
   const file = isObject(runFile) ? runFile : {};
   const outputs = isObject(file.outputs) ? file.outputs : {};
-  const pending = summary.pending ?? undefined;
   const has = (id: string) => Object.prototype.hasOwnProperty.call(outputs, id);
-  const outputOf = (id: string, fallback: string) =>
-    has(id) ? { preview: previewOf(outputs[id]), detail: detailOf(outputs[id]) } : { preview: fallback, detail: '' };
   return stepStatesOf(summary).map((step): StepInfo => {
-    const state = (STEP_STATES.has(String(step.status)) ? step.status : 'not-run') as StepState;
-    const base = {
+    const state = stateOf(step);
+    const attempts = (Array.isArray(step.attempts) ? step.attempts : [])
+      .filter(isObject)
+      .map((a, i) => `attempt ${i + 1} failed${a.at ? ` at ${String(a.at)}` : ''}: ${String(a.error ?? '')}`);
+    const info = {
       id: step.id,
       kind: typeof step.type === 'string' ? step.type : '',
       title: typeof step.title === 'string' ? step.title : undefined,
       state,
-      ...(typeof step.started_at === 'string' ? { startedAt: step.started_at } : {}),
-      ...(typeof step.ended_at === 'string' ? { endedAt: step.ended_at } : {}),
+      label: typeof step.label === 'string' ? step.label : state,
+      times: timesOf(step),
+      duration: durationOf(step.started_at, step.ended_at),
+      attempts,
     };
-    switch (state) {
-      case 'waiting': {
-        const preview = step.type === 'approval'
-          ? `waiting for an answer: ${pending?.question ?? ''}`.trim()
-          : 'waiting for an agent response';
-        return { ...base, preview, detail: detailOf(pending?.question ?? pending?.prompt ?? '') };
-      }
-      case 'skipped': {
-        const why = lastLogDetail(file.log, step.id, 'skipped') ?? 'skipped';
-        return { ...base, preview: why, detail: why };
-      }
-      case 'reused': {
-        const output = outputOf(step.id, 'skipped');
-        return { ...base, preview: `reused from ${summary.base_run ?? 'the base run'}: ${output.preview}`, detail: output.detail };
-      }
-      case 'answered':
-        return { ...base, preview: `answered ${previewOf(step.answer)}`, detail: outputOf(step.id, '').detail };
-      case 'done':
-        return { ...base, ...outputOf(step.id, 'done') };
-      case 'failed': {
-        const why = lastLogDetail(file.log, step.id, 'failed') ?? summary.error ?? 'failed';
-        return { ...base, preview: why, detail: why };
-      }
-      default:
-        return { ...base, preview: summary.status === 'cancelled' ? 'not run (cancelled)' : 'not run yet', detail: '' };
+    const output = has(step.id) ? { preview: previewOf(outputs[step.id]), detail: detailOf(outputs[step.id]) } : undefined;
+    if ((state === 'done' || state === 'reused') && output) {
+      const from = state === 'reused' ? `reused from ${summary.base_run ?? 'the base run'}: ` : '';
+      return { ...info, preview: `${from}${output.preview}`, detail: output.detail };
     }
+    const text = factText(step, summary);
+    const detail = state === 'waiting' ? detailOf(summary.pending?.question ?? summary.pending?.prompt ?? '') : output?.detail ?? text;
+    return { ...info, preview: text, detail };
   });
 }
 
+/** Codicon id per step state (ThemeIcon ids); the state words are the server's. */
 export function stepIcon(state: StepState): string {
   switch (state) {
     case 'done':
@@ -236,15 +315,69 @@ export function stepIcon(state: StepState): string {
       return 'pass-filled';
     case 'reused':
       return 'history';
+    case 'rejected':
+      return 'circle-slash';
     case 'skipped':
       return 'debug-step-over';
     case 'waiting':
       return 'debug-pause';
     case 'failed':
       return 'error';
+    case 'not delivered':
+      return 'warning';
+    case 'running':
+      return 'sync~spin';
     default:
       return 'circle-outline';
   }
+}
+
+/** Theme color id per step state, or undefined for the default foreground. */
+export function stepColor(state: StepState): string | undefined {
+  switch (state) {
+    case 'done':
+    case 'answered':
+      return 'testing.iconPassed';
+    case 'failed':
+      return 'testing.iconFailed';
+    case 'waiting':
+    case 'not delivered':
+      return 'charts.yellow';
+    default:
+      return undefined;
+  }
+}
+
+/** A CSS class fragment for a state word (`not delivered` → `not-delivered`). */
+export function stateClass(state: string): string {
+  return state.replace(/\s+/g, '-');
+}
+
+/** The run's progress as the server says it (`finished/steps`), '' when it has none. */
+export function progressOf(run: RunSummary): string {
+  return typeof run.progress === 'string' && run.progress !== '-' ? run.progress : '';
+}
+
+/** How many steps of the run were not delivered (the server's states). */
+export function undeliveredOf(run: RunSummary): string[] {
+  return stepStatesOf(run).filter((s) => stateOf(s) === 'not delivered').map((s) => s.id);
+}
+
+/** What the Runs view shows: only runs of `design` and with `status`, when given. */
+export interface RunsFilter {
+  design?: string;
+  status?: string;
+}
+
+export function filterRuns(runs: readonly RunSummary[], filter: RunsFilter): RunSummary[] {
+  return runs.filter((run) => (!filter.design || run.name === filter.design) && (!filter.status || run.status === filter.status));
+}
+
+/** The filter in words, for the view's description; '' for none. */
+export function filterText(filter: RunsFilter): string {
+  return [filter.design ? `design ${filter.design}` : '', filter.status ? `status ${statusLabel(filter.status)}` : '']
+    .filter((p) => p !== '')
+    .join(', ');
 }
 
 /** The newest run of a design (runs come newest first from the server). */
@@ -318,4 +451,71 @@ export function applyRunsChanged(list: readonly RunSummary[], payload: unknown):
   const fresh = new Set(changed.map((r) => r.run_id));
   const rest = list.filter((r) => !fresh.has(r.run_id) && !removed.has(r.run_id));
   return [...changed, ...rest].slice(0, MAX_KEPT_RUNS);
+}
+
+/** What `hwf.showStep` answers (docs/commands.md): one step of a run in full. */
+export interface StepDetail {
+  run_id?: string;
+  name?: string;
+  run_status?: string;
+  step?: StepSummary;
+  context?: string | null;
+  has_output?: boolean;
+  output?: unknown;
+  duration?: string | null;
+  deliveries?: unknown[];
+}
+
+function fenced(text: string, language: string): string {
+  const fence = text.includes('```') ? '~~~~' : '```';
+  return `${fence}${language}\n${text}\n${fence}`;
+}
+
+function prettyJson(value: unknown, parseString = false): [string, string] {
+  if (parseString && typeof value === 'string') {
+    try {
+      return [JSON.stringify(JSON.parse(value), null, 2), 'json'];
+    } catch {
+      return [value, 'text'];
+    }
+  }
+  return typeof value === 'string' ? [value, 'text'] : [JSON.stringify(value, null, 2) ?? String(value), 'json'];
+}
+
+/**
+ * The step detail view (Markdown) of an `hwf.showStep` answer: the step's state in the
+ * server's words, its times and duration, its failed attempts, the context it was given,
+ * its full output and its delivery receipts. Renders the answer; derives nothing.
+ */
+export function stepDetailMarkdown(detail: StepDetail): string {
+  const step: StepSummary = isObject(detail.step) ? (detail.step as StepSummary) : { id: '?' };
+  const lines = [
+    `# Step \`${step.id}\` (${step.type ?? '?'})${step.title ? ` — ${step.title}` : ''}`,
+    '',
+    `Run \`${detail.run_id ?? '?'}\` of **${detail.name ?? '?'}** (${statusLabel(String(detail.run_status ?? '?'))})`,
+    '',
+    `**${step.label ?? stateOf(step)}**`,
+  ];
+  const why = [step.why, step.detail, typeof step.error === 'string' ? step.error : ''].filter((p) => typeof p === 'string' && p);
+  if (why.length) {
+    lines.push('', why.join(' — '));
+  }
+  if (step.waiting_for) {
+    lines.push('', `Waiting for ${step.waiting_for === 'approval' ? 'approval' : 'an agent'} since ${step.since ?? '?'}${step.escalated ? ' (escalated)' : ''}`);
+  }
+  lines.push('', '## Times', '', `- started: ${step.started_at ?? '—'}`, `- ended: ${step.ended_at ?? '—'}`, `- took: ${detail.duration ?? '—'}`);
+  const attempts = Array.isArray(step.attempts) ? step.attempts.filter(isObject) : [];
+  lines.push('', `## Failed attempts (${attempts.length})`);
+  attempts.forEach((a, i) => lines.push('', `${i + 1}. ${a.at ? `at ${String(a.at)}: ` : ''}${String(a.error ?? '')}`));
+  lines.push('', '## Context (what it was given)', '');
+  lines.push(typeof detail.context === 'string' ? fenced(...prettyJson(detail.context, true)) : '—');
+  lines.push('', '## Output', '');
+  lines.push(detail.has_output ? fenced(...prettyJson(detail.output)) : '—');
+  const receipts = Array.isArray(detail.deliveries) ? detail.deliveries.filter(isObject) : [];
+  lines.push('', `## Deliveries (${receipts.length})`);
+  for (const r of receipts) {
+    const verdict = r.ok === true ? 'delivered' : `NOT delivered: ${String(r.error ?? '')}`;
+    lines.push('', `- ${String(r.at ?? '')} ${String(r.deliver ?? '')} ${r.target ? String(r.target) : ''} (key \`${String(r.key ?? '')}\`): ${verdict}`);
+  }
+  return `${lines.join('\n')}\n`;
 }

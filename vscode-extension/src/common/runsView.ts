@@ -1,20 +1,28 @@
 /**
- * The Runs view: recent runs with their status, and under each run its steps in
- * plan order with what happened to them and a preview of their output (read from
- * the run file). Context actions act on the run under the cursor.
+ * The Runs view: recent runs with their status, progress and times, and under each run
+ * its steps in plan order with what happened to them (the server's run facts: states,
+ * labels, reasons, errors, attempts, times) and a preview of their output (read from the
+ * run file). Filter by design and status. Context actions act on the run under the cursor.
  */
 import * as vscode from 'vscode';
-import { RUNS_VIEW_ID, UiCommand } from './constants';
+import { ContextKey, RUNS_VIEW_ID, UiCommand } from './constants';
 import { errorText, getLog } from './log';
 import {
   ageOf,
+  filterRuns,
+  filterText,
+  progressOf,
+  RunsFilter,
   RunSummary,
+  stateClass,
   statusColor,
   statusIcon,
   statusLabel,
   StepInfo,
+  stepColor,
   stepIcon,
   stepsOfRun,
+  undeliveredOf,
 } from './runModel';
 import { RunsModel } from './runs';
 
@@ -60,10 +68,21 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${run.name}** · run \`${run.run_id}\`\n\n`);
   md.appendMarkdown(`$(${statusIcon(run.status).replace('~spin', '')}) ${statusLabel(run.status)}`);
-  if (run.updated_at) {
-    md.appendMarkdown(` · updated ${ageOf(run.updated_at)}`);
+  if (progressOf(run)) {
+    md.appendMarkdown(` · ${progressOf(run)} steps finished`);
   }
   md.appendMarkdown('\n\n');
+  if (run.created_at) {
+    md.appendMarkdown(`Started ${run.created_at} (${ageOf(run.created_at)})`);
+  }
+  if (run.updated_at) {
+    md.appendMarkdown(`${run.created_at ? ' · ' : ''}updated ${run.updated_at} (${ageOf(run.updated_at)})`);
+  }
+  md.appendMarkdown('\n\n');
+  const undelivered = undeliveredOf(run);
+  if (undelivered.length) {
+    md.appendMarkdown(`$(warning) Not delivered: ${undelivered.map((id) => `\`${id}\``).join(', ')}\n\n`);
+  }
   if (run.pending?.question) {
     md.appendMarkdown('Waiting for an answer: ');
     md.appendText(run.pending.question);
@@ -90,9 +109,17 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeItem>, 
   private readonly emitter = new vscode.EventEmitter<RunsTreeItem | undefined | void>();
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly subscription: vscode.Disposable;
+  /** Which runs are shown (by design and status); none: every run the server listed. */
+  filter: RunsFilter = {};
+  readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly model: RunsModel) {
     this.subscription = model.onDidChange(() => this.emitter.fire());
+  }
+
+  setFilter(filter: RunsFilter): void {
+    this.filter = filter;
+    this.emitter.fire();
   }
 
   getTreeItem(element: RunsTreeItem): vscode.TreeItem {
@@ -101,7 +128,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeItem>, 
 
   async getChildren(element?: RunsTreeItem): Promise<RunsTreeItem[]> {
     if (!element) {
-      return this.model.runs.map((run) => new RunItem(run));
+      return filterRuns(this.model.runs, this.filter).map((run) => new RunItem(run));
     }
     if (element.kind === 'step') {
       return [];
@@ -115,7 +142,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeItem>, 
     // A stable id keeps the run expanded across refreshes; a full refresh re-reads its steps.
     item.id = `run:${run.run_id}`;
     const age = ageOf(run.updated_at);
-    item.description = [statusLabel(run.status), run.from_node ? `from ${run.from_node}` : '', age, run.run_id]
+    const undelivered = undeliveredOf(run).length;
+    item.description = [statusLabel(run.status), progressOf(run), undelivered ? `${undelivered} not delivered` : '',
+      run.from_node ? `from ${run.from_node}` : '', age, run.run_id]
       .filter((part) => part !== '')
       .join(' · ');
     const color = statusColor(run.status);
@@ -130,37 +159,76 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeItem>, 
     const { step, run } = element;
     const item = new vscode.TreeItem(step.title ? `${step.id} — ${step.title}` : step.id, vscode.TreeItemCollapsibleState.None);
     item.id = `step:${run.run_id}:${step.id}`;
-    item.description = step.preview;
-    item.iconPath = new vscode.ThemeIcon(
-      stepIcon(step.state),
-      step.state === 'done' || step.state === 'answered'
-        ? new vscode.ThemeColor('testing.iconPassed')
-        : step.state === 'failed'
-          ? new vscode.ThemeColor('testing.iconFailed')
-          : step.state === 'waiting'
-            ? new vscode.ThemeColor('charts.yellow')
-            : undefined,
-    );
+    item.description = `${step.label}${step.duration ? ` (${step.duration})` : ''} · ${step.preview}`;
+    const color = stepColor(step.state);
+    item.iconPath = new vscode.ThemeIcon(stepIcon(step.state), color ? new vscode.ThemeColor(color) : undefined);
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${step.id}** (${step.kind}) · ${step.state.replace('-', ' ')}\n\n`);
+    md.appendMarkdown(`**${step.id}** (${step.kind}) · `);
+    md.appendText(step.label);
+    md.appendMarkdown('\n\n');
+    if (step.times) {
+      md.appendText(step.times);
+      md.appendMarkdown('\n\n');
+    }
+    for (const attempt of step.attempts) {
+      md.appendText(attempt);
+      md.appendMarkdown('\n\n');
+    }
     if (step.detail) {
       md.appendCodeblock(step.detail, step.detail.trimStart().startsWith('{') || step.detail.trimStart().startsWith('[') ? 'json' : 'text');
     }
     item.tooltip = md;
-    item.contextValue = `hwfStep:${step.state}`;
-    item.command = { command: UiCommand.openRun, title: 'Open Run File', arguments: [run, step.id] };
+    item.accessibilityInformation = { label: `${step.id}: ${step.state}` };
+    item.contextValue = `hwfStep:${stateClass(step.state)}`;
+    item.command = { command: UiCommand.showStep, title: 'Show Step', arguments: [run.run_id, step.id] };
     return item;
   }
 
   dispose(): void {
     this.subscription.dispose();
     this.emitter.dispose();
+    this.disposables.forEach((d) => d.dispose());
   }
+}
+
+/** Asks for a design and a status to show (each: any, or one of those in the list). */
+async function pickRunsFilter(runs: readonly RunSummary[], current: RunsFilter): Promise<RunsFilter | undefined> {
+  const any = '$(list-flat) any';
+  const designs = [...new Set(runs.map((r) => r.name))].sort();
+  const design = await vscode.window.showQuickPick([any, ...designs], {
+    title: 'Show runs of design', placeHolder: current.design ?? 'any design',
+  });
+  if (design === undefined) {
+    return undefined;
+  }
+  const statuses = ['running', 'awaiting_agent', 'awaiting_approval', 'completed', 'failed', 'cancelled'];
+  const status = await vscode.window.showQuickPick(
+    [{ label: any, value: '' }, ...statuses.map((s) => ({ label: `$(${statusIcon(s).replace('~spin', '')}) ${statusLabel(s)}`, value: s }))],
+    { title: 'Show runs with status', placeHolder: current.status ? statusLabel(current.status) : 'any status' },
+  );
+  if (status === undefined) {
+    return undefined;
+  }
+  return { design: design === any ? undefined : design, status: status.value || undefined };
 }
 
 export function createRunsView(model: RunsModel): { provider: RunsTreeProvider; view: vscode.TreeView<RunsTreeItem> } {
   const provider = new RunsTreeProvider(model);
   const view = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  const applyFilter = (filter: RunsFilter) => {
+    provider.setFilter(filter);
+    view.description = filterText(filter) || undefined;
+    void vscode.commands.executeCommand('setContext', ContextKey.runsFiltered, Boolean(filterText(filter)));
+  };
+  provider.disposables.push(
+    vscode.commands.registerCommand(UiCommand.filterRuns, async () => {
+      const filter = await pickRunsFilter(model.runs, provider.filter);
+      if (filter) {
+        applyFilter(filter);
+      }
+    }),
+    vscode.commands.registerCommand(UiCommand.clearRunsFilter, () => applyFilter({})),
+  );
   const updateBadge = () => {
     const waiting = model.runs.filter((r) => r.status === 'awaiting_approval' || r.status === 'awaiting_agent').length;
     view.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} run${waiting === 1 ? '' : 's'} waiting for you` } : undefined;

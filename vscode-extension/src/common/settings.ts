@@ -5,7 +5,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { expandPath } from './pythonModel';
-import { CONFIG_SECTION, designGlobsOf, designSelector, type ExtensionSettings } from './settingsModel';
+import { CONFIG_SECTION, designGlobsOf, designSelector, type ExtensionSettings, userValue } from './settingsModel';
 
 export { CONFIG_SECTION, DEFAULT_DESIGN_GLOBS, designSelector, serverSettings, settingsSection } from './settingsModel';
 export type { ExtensionSettings, ServerSettings } from './settingsModel';
@@ -46,7 +46,8 @@ export function readSettings(): ExtensionSettings {
     agentCommand: commandOf(config.get('agent.command'), folder),
     allowModelOverride: config.get<boolean>('agent.allowModelOverride') !== false, // only narrows the config.yaml gate
     deliveryCommand: commandOf(config.get('delivery.command'), folder),
-    hermesHome: directoryOf(config.get<string>('hermesHome') ?? '', folder),
+    // the user's own: a repository must not choose the home whose config.yaml holds the gate
+    hermesHome: directoryOf(userValue(config.inspect<string>('hermesHome')) ?? '', folder),
     designGlobs: designGlobsOf(config.get('designs.globs')),
   };
 }

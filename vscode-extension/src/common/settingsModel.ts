@@ -35,6 +35,23 @@ export interface DesignFilter {
   pattern: string;
 }
 
+/** What `WorkspaceConfiguration.inspect` reports of one setting (the parts read here). */
+export interface SettingValues<T> {
+  defaultValue?: T;
+  globalValue?: T;
+  workspaceValue?: T;
+  workspaceFolderValue?: T;
+}
+
+/**
+ * A setting only the user may set (`"scope": "machine"` in package.json): the user's
+ * value, else the default, never a workspace's. VS Code already ignores workspace values
+ * of a machine-scoped setting; reading it this way keeps that true whatever the scope.
+ */
+export function userValue<T>(values: SettingValues<T> | undefined): T | undefined {
+  return values?.globalValue ?? values?.defaultValue;
+}
+
 export function serverSettings(settings: ExtensionSettings, trusted: boolean): ServerSettings {
   return {
     agent: { command: settings.agentCommand, allowModelOverride: settings.allowModelOverride },

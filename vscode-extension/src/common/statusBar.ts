@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { ContextKey, UiCommand } from './constants';
 import { designName } from './design';
-import { ageOf, newestRunOf, statusIcon, statusLabel } from './runModel';
+import { ageOf, newestRunOf, progressOf, statusIcon, statusLabel, undeliveredOf } from './runModel';
 import { RunsModel } from './runs';
 import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';
@@ -46,13 +46,18 @@ export class RunStatusBar implements vscode.Disposable {
       this.item.command = { command: UiCommand.startRun, title: 'Start Run', arguments: [document?.uri] };
       this.item.backgroundColor = undefined;
     } else {
-      this.item.text = `$(${statusIcon(run.status)}) hwf: ${statusLabel(run.status)}`;
+      const undelivered = undeliveredOf(run);
+      const progress = progressOf(run);
+      this.item.text = `$(${statusIcon(run.status)}) hwf: ${statusLabel(run.status)}${progress ? ` ${progress}` : ''}` +
+        (undelivered.length ? ` $(warning) ${undelivered.length} not delivered` : '');
       this.item.tooltip = `Newest run of ${name}: ${run.run_id}, ${statusLabel(run.status)}` +
+        `${progress ? `, ${progress} steps finished` : ''}` +
+        `${undelivered.length ? `; not delivered: ${undelivered.join(', ')}` : ''}` +
         `${run.updated_at ? `, updated ${ageOf(run.updated_at)}` : ''}${run.error ? `\n${run.error}` : ''}\nClick to open the run file.`;
       this.item.command = { command: UiCommand.openRun, title: 'Open Run File', arguments: [run] };
       this.item.backgroundColor = run.status === 'failed'
         ? new vscode.ThemeColor('statusBarItem.errorBackground')
-        : run.status.startsWith('awaiting')
+        : run.status.startsWith('awaiting') || undelivered.length
           ? new vscode.ThemeColor('statusBarItem.warningBackground')
           : undefined;
     }

@@ -124,25 +124,25 @@ const summary = (status: string, steps: [string, string, string | null][], extra
   ...extra,
 });
 
-test('nodeRuns maps a run to node states: done, reused, skipped, waiting (with options), failed, running', () => {
+test('nodeRuns shows the server\'s step states as they are (waiting with options)', () => {
   const cases: [string, RunSummary, Record<string, string>, string[] | undefined][] = [
     [
       'parked at the approval',
-      summary('awaiting_approval', [['draft', 'agent', 'done'], ['review', 'agent', 'reused'], ['sign-off', 'approval', 'waiting'], ['publish', 'output', null]],
+      summary('awaiting_approval', [['draft', 'agent', 'done'], ['review', 'agent', 'reused'], ['sign-off', 'approval', 'waiting'], ['publish', 'output', 'not run']],
         { pending: { kind: 'approval', node: 'sign-off', options: ['ship', 'hold'] } }),
-      { draft: 'done', review: 'reused', 'sign-off': 'waiting', publish: 'not-run' },
+      { draft: 'done', review: 'reused', 'sign-off': 'waiting', publish: 'not run' },
       ['ship', 'hold'],
     ],
     [
-      'running: the first step not run yet is running',
-      summary('running', [['draft', 'agent', 'done'], ['review', 'agent', null], ['publish', 'output', null]]),
-      { draft: 'done', review: 'running', publish: 'not-run' },
+      'running: the server says which step runs',
+      summary('running', [['draft', 'agent', 'done'], ['review', 'agent', 'running'], ['publish', 'output', 'not run']]),
+      { draft: 'done', review: 'running', publish: 'not run' },
       undefined,
     ],
     [
-      'failed and skipped; an answered approval is done',
-      summary('failed', [['gate', 'condition', 'skipped'], ['sign-off', 'approval', 'answered'], ['publish', 'output', 'failed']]),
-      { gate: 'skipped', 'sign-off': 'done', publish: 'failed' },
+      'an answered approval stays answered, a rejection rejected, a failed delivery not delivered',
+      summary('completed', [['gate', 'condition', 'skipped'], ['sign-off', 'approval', 'answered'], ['no', 'approval', 'rejected'], ['publish', 'output', 'not delivered']]),
+      { gate: 'skipped', 'sign-off': 'answered', no: 'rejected', publish: 'not delivered' },
       undefined,
     ],
     [
@@ -207,6 +207,8 @@ test('parseCanvasMessage passes good messages and drops bad ones with a reason',
     [{ type: 'runDrawn', seq: '4' }, false],
     [{ type: 'reveal', id: 'a' }, true],
     [{ type: 'reveal', id: 3 }, false],
+    [{ type: 'step', runId: 'r1', id: 'a' }, true],
+    [{ type: 'step', id: 'a' }, false],
     [{ type: 'edit', edit: 'connect', from: 'a', to: 'b' }, true],
     [{ type: 'edit', edit: 'connect', from: 'a' }, false],
     [{ type: 'edit', edit: 'addNode', kind: 'agent', after: null }, true],

@@ -8,7 +8,10 @@ import {
   ExtensionSettings,
   serverSettings,
   settingsSection,
+  userValue,
 } from '../common/settingsModel';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 
 const settings: ExtensionSettings = {
   pythonPath: '/venv/bin/python',
@@ -65,4 +68,15 @@ test('designGlobsOf falls back to the defaults on junk', () => {
   for (const [value, expected] of cases) {
     assert.deepEqual(designGlobsOf(value), expected, JSON.stringify(value));
   }
+});
+
+test('hwf.hermesHome is the user\'s alone: machine scope, restricted, workspace values ignored', () => {
+  // A9: a repository's .vscode/settings.json pointing the home into the repository would
+  // open the model-override gate with the repository's config.yaml.
+  const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  assert.equal(manifest.contributes.configuration.properties['hwf.hermesHome'].scope, 'machine');
+  assert.ok(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('hwf.hermesHome'));
+  assert.equal(userValue({ defaultValue: '', workspaceValue: '/repo/.hermes', workspaceFolderValue: '/repo/h' }), '');
+  assert.equal(userValue({ defaultValue: '', globalValue: '/home/me/.hermes', workspaceValue: '/repo/.hermes' }), '/home/me/.hermes');
+  assert.equal(userValue(undefined), undefined);
 });

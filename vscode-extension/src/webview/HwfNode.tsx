@@ -8,18 +8,9 @@ import { Handle, NodeProps, Position, type Node } from '@xyflow/react';
 import { useState } from 'react';
 import { createPortal } from 'react-dom';
 import { previewPlace } from './geometry';
+import { stateClass } from '../common/runModel';
 import { defectText, HwfNodeData, kindIcon } from './graphModel';
 import type { CanvasMessage } from './protocol';
-
-const STATE_LABEL: Record<string, string> = {
-  done: 'done',
-  reused: 'reused',
-  skipped: 'skipped',
-  waiting: 'waiting',
-  failed: 'failed',
-  running: 'running',
-  'not-run': 'not run',
-};
 
 function mainText(value: unknown): string {
   if (value === undefined || value === null) {
@@ -36,7 +27,7 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
     const classes = ['hwf-node', `hwf-kind-${node.kind}`];
     if (defects.length) classes.push('hwf-has-defects');
     if (current) classes.push('hwf-current');
-    if (run) classes.push(`hwf-state-${run.state}`);
+    if (run) classes.push(`hwf-state-${stateClass(run.state)}`);
     const main = mainText(node.main?.value);
     const preview = run && (run.detail || run.preview);
     return (
@@ -68,7 +59,21 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
         </div>
         <div className="hwf-node-sub">
           <span className="hwf-node-id">{node.id}</span> · <span className="hwf-node-kind">{node.kind}</span>
-          {run && <span className={`hwf-state-badge hwf-badge-${run.state}`}>{STATE_LABEL[run.state] ?? run.state}</span>}
+          {run && !runsEnabled && (
+            <span className={`hwf-state-badge hwf-badge-${stateClass(run.state)}`} title={run.times || undefined}>{run.label}</span>
+          )}
+          {run && runsEnabled && (
+            <button
+              className={`hwf-state-badge hwf-badge-${stateClass(run.state)} nodrag`}
+              title={`${run.times ? `${run.times}. ` : ''}Show this step of run ${run.ofRun}`}
+              onClick={(e) => {
+                e.stopPropagation();
+                post({ type: 'step', runId: run.ofRun, id: node.id });
+              }}
+            >
+              {run.label}
+            </button>
+          )}
           {run?.duration && <span className="hwf-duration" title="How long the step took">{run.duration}</span>}
         </div>
         {main && <div className="hwf-node-main">{main}</div>}

@@ -18,7 +18,7 @@ export function Inspector({ node, config, post, onRenamed }: {
 }) {
   const [newId, setNewId] = useState(node.id);
   const editable = config.editable;
-  const fields = node.fields ?? (node.main ? [{ name: node.main.field, type: 'string', value: node.main.value }] : []);
+  const fields: FieldSpec[] = node.fields ?? (node.main ? [{ name: node.main.field, type: 'string', value: node.main.value, cut: node.main.cut }] : []);
   return (
     <aside className="hwf-side" aria-label={`Node ${node.id}`}>
       <h2>
@@ -58,6 +58,7 @@ export function Inspector({ node, config, post, onRenamed }: {
           key={`${field.name}:${JSON.stringify(field.value ?? null)}`}
           field={field}
           main={node.main?.field === field.name}
+          cut={field.cut === true || (node.main?.field === field.name && node.main.cut === true)}
           editable={editable}
           save={(value) => post({ type: 'edit', edit: 'setField', id: node.id, field: field.name, value })}
         />
@@ -75,7 +76,9 @@ export function Inspector({ node, config, post, onRenamed }: {
 }
 
 /** One field: its typed input, what is wrong with the text, and Save (Enter saves too; Ctrl+Enter in a text box). */
-function FieldRow({ field, main, editable, save }: { field: FieldSpec; main: boolean; editable: boolean; save: (value: unknown) => void }) {
+function FieldRow({ field, main, cut, editable: canEdit, save }: { field: FieldSpec; main: boolean; cut: boolean; editable: boolean; save: (value: unknown) => void }) {
+  // A value cut for the canvas (graph_view.SHOWN_CHARS) is shown, never saved back.
+  const editable = canEdit && !cut;
   const initial = fieldText(field);
   const [text, setText] = useState(initial);
   const parsed = parseFieldText(field, text);
@@ -149,6 +152,7 @@ function FieldRow({ field, main, editable, save }: { field: FieldSpec; main: boo
         {input}
       </label>
       {error && <div className="hwf-field-error" role="alert">{error}</div>}
+      {cut && <div className="hwf-side-note">Too long to edit here: edit it in the text.</div>}
       {editable && (
         <button className={`hwf-save-field${main ? ' hwf-save-main' : ''}`} data-field={field.name} disabled={!canSave} onClick={commit}>
           Save {field.name}

@@ -5,7 +5,7 @@
  * the Hermes dashboard tab) share it.
  */
 import type { Edge, Node } from '@xyflow/react';
-import type { StepInfo } from '../common/runModel';
+import type { StepInfo, StepState } from '../common/runModel';
 import { Box, DAGRE_LIMIT, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout } from './layout';
 
 export type { Layout } from './layout';
@@ -38,6 +38,8 @@ export interface FieldSpec {
   default?: unknown;
   /** Absent: the node does not set it. */
   value?: unknown;
+  /** The value was too long to send whole (graph_view.SHOWN_CHARS): shown, not editable. */
+  cut?: boolean;
 }
 
 export interface GraphNode {
@@ -45,7 +47,8 @@ export interface GraphNode {
   kind: string;
   title?: string | null;
   plan_index?: number | null;
-  main?: { field: string; value: unknown } | null;
+  /** `cut`: the value was too long to send whole (graph_view.SHOWN_CHARS); not editable here. */
+  main?: { field: string; value: unknown; cut?: boolean } | null;
   fields?: FieldSpec[];
   range?: Range;
   id_range?: Range;
@@ -70,11 +73,15 @@ export interface GraphView {
   defects?: GraphDefect[];
 }
 
-/** What a node shows of a run: the brief's states plus "not run". */
-export type NodeState = 'done' | 'reused' | 'skipped' | 'waiting' | 'failed' | 'running' | 'not-run';
+/** What a node shows of a run: the server's step state (the engine's run facts). */
+export type NodeState = StepState;
 
 export interface NodeRun {
   state: NodeState;
+  /** The server's label of the state (`✓ done`, `⚠ not delivered`). */
+  label: string;
+  /** When it ran (`started …, ended … (took …)`), '' when not recorded. */
+  times: string;
   /** One line: the output, why skipped, what it waits for. */
   preview: string;
   /** The whole output (capped), for the hover card. */
@@ -83,36 +90,10 @@ export interface NodeRun {
   options?: string[];
   /** The run that is parked here (answer / respond go to it). */
   runId?: string;
-  /** How long the step took ("1.2 s"), when the run gives its times. */
+  /** The run these facts are of (the step detail opens in it). */
+  ofRun: string;
+  /** How long the step took (runModel.durationOf: `1.50 s`), when the run gives its times. */
   duration?: string;
-}
-
-/** Milliseconds as a short duration: "0.4 s", "12 s", "3 min 5 s", "2 h 4 min". */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) {
-    return '';
-  }
-  if (ms < 10000) {
-    return `${(ms / 1000).toFixed(1)} s`;
-  }
-  const s = Math.round(ms / 1000);
-  if (s < 60) {
-    return `${s} s`;
-  }
-  if (s < 3600) {
-    return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
-  }
-  const m = Math.round(s / 60);
-  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
-}
-
-/** A step's duration from its ISO times; none without both or when they do not parse. */
-export function stepDuration(startedAt: string | undefined, endedAt: string | undefined): string | undefined {
-  if (!startedAt || !endedAt) {
-    return undefined;
-  }
-  const text = formatDuration(Date.parse(endedAt) - Date.parse(startedAt));
-  return text || undefined;
 }
 
 export interface HwfNodeData extends Record<string, unknown> {
@@ -355,28 +336,23 @@ export function endOffsets(edges: readonly GraphEdge[], positions: Layout, gap =
 }
 
 /**
- * Each step's state in a run, keyed by node id. The states are the server's
- * (`step_states`, rendered by runModel.stepsOfRun): `answered` shows as done; the step at
- * the cursor of a running run is `running`; a parked step carries its options.
+ * Each step's state in a run, keyed by node id: the server's (`step_states`, rendered by
+ * runModel.stepsOfRun), as they are; a parked step carries its options.
  */
 export function nodeRuns(
-  run: { run_id: string; status: string; cursor?: number; pending?: { node?: string; options?: string[] } | null } | undefined,
+  run: { run_id: string; status: string; pending?: { node?: string; options?: string[] } | null } | undefined,
   steps: readonly StepInfo[],
 ): Map<string, NodeRun> {
   const result = new Map<string, NodeRun>();
   if (!run) {
     return result;
   }
-  const running = run.status === 'running' ? steps.find((s) => s.state === 'not-run')?.id : undefined;
   for (const step of steps) {
-    let state: NodeState = step.state === 'answered' ? 'done' : step.state;
-    if (step.id === running) {
-      state = 'running';
-    }
-    const entry: NodeRun = { state, preview: state === 'running' ? 'running…' : step.preview, detail: step.detail };
-    const duration = stepDuration(step.startedAt, step.endedAt);
-    if (duration) entry.duration = duration;
-    if (state === 'waiting' && run.pending?.node === step.id) {
+    const entry: NodeRun = {
+      state: step.state, label: step.label, times: step.times, preview: step.preview, detail: step.detail, ofRun: run.run_id,
+    };
+    if (step.duration) entry.duration = step.duration;
+    if (step.state === 'waiting' && run.pending?.node === step.id) {
       entry.runId = run.run_id;
       entry.options = step.kind === 'approval' ? (run.pending.options ?? ['approve', 'reject']) : [];
     }

@@ -29,6 +29,8 @@ export type CanvasMessage =
   | { type: 'reveal'; id: string }
   /** Back to the newest run of the design (after one picked in the Runs view). */
   | { type: 'newest' }
+  /** Open a step's detail (`hwf.showStep`): its state, times, attempts, context, output. */
+  | { type: 'step'; runId: string; id: string }
   | ({ type: 'edit' } & EditRequest)
   | ({ type: 'run' } & RunRequest)
   /** Where the nodes are (kept outside the design: the host stores them per document). */
@@ -127,6 +129,8 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
       return typeof m.seq === 'number' ? { type: m.type, seq: m.seq } : { invalid: `${String(m.type)} without seq` };
     case 'reveal':
       return str(m.id) ? { type: 'reveal', id: m.id } : { invalid: 'reveal without id' };
+    case 'step':
+      return str(m.id) && str(m.runId) ? { type: 'step', runId: m.runId, id: m.id } : { invalid: 'step without runId and id' };
     case 'edit':
       return EDITS.has(String(m.edit)) && editArgsOk(m) ? (m as CanvasMessage) : { invalid: `bad edit ${String(m.edit)}` };
     case 'run':

@@ -1,4 +1,4 @@
-"""The newest run of each design, read from $HERMES_HOME/workflow-runs.
+"""The newest run of each design, read from $HERMES_HOME/workflow-runs, for the editor.
 
 Completion, hover, hints and the `path-absent` check all want "what did this
 node output last time".  Which run that is comes from the runs dir's derived index
@@ -21,86 +21,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from hwf_lsp.workflow.run_facts import (
-    STEP_DONE,
-    STEP_FAILED,
-    STEP_SKIPPED,
-    STEP_WAITING,
-    failed_step,
-    step_status,
-)
+from hwf_lsp.analysis.run_info import RunInfo
 from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow
 from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
 
 if TYPE_CHECKING:
     from hwf_lsp.workflow.run_index import RunIndex
-
-DONE, FAILED, WAITING, SKIPPED = STEP_DONE, STEP_FAILED, STEP_WAITING, STEP_SKIPPED
-
-
-@dataclass(frozen=True, slots=True)
-class RunInfo:
-    """The parts of a run state the editor shows; `state` keeps the rest."""
-
-    run_id: str
-    name: str | None
-    status: str | None
-    outputs: dict[str, Any]
-    skipped: tuple[str, ...]
-    pending: dict[str, Any] | None
-    error: Any
-    updated_at: str | None
-    path: str
-    state: dict[str, Any] = field(repr=False, default_factory=dict)
-    failed: str | None = None
-    """The step a failed run failed at (`workflow.run_facts.failed_step`), else None."""
-    key: tuple[int, int, int] | None = None
-    """The run file's (inode, mtime_ns, size) when it was read."""
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any], path: str,
-                   key: tuple[int, int, int] | None = None) -> RunInfo:
-        outputs = state.get("outputs")
-        skipped = state.get("skipped")
-        pending = state.get("pending")
-        updated = state.get("updated_at")
-        name = state.get("name")
-        status = state.get("status")
-        return cls(
-            run_id=str(state.get("run_id", "")),
-            name=name if isinstance(name, str) else None,
-            status=status if isinstance(status, str) else None,
-            outputs=outputs if isinstance(outputs, dict) else {},
-            skipped=tuple(s for s in skipped if isinstance(s, str))
-            if isinstance(skipped, list) else (),
-            pending=pending if isinstance(pending, dict) else None,
-            error=state.get("error"),
-            updated_at=updated if isinstance(updated, str) else None,
-            path=path,
-            state=state,
-            failed=failed_step(state),
-            key=key,
-        )
-
-    def with_design(self, design: Any) -> RunInfo:
-        """This run, with its failed step found in `design` (the open or stored design of
-        the same name) when the run has neither a log nor a design snapshot to find it in."""
-        if self.status != "failed" or self.failed is not None:
-            return self
-        failed = failed_step(self.state, design)
-        return self if failed is None else replace(self, failed=failed)
-
-    def failed_node(self) -> str | None:
-        """The node a failed run failed on (one rule for everyone: `run_facts.failed_step`)."""
-        return self.failed
-
-    def node_status(self, node_id: str) -> str | None:
-        """done / failed / waiting / skipped for one node, None when it has not run."""
-        return step_status(self.state, node_id, self.failed)
 
 
 FED_MAX_READS = 64
@@ -211,5 +141,4 @@ class _Refreshing:
         return self.index
 
 
-__all__ = ["DONE", "FAILED", "NO_CHANGES", "SKIPPED", "WAITING", "Changes", "RunInfo",
-           "RunsIndex"]
+__all__ = ["NO_CHANGES", "Changes", "RunInfo", "RunsIndex"]

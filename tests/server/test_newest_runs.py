@@ -6,14 +6,12 @@ import json
 import os
 import time
 
-from hwf_lsp.analysis.runs_index import (
-    DONE,
-    FAILED,
-    SKIPPED,
-    WAITING,
-    RunInfo,
-    RunsIndex,
-)
+from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.server.runs.newest_runs import RunsIndex
+from hwf_lsp.workflow.step_words import STEP_DONE as DONE
+from hwf_lsp.workflow.step_words import STEP_FAILED as FAILED
+from hwf_lsp.workflow.step_words import STEP_SKIPPED as SKIPPED
+from hwf_lsp.workflow.step_words import STEP_WAITING as WAITING
 
 
 def write(root, run_id, name, updated, **extra):
@@ -67,8 +65,12 @@ def test_node_status():
         "pending": {"node": "w"}, "error": "agent step 'f' failed after 3 attempts",
         "log": [{"event": "attempt-failed", "node": "f"}, {"event": "failed", "node": "f"}],
     }, "/x")
+    # a failed run waits for nothing: its stale `pending` is no waiting step
     assert [run.node_status(n) for n in ("a", "s", "w", "f", "other")] == [
-        DONE, SKIPPED, WAITING, FAILED, None]
+        DONE, SKIPPED, None, FAILED, None]
+    parked = RunInfo.from_state({"run_id": "r", "status": "awaiting_agent", "outputs": {},
+                                 "skipped": [], "pending": {"node": "w"}}, "/x")
+    assert parked.node_status("w") == WAITING
 
 
 def test_failure_without_attempts_is_found_by_the_cursor():

@@ -1,0 +1,83 @@
+"""Issue 33, the server's logs: a closed connection and a refused command are ordinary
+events, logged in one line, never as a traceback (which reads as a bug)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rawlsp import RawLsp, frame
+
+
+def server_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "HERMES_HOME": str(home)}
+
+
+def read_message(stdout) -> dict | None:
+    length = None
+    while True:
+        line = stdout.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode("ascii").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return json.loads(stdout.read(length))
+
+
+def test_stdin_closing_while_configuration_is_awaited_prints_no_traceback(tmp_path: Path) -> None:
+    """A12: the client goes away before answering workspace/configuration."""
+    proc = subprocess.Popen([sys.executable, "-m", "hwf_lsp", "-v"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=server_env(tmp_path))
+
+    def send(message: dict) -> None:
+        proc.stdin.write(frame(json.dumps(message)))
+        proc.stdin.flush()
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": None,
+            "capabilities": {"workspace": {"configuration": True}}}})
+        while (message := read_message(proc.stdout)) is not None and message.get("id") != 1:
+            pass
+        send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        while (message := read_message(proc.stdout)) is not None and \
+                message.get("method") != "workspace/configuration":
+            pass
+        assert message is not None, "the server never asked for its configuration"
+        proc.stdin.close()  # ... and never answers
+        proc.stdin = None
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = stderr.decode("utf-8", "replace")
+    assert "Traceback" not in text and "CancelledError" not in text, text[-3000:]
+    assert "workspace/configuration was not answered" in text
+
+
+def test_a_refused_command_is_logged_in_one_line_without_a_traceback(tmp_path: Path) -> None:
+    """hwf.cancelRun with an invalid and with an unknown run id: an error answer each, one
+    INFO line each in the log (even at -vv, where pygls logs every request)."""
+    (tmp_path / "workflow-runs").mkdir()
+    argv = [sys.executable, "-m", "hwf_lsp", "-vv"]
+    with RawLsp(argv=argv, env=server_env(tmp_path)) as lsp:
+        lsp.initialize()
+        answers = [lsp.request("workspace/executeCommand",
+                               {"command": "hwf.cancelRun", "arguments": [run_id]})
+                   for run_id in ("../../etc/passwd", "0123456789ab")]
+        time.sleep(0.3)
+        log = lsp.stderr_tail(10**8)
+    assert [a["error"]["code"] for a in answers] == [-32602, -32803], answers
+    assert "Traceback" not in log, log[log.find("Traceback") - 500:][:3000]
+    refusals = [line for line in log.splitlines() if "hwf.cancelRun refused:" in line]
+    assert len(refusals) == 2, refusals
+    assert "invalid run id" in refusals[0] and "not found" in refusals[1]
