@@ -21,3 +21,9 @@ def test_every_rule_code_links_into_the_doc():
     assert set(RULE_LINKS) == set(RULES) | set(EDITOR_RULES)
     for code, link in RULE_LINKS.items():
         assert link == f"{DOC.as_uri()}#{code}"
+
+
+def test_the_decisions_page_keeps_to_300_lines():
+    """docs/decisions.md holds the decisions in force and their figures; history is git's."""
+    lines = (DOC.parent / "decisions.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, len(lines)
