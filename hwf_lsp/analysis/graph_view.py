@@ -24,7 +24,7 @@ from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..jsontext.positions import LineIndex
-from ..workflow.vocabulary import MAIN_FIELD
+from ..workflow.vocabulary import COMMON_FIELDS, KIND_FIELDS, MAIN_FIELD, Field
 from .design import Design, NodeInfo, design_of
 from .locate import Finding
 
@@ -89,6 +89,34 @@ def _main(info: NodeInfo) -> dict[str, Any] | None:
     return {"field": field, "value": cut, "cut": True}  # the canvas must not save it back
 
 
+def _fields(info: NodeInfo) -> list[dict[str, Any]]:
+    """`title` and the kind's own fields, typed, each with the node's value when it has
+    one: what the canvas's inspector edits (`id` by rename, `after` by edges)."""
+    title = [f for f in COMMON_FIELDS if f.name == "title"]
+    return [_field(f, info) for f in (*title, *KIND_FIELDS.get(info.kind or "", ()))]
+
+
+def _field(field: Field, info: NodeInfo) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": field.name, "type": field.type}
+    if field.enum:
+        entry["enum"] = list(field.enum)
+    if field.minimum is not None:
+        entry["minimum"] = field.minimum
+    if field.maximum is not None:
+        entry["maximum"] = field.maximum
+    if field.required:
+        entry["required"] = True
+    if field.default is not None:
+        entry["default"] = field.default
+    if field.name in info.data:
+        value = info.data[field.name]
+        cut = shown(value)
+        entry["value"] = cut
+        if cut is not value:
+            entry["cut"] = True  # the inspector must not save it back
+    return entry
+
+
 class _Drawn:
     """The drawn nodes and edges with their spans, while findings are handed out."""
 
@@ -109,6 +137,7 @@ class _Drawn:
             id_value = _last_member_value(info, "id")
             node = {"id": info.id, "kind": shown(info.kind), "title": shown(info.title),
                     "plan_index": plan.get(info.id), "main": _main(info),
+                    "fields": _fields(info),
                     "range": range_of(info.obj.start, info.obj.end),
                     "id_range": range_of(id_value.start, id_value.end),
                     "defects": []}

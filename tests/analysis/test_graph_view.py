@@ -116,6 +116,24 @@ def test_broken_json_answers_the_last_good_graph_marked_stale() -> None:
     assert (nothing["stale"], nothing["nodes"], nothing["edges"]) == (True, [], [])
 
 
+def test_each_node_carries_its_kinds_fields_typed_for_the_inspector() -> None:
+    nodes = {n["id"]: n for n in view_of(REVIEW_FLOW)["nodes"]}
+    fields = {node_id: {f["name"]: f for f in n["fields"]} for node_id, n in nodes.items()}
+    assert list(fields["draft"]) == ["title", "prompt", "retries", "timeout_minutes",
+                                     "profile", "model"]
+    assert fields["draft"]["retries"]["type"] == "integer"
+    assert (fields["draft"]["retries"]["minimum"], fields["draft"]["retries"]["maximum"]) == (0, 3)
+    assert fields["draft"]["title"]["value"] == "Draft release notes"
+    assert "value" not in fields["draft"]["model"]  # not set in the file
+    assert fields["sign-off"]["on_timeout"]["enum"] == ["reject", "escalate"]
+    assert fields["sign-off"]["options"]["type"] == "string-list"
+    assert fields["publish"]["deliver"] == {"name": "deliver", "type": "enum",
+                                            "enum": ["notification", "channel"],
+                                            "value": "channel"}
+    assert list(fields["start"]) == ["title"]
+    assert "id" not in fields["draft"] and "after" not in fields["draft"]
+
+
 def test_the_canvas_gets_each_field_capped_not_a_50_mb_prompt() -> None:
     """Issue 33: `hwf.graph` sent whole 50 MB strings to the webview on every edit."""
     huge = "word " * 10_000_000  # 50 MB
@@ -140,3 +158,7 @@ def test_the_canvas_gets_each_field_capped_not_a_50_mb_prompt() -> None:
     assert by_id["gate"]["main"]["value"] == "Ship?"
     assert {"from": "start", "to": "draft"} in [{k: e[k] for k in ("from", "to")}
                                                 for e in view["edges"]]
+    fields = {f["name"]: f for f in by_id["draft"]["fields"]}
+    assert fields["prompt"]["cut"] is True and len(fields["prompt"]["value"]) < 2100
+    assert by_id["start"]["fields"][0]["cut"] is True
+    assert "cut" not in fields["retries"]

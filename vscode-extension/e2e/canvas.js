@@ -186,7 +186,7 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     await wb.screenshot(shot('24-canvas-run-parked'));
     await node('draft').hover();
     await page.waitForTimeout(300);
-    const preview = await node('draft').locator('.hwf-preview').innerText();
+    const preview = await frame.locator('.hwf-preview').innerText(); // drawn outside the node, so no pane cuts it off
     await wb.screenshot(shot('25-canvas-output-preview'));
     await click(node('sign-off').locator('button.hwf-answer', { hasText: 'approve' }));
     await waitFor('the run completed on the canvas', async () => /completed/.test(await frame.locator('.hwf-run-status').innerText()), { timeout: 60000 });

@@ -37,7 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     new RunStatusBar(model, server),
     new ServerStatusItem(server),
-    new CanvasPanels(context.extensionUri, server, model),
+    new CanvasPanels(context.extensionUri, server, model, context.workspaceState),
     server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
     view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
     vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),

@@ -27,6 +27,7 @@ from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server import convert
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.features.commands import (
+    INVALID_PARAMS,
     CommandError,
     _arg,
     _string,
@@ -144,7 +145,8 @@ class Canvas:
         try:
             result = spec.compute(analysis.doc, *values)
         except design_edits.DesignEditError as exc:
-            raise bad_arguments(spec.usage, str(exc)) from None
+            # why the edit cannot be made, for the person who tried it: no argument list
+            raise CommandError(str(exc), INVALID_PARAMS) from None
         return await self._apply(uri, analysis, result, spec.label.format(*values))
 
     async def _apply(self, uri: str, analysis: Analysis, result: design_edits.DesignEdit,

@@ -4,7 +4,9 @@
  * included), follows the text cursor, reveals a clicked node's JSON, sends the canvas's
  * edits as `hwf.edit.*` server commands (the server applies them with
  * workspace/applyEdit, so the text editor's undo undoes them) and shows the newest run
- * of the design. The canvas never writes the file.
+ * of the design. The canvas never writes the file. Where the nodes sit is stored in the
+ * workspace state (not in the design); the panel comes back after a window reload (a
+ * webview panel serializer); Export writes the PNG or SVG the canvas drew.
  */
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
@@ -19,9 +21,10 @@ import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';
 import { isTrusted } from './trust';
 import { asGraphView, GraphView, nodeAt } from '../webview/graphModel';
-import { editCommand, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
+import { editCommand, editFailureText, EditRequest, HostMessage, parseCanvasMessage, PositionEntry, positionEntries, runCommand } from '../webview/protocol';
 
 const VIEW_TYPE = 'hwf.canvas';
+const POSITIONS_KEY = 'hwf.canvas.positions:';
 
 export class CanvasPanels implements vscode.Disposable {
   private readonly panels = new Map<string, CanvasPanel>();
@@ -31,8 +34,10 @@ export class CanvasPanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly server: ServerManager,
     private readonly model: RunsModel,
+    private readonly state: vscode.Memento,
   ) {
     this.disposables.push(
+      vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: (panel, saved) => this.restore(panel, saved) }),
       vscode.commands.registerCommand(UiCommand.openCanvas, (uri?: vscode.Uri) => this.open(uri)),
       vscode.commands.registerCommand(UiCommand.showRunOnCanvas, (target?: unknown) => this.showRun(target)),
       vscode.languages.registerCodeLensProvider(designSelector(server.settings.designGlobs), new OpenCanvasLens()),
@@ -69,9 +74,28 @@ export class CanvasPanels implements vscode.Disposable {
       return existing;
     }
     await this.server.ensureStarted();
-    const panel = new CanvasPanel(this.extensionUri, document, this.server, this.model, () => this.panels.delete(key));
+    const panel = new CanvasPanel(this.extensionUri, document, this.server, this.model, this.state, () => this.panels.delete(key));
     this.panels.set(key, panel);
     return panel;
+  }
+
+  /** A canvas VS Code kept across a window reload: its design opened again in it. */
+  private async restore(webviewPanel: vscode.WebviewPanel, saved: unknown): Promise<void> {
+    const uri = typeof saved === 'object' && saved !== null && typeof (saved as { uri?: unknown }).uri === 'string' ? (saved as { uri: string }).uri : undefined;
+    try {
+      if (!uri) throw new Error('no design recorded');
+      const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+      const key = document.uri.toString();
+      if (this.panels.has(key) || !isDesignDocument(document, this.server.settings.designGlobs)) {
+        webviewPanel.dispose();
+        return;
+      }
+      await this.server.ensureStarted();
+      this.panels.set(key, new CanvasPanel(this.extensionUri, document, this.server, this.model, this.state, () => this.panels.delete(key), webviewPanel));
+    } catch (error) {
+      getLog().warn(`Canvas: not restored (${uri ?? 'unknown design'}): ${errorText(error)}`);
+      webviewPanel.dispose(); // no empty editor group left behind
+    }
   }
 
   dispose(): void {
@@ -108,15 +132,22 @@ class CanvasPanel {
     private readonly document: vscode.TextDocument,
     private readonly server: ServerManager,
     private readonly model: RunsModel,
+    private readonly state: vscode.Memento,
     onDisposed: () => void,
+    restored?: vscode.WebviewPanel,
   ) {
     const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
-    this.panel = vscode.window.createWebviewPanel(
+    const options = { enableScripts: true, localResourceRoots: [root], retainContextWhenHidden: true };
+    this.panel = restored ?? vscode.window.createWebviewPanel(
       VIEW_TYPE,
       `Canvas: ${document.uri.path.split('/').pop()}`,
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, localResourceRoots: [root], retainContextWhenHidden: true },
+      options,
     );
+    if (restored) {
+      restored.webview.options = options;
+      restored.title = `Canvas: ${document.uri.path.split('/').pop()}`;
+    }
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'images', 'activitybar.svg');
     const webview = this.panel.webview;
     webview.html = canvasHtml({
@@ -230,12 +261,25 @@ class CanvasPanel {
     }
     const uri = this.document.uri.toString();
     switch (message.type) {
-      case 'ready':
+      case 'ready': {
         this.ready = true;
         this.lastRunKey = '';
         this.sendConfig();
+        const stored = this.state.get<unknown>(POSITIONS_KEY + uri);
+        if (positionEntries(stored)) {
+          this.post({ type: 'positions', entries: stored });
+        }
         await this.refresh();
         return;
+      }
+      case 'positions':
+        await this.state.update(POSITIONS_KEY + uri, message.entries satisfies PositionEntry[]);
+        return;
+      case 'undo':
+      case 'redo':
+        return this.undo(message.type);
+      case 'export':
+        return this.export(message.format, message.data);
       case 'runDrawn': {
         const sent = this.runSent;
         if (sent && sent.seq === message.seq) {
@@ -257,7 +301,7 @@ class CanvasPanel {
         return this.pin(undefined);
       case 'edit': {
         const { command, args } = editCommand(uri, message);
-        await this.send(command, args);
+        await this.send(command, args, message);
         return;
       }
       case 'run': {
@@ -271,17 +315,46 @@ class CanvasPanel {
     }
   }
 
-  private async send(command: string, args: unknown[]): Promise<void> {
+  private async send(command: string, args: unknown[], edit?: EditRequest): Promise<void> {
     try {
       const answer = await this.server.execute(command, args);
-      if (command.startsWith('hwf.edit.') && typeof answer === 'object' && answer !== null && (answer as { applied?: unknown }).applied === false) {
-        this.post({ type: 'notice', text: `${command.replace('hwf.edit.', '')}: not applied (the text changed meanwhile?)` });
+      if (edit && typeof answer === 'object' && answer !== null && (answer as { applied?: unknown }).applied === false) {
+        this.post({ type: 'notice', text: editFailureText(edit, 'the text changed meanwhile: try again') });
       } else {
         this.post({ type: 'notice', text: '' });
       }
     } catch (error) {
-      this.post({ type: 'notice', text: errorText(error) }); // shown and logged by ServerManager too
+      // the log has the command and its arguments; the canvas says it for people
+      this.post({ type: 'notice', text: edit ? editFailureText(edit, errorText(error)) : errorText(error) });
     }
+  }
+
+  /**
+   * Ctrl+Z in the canvas: the text document's own undo (its editor focused for the
+   * command, then the canvas again), so the canvas and the editor share one history.
+   */
+  private async undo(which: 'undo' | 'redo'): Promise<void> {
+    const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
+    await vscode.window.showTextDocument(this.document, { viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
+    await vscode.commands.executeCommand(which);
+    this.panel.reveal(this.panel.viewColumn, false);
+  }
+
+  /** The image the canvas drew, saved where the user picks (beside the design by default). */
+  private async export(format: 'png' | 'svg', data: string): Promise<void> {
+    const base = this.document.uri.path.replace(/\.hwf\.json$|\.json$/i, '');
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: this.document.uri.with({ path: `${base}.${format}` }),
+      filters: format === 'png' ? { 'PNG image': ['png'] } : { 'SVG image': ['svg'] },
+      title: `Export the canvas as ${format.toUpperCase()}`,
+    });
+    if (!target) {
+      return;
+    }
+    const bytes = format === 'svg' ? Buffer.from(data, 'utf8') : Buffer.from(data.replace(/^data:image\/png;base64,/, ''), 'base64');
+    await vscode.workspace.fs.writeFile(target, bytes);
+    getLog().info(`Canvas: exported ${target.fsPath} (${bytes.length} bytes)`);
+    void vscode.window.showInformationMessage(`Canvas exported to ${vscode.workspace.asRelativePath(target)}`);
   }
 
   /**

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../common/canvasModel';
 import { RunSummary, stepsOfRun } from '../common/runModel';
 import { dashboardHost, FetchJSON, routeError } from '../webview/dashboardHost';
-import { asGraphView, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
+import { asGraphView, edgeId, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
 import { editCommand, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
 
 const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
@@ -48,7 +48,7 @@ test('toFlow draws every node and edge, nodes in plan order, laid out top to bot
   }
   assert.ok(nodes.every((n) => n.width === NODE_WIDTH && n.type === 'hwf'));
   assert.equal(nodes.find((n) => n.id === 'how-it-works')!.connectable, false);
-  assert.deepEqual(edges.map((e) => e.id).slice(0, 2), ['start->draft', 'draft->review']);
+  assert.deepEqual(edges.map((e) => e.id).slice(0, 2), ['["start","draft"]', '["draft","review"]']);
 });
 
 test('toFlow on broken designs: repeated ids drawn apart, edges to nowhere dropped, defects marked', () => {
@@ -61,7 +61,7 @@ test('toFlow on broken designs: repeated ids drawn apart, edges to nowhere dropp
     [
       'an after naming no node',
       { nodes: [{ id: 't', kind: 'trigger' }, { id: 'x', kind: 'agent' }], edges: [{ from: 'nowhere', to: 'x' }, { from: 't', to: 'x', defects: [{ message: 'bad' }] }] },
-      ['t', 'x'], ['t->x'], [],
+      ['t', 'x'], ['["t","x"]'], [],
     ],
   ];
   for (const [name, partial, ids, edgeIds, withDefects] of cases) {
@@ -78,13 +78,13 @@ test('toFlow keeps a given layout (text-only edits do not move nodes) and marks 
   const first = toFlow(REVIEW_FLOW);
   const moved = new Map(first.positions);
   moved.set('draft', { x: 999, y: 5 });
-  const again = toFlow(REVIEW_FLOW, { positions: moved, current: 'review', selected: 'publish', selectedEdge: 'draft->review' });
+  const again = toFlow(REVIEW_FLOW, { positions: moved, current: 'review', selected: 'publish', selectedEdge: edgeId('draft', 'review') });
   const byId = new Map(again.nodes.map((n) => [n.id, n]));
   assert.deepEqual(byId.get('draft')!.position, { x: 999, y: 5 });
   assert.equal(byId.get('review')!.data.current, true);
   assert.equal(byId.get('draft')!.data.current, false);
   assert.equal(byId.get('publish')!.selected, true);
-  assert.equal(again.edges.find((e) => e.id === 'draft->review')!.selected, true);
+  assert.equal(again.edges.find((e) => e.id === edgeId('draft', 'review'))!.selected, true);
 });
 
 test('reuseUnchanged keeps the objects of elements that show the same (ranges aside)', () => {

@@ -1,27 +1,42 @@
 /**
- * The canvas: the design as a graph (React Flow, laid out by dagre), a palette, a side
- * form for the selected node, the shown run's states. It never changes the design
- * itself: every edit is a request to the host, and what it draws is the host's graph.
+ * The canvas: the design as a graph (React Flow), a palette, an inspector for the
+ * selected node, the shown run's states. It never changes the design itself: every edit
+ * is a request to the host, and what it draws is the host's graph. Where nodes sit is the
+ * canvas's own (layout.ts): kept across edits, moved by dragging, stored by the host
+ * outside the design.
  */
 import {
   Background,
   Controls,
+  ControlButton,
+  MiniMap,
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
   type Connection,
   type Edge,
+  type EdgeTypes,
   type Node,
+  type NodeChange,
   type NodeTypes,
 } from '@xyflow/react';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Component, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { RunSummary, StepInfo } from '../common/runModel';
 import { statusLabel } from '../common/runModel';
-import { defectText, GraphView, HwfNodeData, KINDS, kindIcon, layoutKey, Layout, nodeRuns, reuseUnchanged, toFlow } from './graphModel';
+import { exportColors, toPng } from './exportDom';
+import { graphSvg } from './exportImage';
+import { defectText, flowIds, GraphNode, GraphView, HwfNodeData, inPlanOrder, KINDS, kindIcon, nodeRuns, reuseUnchanged, toFlow } from './graphModel';
+import { HwfEdge } from './HwfEdge';
 import { makeHwfNode } from './HwfNode';
-import type { CanvasConfig, CanvasMessage, Host, HostMessage } from './protocol';
+import { Inspector } from './Inspector';
+import type { Layout, Route } from './layout';
+import type { CanvasConfig, CanvasMessage, Host, HostMessage, PositionEntry } from './protocol';
 
 const DEFAULT_CONFIG: CanvasConfig = { editable: true, runsEnabled: true, answerable: true };
+/** Past this many nodes only the ones in view are rendered, and a new node is centred rather than fitted. */
+const BIG = 200;
+/** A graph this small fits the view: no minimap over its nodes unless asked for. */
+const MINIMAP_FROM = 13;
 
 function colorMode(): 'light' | 'dark' {
   const body = document.body.classList;
@@ -36,6 +51,27 @@ export function Canvas({ host, header }: { host: Host; header?: ReactNode }) {
   );
 }
 
+/** A drawing that throws (a design no one foresaw) shows why, and the next graph tries again. */
+class FlowBoundary extends Component<{ resetKey: number; children: ReactNode }, { error: string; key: number }> {
+  state = { error: '', key: -1 };
+  static getDerivedStateFromError(error: unknown) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+  static getDerivedStateFromProps(props: { resetKey: number }, state: { error: string; key: number }) {
+    return props.resetKey !== state.key ? { error: '', key: props.resetKey } : null;
+  }
+  render() {
+    return this.state.error ? <div className="hwf-empty" role="alert">The canvas could not draw this design: {this.state.error}</div> : this.props.children;
+  }
+}
+
+interface Placement {
+  keys: string[];
+  positions: Layout;
+  /** The last full layout's routes (drawn where their ends have not moved); none: not known. */
+  routes?: ReadonlyMap<string, Route>;
+}
+
 function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [graph, setGraph] = useState<GraphView | null>(null);
   const [seq, setSeq] = useState(0);
@@ -45,7 +81,13 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
   const [config, setConfig] = useState<CanvasConfig>(DEFAULT_CONFIG);
   const [notice, setNotice] = useState<string>('');
-  const layoutCache = useRef<{ key: string; positions: Layout } | null>(null);
+  /** Bumped when nodes move without a new graph (drag, Re-layout). */
+  const [moves, setMoves] = useState(0);
+  const [minimap, setMinimap] = useState<boolean | null>(null);
+  const placement = useRef<Placement | null>(null);
+  const stored = useRef<Layout | null>(null);
+  const relayout = useRef(false);
+  const dropped = useRef<{ kind: string; at: { x: number; y: number }; before: Set<string> } | null>(null);
   const keptNodes = useRef(new Map<string, { key: string; value: Node<HwfNodeData> }>());
   const keptEdges = useRef(new Map<string, { key: string; value: Edge }>());
   const configRef = useRef(config);
@@ -54,6 +96,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const post = useCallback((m: CanvasMessage) => host.post(m), [host]);
   const flowInstance = useReactFlow();
   const pane = useRef<HTMLDivElement | null>(null);
+  const root = useRef<HTMLDivElement | null>(null);
 
   useEffect(() => {
     const off = host.onMessage((m: HostMessage) => {
@@ -73,6 +116,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           break;
         case 'notice':
           setNotice(m.text);
+          break;
+        case 'positions':
+          stored.current = new Map(m.entries.map(([k, x, y]) => [k, { x, y }]));
           break;
       }
     });
@@ -96,18 +142,115 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   }, [run, post]);
 
   const nodeTypes: NodeTypes = useMemo(() => ({ hwf: makeHwfNode(post, () => configRef.current.answerable) }), [post]);
+  const edgeTypes: EdgeTypes = useMemo(() => ({ hwf: HwfEdge }), []);
   const runs = useMemo(() => nodeRuns(run.run ?? undefined, run.steps), [run]);
 
   const flow = useMemo(() => {
     if (!graph) {
-      return { nodes: [] as Node<HwfNodeData>[], edges: [] as Edge[] };
+      return { nodes: [] as Node<HwfNodeData>[], edges: [] as Edge[], keys: [] as string[], byKey: new Map<string, GraphNode>() };
     }
-    const key = layoutKey(graph);
-    const cached = layoutCache.current?.key === key ? layoutCache.current.positions : undefined;
-    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions: cached });
-    layoutCache.current = { key, positions: result.positions };
-    return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges) };
-  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled]);
+    let previous: Placement | undefined = placement.current ?? undefined;
+    if (!previous && stored.current && stored.current.size > 0) {
+      previous = { keys: [...stored.current.keys()], positions: stored.current };
+    }
+    if (relayout.current) {
+      previous = undefined;
+      relayout.current = false;
+    }
+    let positions = previous?.positions;
+    const drop = dropped.current;
+    if (drop && positions) {
+      // the node dropped from the palette: the new key of its kind goes where it was dropped
+      const ordered = inPlanOrder(graph.nodes);
+      const keys = flowIds(ordered);
+      const i = keys.findIndex((k, j) => !drop.before.has(k) && ordered[j].kind === drop.kind);
+      if (i >= 0) {
+        positions = new Map(positions).set(keys[i], drop.at);
+        dropped.current = null;
+      }
+    }
+    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG });
+    placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
+    return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
+    // `moves`: a drag or Re-layout changed `placement` without a new graph
+  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, moves]);
+
+  // Positions go to the host (stored per document, outside the design), a moment after they settle.
+  const lastStored = useRef('');
+  useEffect(() => {
+    const p = placement.current;
+    if (!p || !config.editable) {
+      return;
+    }
+    const timer = setTimeout(() => {
+      const entries: PositionEntry[] = [...p.positions].map(([k, { x, y }]) => [k, Math.round(x), Math.round(y)]);
+      const text = JSON.stringify(entries);
+      if (text !== lastStored.current) {
+        lastStored.current = text;
+        post({ type: 'positions', entries });
+      }
+    }, 400);
+    return () => clearTimeout(timer);
+  }, [flow, post, config.editable]);
+
+  // A node that would be out of view (a new one, a Re-layout) brings the view to it.
+  const shownKeys = useRef<Set<string> | null>(null);
+  useEffect(() => {
+    const box = pane.current?.getBoundingClientRect();
+    const before = shownKeys.current;
+    shownKeys.current = new Set(flow.keys);
+    if (!box || !before || flow.nodes.length === 0) {
+      return;
+    }
+    const { x, y, zoom } = flowInstance.getViewport();
+    const outside = flow.nodes.filter((n) => {
+      if (before.has(n.id) && moves === 0) return false;
+      const left = n.position.x * zoom + x;
+      const top = n.position.y * zoom + y;
+      return left < 0 || top < 0 || left + (n.width ?? 0) * zoom > box.width || top + (n.initialHeight ?? 0) * zoom > box.height;
+    });
+    const fresh = outside.filter((n) => !before.has(n.id));
+    if (fresh.length === 0 && !(moves > 0 && outside.length > 0)) {
+      return;
+    }
+    if (flow.nodes.length <= BIG) {
+      void flowInstance.fitView({ duration: 200, maxZoom: 1, minZoom: 0.3, padding: 0.1 });
+    } else if (fresh[0]) {
+      void flowInstance.setCenter(fresh[0].position.x + NODE_HALF, fresh[0].position.y + 40, { zoom, duration: 200 });
+    }
+  }, [flow.keys]);
+
+  // The pane narrows (the inspector opens, the editor group shrinks): fit again if a node
+  // would be cut off.
+  const nodesRef = useRef(flow.nodes);
+  nodesRef.current = flow.nodes;
+  useEffect(() => {
+    const element = pane.current;
+    if (!element || typeof ResizeObserver === 'undefined') {
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const observer = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const nodes = nodesRef.current;
+        const box = element.getBoundingClientRect();
+        if (nodes.length === 0 || nodes.length > BIG || box.width === 0) return;
+        const { x, y, zoom } = flowInstance.getViewport();
+        const cut = nodes.some((n) => {
+          const left = n.position.x * zoom + x;
+          const top = n.position.y * zoom + y;
+          return left < 0 || top < 0 || left + (n.width ?? 0) * zoom > box.width || top + (n.initialHeight ?? 0) * zoom > box.height;
+        });
+        if (cut) void flowInstance.fitView({ duration: 150, maxZoom: 1, minZoom: 0.3, padding: 0.1 });
+      }, 120);
+    });
+    observer.observe(element);
+    return () => {
+      clearTimeout(timer);
+      observer.disconnect();
+    };
+  }, [flowInstance]);
 
   const reveal = useCallback((id: string) => post({ type: 'reveal', id }), [post]);
 
@@ -127,24 +270,32 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     // Only when the cursor moves to another node, not on every redraw.
   }, [cursor]);
 
-  // Enter on a focused node (Tab walks them in plan order) reveals its JSON.
+  // Keys: Enter on a focused node (Tab walks them in plan order) reveals its JSON;
+  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y outside a text box are the document's undo / redo.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
+      const typing = target?.closest('input, textarea, select') !== null && target?.closest('input, textarea, select') !== undefined;
+      if ((e.ctrlKey || e.metaKey) && !typing && configRef.current.editable) {
+        const key = e.key.toLowerCase();
+        if (key === 'z' || key === 'y') {
+          e.preventDefault();
+          post({ type: key === 'y' || e.shiftKey ? 'redo' : 'undo' });
+          return;
+        }
+      }
       if (e.key === 'Enter' && target?.classList.contains('react-flow__node')) {
-        const id = target.getAttribute('data-id');
-        if (id) {
-          const node = graph?.nodes.find((n) => n.id === id.replace(/#\d+$/, ''));
-          if (node) {
-            setSelected(id);
-            reveal(node.id);
-          }
+        const key = target.getAttribute('data-id');
+        const node = key !== null ? flow.byKey.get(key) : undefined;
+        if (key !== null && node) {
+          setSelected(key);
+          reveal(node.id);
         }
       }
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [graph, reveal]);
+  }, [flow.byKey, reveal, post]);
 
   const onConnect = useCallback(
     (c: Connection) => {
@@ -171,11 +322,77 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     [post],
   );
 
-  const selectedNode = flow.nodes.find((n) => n.id === selected)?.data.node;
+  // Dragging a node moves it on the canvas only (the design has no positions).
+  const onNodesChange = useCallback((changes: NodeChange[]) => {
+    const p = placement.current;
+    let moved = false;
+    for (const c of changes) {
+      if (c.type === 'position' && c.position && p) {
+        p.positions = new Map(p.positions).set(c.id, c.position);
+        moved = true;
+      }
+    }
+    if (moved) setMoves((n) => n + 1);
+  }, []);
+
+  const onDrop = useCallback(
+    (e: React.DragEvent) => {
+      const kind = e.dataTransfer.getData('application/x-hwf-kind');
+      if (!kind || !configRef.current.editable) {
+        return;
+      }
+      e.preventDefault();
+      const at = flowInstance.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+      const onNode = (e.target as HTMLElement).closest('.react-flow__node')?.getAttribute('data-id');
+      const parent = onNode ? flow.byKey.get(onNode) : undefined;
+      dropped.current = { kind, at: { x: at.x - NODE_HALF, y: at.y - 20 }, before: new Set(flow.keys) };
+      post({ type: 'edit', edit: 'addNode', kind, after: parent && parent.kind !== 'note' && kind !== 'note' && kind !== 'trigger' ? parent.id : null });
+    },
+    [flowInstance, flow, post],
+  );
+
+  const doExport = useCallback(
+    async (format: 'png' | 'svg') => {
+      const colors = exportColors(root.current ?? document.body);
+      const nodes = flow.nodes.map((n) => {
+        const measured = flowInstance.getNode(n.id)?.measured;
+        const data = n.data.node;
+        const main = data.main?.value;
+        return {
+          position: n.position,
+          width: measured?.width ?? n.width ?? 240,
+          height: measured?.height ?? n.initialHeight ?? 84,
+          kind: data.kind,
+          title: data.title || data.id,
+          id: data.id,
+          main: typeof main === 'string' ? main : main === undefined || main === null ? '' : JSON.stringify(main),
+          state: n.data.run?.state,
+        };
+      });
+      const box = new Map(nodes.map((n, i) => [flow.nodes[i].id, n]));
+      const edges = flow.edges.flatMap((e) => {
+        const a = box.get(e.source);
+        const b = box.get(e.target);
+        if (!a || !b) return [];
+        const route = (e.data as { route?: { x: number; y: number }[] } | undefined)?.route;
+        const from = { x: a.position.x + a.width / 2, y: a.position.y + a.height };
+        const to = { x: b.position.x + b.width / 2, y: b.position.y };
+        const fixed = route && route.length >= 2 ? route.map((p, i) => (i === 0 ? { x: p.x, y: from.y } : i === route.length - 1 ? { x: p.x, y: to.y } : p)) : undefined;
+        return [{ from, to, route: fixed }];
+      });
+      const svg = graphSvg(nodes, edges, colors);
+      post({ type: 'export', format, data: format === 'svg' ? svg : await toPng(svg) });
+    },
+    [flow, flowInstance, post],
+  );
+
+  const selectedNode = selected !== null ? flow.byKey.get(selected) : undefined;
   const edgeSelected = flow.edges.find((e) => e.id === selectedEdge);
+  const big = flow.nodes.length > BIG;
+  const showMap = minimap ?? (flow.nodes.length >= MINIMAP_FROM && !big);
 
   return (
-    <div className="hwf-canvas">
+    <div className="hwf-canvas" ref={root}>
       <div className="hwf-toolbar" role="toolbar" aria-label="Canvas">
         {header}
         <span className="hwf-design-name">{graph?.name ?? ''}</span>
@@ -188,27 +405,33 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           {flow.nodes.length} nodes · {flow.edges.length} edges
         </span>
         {config.editable && (
-          <span className="hwf-palette" role="group" aria-label="Add a node">
-            Add{selectedNode ? ` after ${selectedNode.id}` : ''}:
+          <span className="hwf-palette" role="group" aria-label="Add a node (click: after the selected node; or drag onto the canvas)">
+            Add:
             {KINDS.map((kind) => (
               <button
                 key={kind}
                 className="hwf-add"
                 data-kind={kind}
-                title={`Add a ${kind} node${selectedNode ? ` after ${selectedNode.id}` : ''}`}
+                aria-label={`Add ${kind}`}
+                draggable
+                onDragStart={(e) => {
+                  e.dataTransfer.setData('application/x-hwf-kind', kind);
+                  e.dataTransfer.effectAllowed = 'copy';
+                }}
+                title={`Add a ${kind} node${selectedNode ? ` after ${selectedNode.id}` : ''} (or drag it onto the canvas)`}
                 onClick={() => post({ type: 'edit', edit: 'addNode', kind, after: selectedNode && selectedNode.kind !== 'note' ? selectedNode.id : null })}
               >
-                {kindIcon(kind)} {kind}
+                {kindIcon(kind)}<span className="hwf-add-label"> {kind}</span>
               </button>
             ))}
           </span>
         )}
-        {config.editable && edgeSelected && (
-          <button className="hwf-delete-edge" onClick={() => post({ type: 'edit', edit: 'disconnect', from: edgeSelected.source, to: edgeSelected.target })}>
-            Delete edge {edgeSelected.source} → {edgeSelected.target}
-          </button>
-        )}
         <span className="hwf-spacer" />
+        <button className="hwf-relayout" title="Lay the whole graph out again (forgets moved nodes)" onClick={() => { relayout.current = true; setMoves((n) => n + 1); }}>
+          Re-layout
+        </button>
+        <button className="hwf-export" data-format="png" title="Export the graph as a PNG image" onClick={() => void doExport('png')}>PNG</button>
+        <button className="hwf-export" data-format="svg" title="Export the graph as an SVG image" onClick={() => void doExport('svg')}>SVG</button>
         <RunStatus run={run.run} />
         {run.pinned && (
           <button className="hwf-newest" title="Show the newest run of the design again" onClick={() => post({ type: 'newest' })}>
@@ -216,54 +439,73 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           </button>
         )}
         {config.runsEnabled && (
-          <button className="hwf-start-run" onClick={() => post({ type: 'run', action: 'start' })}>
+          <button className="hwf-start-run hwf-primary" onClick={() => post({ type: 'run', action: 'start' })}>
             ▶ Start run
           </button>
         )}
       </div>
-      {(graph?.defects?.length ?? 0) > 0 && <div className="hwf-graph-defects" role="alert">{defectText(graph?.defects)}</div>}
-      {notice && <div className="hwf-notice" role="status">{notice}</div>}
       <div className="hwf-body">
-        <div className="hwf-flow" ref={pane}>
-          {graph && (
-            <ReactFlow
-              nodes={flow.nodes}
-              edges={flow.edges}
-              nodeTypes={nodeTypes}
-              colorMode={colorMode()}
-              fitView
-              fitViewOptions={{ maxZoom: 1, minZoom: 0.5, padding: 0.1 }}
-              minZoom={0.2}
-              nodesDraggable={false}
-              nodesConnectable={config.editable}
-              elementsSelectable
-              onConnect={onConnect}
-              onBeforeDelete={onBeforeDelete}
-              deleteKeyCode={config.editable ? ['Delete', 'Backspace'] : null}
-              onNodeClick={(_, node) => {
-                setSelected(node.id);
-                setSelectedEdge(null);
-                reveal((node.data as HwfNodeData).node.id);
-              }}
-              onEdgeClick={(_, edge) => {
-                setSelectedEdge(edge.id);
-                setSelected(null);
-              }}
-              onPaneClick={() => {
-                setSelected(null);
-                setSelectedEdge(null);
-              }}
-              proOptions={{ hideAttribution: true }}
-            >
-              <Background />
-              <Controls showInteractive={false} />
-            </ReactFlow>
-          )}
+        <div className="hwf-flow" ref={pane} onDragOver={(e) => { if (config.editable) { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; } }} onDrop={onDrop}>
+          <div className="hwf-banners">
+            {(graph?.defects?.length ?? 0) > 0 && <div className="hwf-graph-defects" role="alert">{defectText(graph?.defects)}</div>}
+            {notice && <div className="hwf-notice" role="status">{notice}<button className="hwf-notice-close" aria-label="Dismiss" onClick={() => setNotice('')}>×</button></div>}
+            {config.editable && edgeSelected && (
+              <div className="hwf-edge-actions">
+                <button className="hwf-delete-edge" onClick={() => post({ type: 'edit', edit: 'disconnect', from: edgeSelected.source, to: edgeSelected.target })}>
+                  Delete edge {edgeSelected.source} → {edgeSelected.target}
+                </button>
+              </div>
+            )}
+          </div>
+          <FlowBoundary resetKey={seq}>
+            {graph && (
+              <ReactFlow
+                nodes={flow.nodes}
+                edges={flow.edges}
+                nodeTypes={nodeTypes}
+                edgeTypes={edgeTypes}
+                colorMode={colorMode()}
+                fitView={!big}
+                fitViewOptions={{ maxZoom: 1, minZoom: 0.4, padding: 0.1 }}
+                defaultViewport={big ? startViewport(flow.nodes) : undefined}
+                minZoom={0.05}
+                onlyRenderVisibleElements={big}
+                nodesDraggable={config.editable}
+                onNodesChange={onNodesChange}
+                nodesConnectable={config.editable}
+                elementsSelectable
+                onConnect={onConnect}
+                onBeforeDelete={onBeforeDelete}
+                deleteKeyCode={config.editable ? ['Delete', 'Backspace'] : null}
+                onNodeClick={(_, node) => {
+                  setSelected(node.id);
+                  setSelectedEdge(null);
+                  reveal((node.data as HwfNodeData).node.id);
+                }}
+                onEdgeClick={(_, edge) => {
+                  setSelectedEdge(edge.id);
+                  setSelected(null);
+                }}
+                onPaneClick={() => {
+                  setSelected(null);
+                  setSelectedEdge(null);
+                }}
+                proOptions={{ hideAttribution: true }}
+              >
+                <Background />
+                <Controls showInteractive={false}>
+                  <ControlButton title="Re-layout" aria-label="Re-layout" onClick={() => { relayout.current = true; setMoves((n) => n + 1); }}>⟲</ControlButton>
+                  <ControlButton className="hwf-minimap-toggle" title={showMap ? 'Hide the minimap' : 'Show the minimap'} aria-label="Minimap" aria-pressed={showMap} onClick={() => setMinimap(!showMap)}>▦</ControlButton>
+                </Controls>
+                {showMap && <MiniMap pannable zoomable ariaLabel="Minimap" nodeColor={(n) => `var(--hwf-kind-${(n.data as HwfNodeData).node.kind || 'agent'}, #888)`} nodeStrokeWidth={0} style={{ width: 160, height: 120 }} />}
+              </ReactFlow>
+            )}
+          </FlowBoundary>
           {!graph && <div className="hwf-empty">Reading the design…</div>}
         </div>
         {selectedNode && (
-          <SidePanel
-            key={`${selectedNode.id}:${JSON.stringify(selectedNode.main?.value ?? null)}`}
+          <Inspector
+            key={`${selectedNode.id}:${JSON.stringify(selectedNode.fields ?? selectedNode.main ?? null)}`}
             node={selectedNode}
             config={config}
             post={post}
@@ -275,6 +517,14 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   );
 }
 
+const NODE_HALF = 120;
+
+/** A big graph opens on its first node at full size (fitting thousands of nodes would show dots). */
+function startViewport(nodes: readonly Node[]): { x: number; y: number; zoom: number } {
+  const first = nodes.reduce<Node | undefined>((top, n) => (!top || n.position.y < top.position.y ? n : top), undefined);
+  return first ? { x: -first.position.x + 40, y: -first.position.y + 40, zoom: 1 } : { x: 0, y: 0, zoom: 1 };
+}
+
 function RunStatus({ run }: { run: RunSummary | null }) {
   if (!run) {
     return <span className="hwf-run-status">no runs yet</span>;
@@ -283,64 +533,5 @@ function RunStatus({ run }: { run: RunSummary | null }) {
     <span className={`hwf-run-status hwf-run-${run.status}`} role="status" aria-live="polite">
       run {run.run_id}: {statusLabel(run.status)}
     </span>
-  );
-}
-
-/** The selected node's form: rename it, edit its main field, delete it. */
-function SidePanel({ node, config, post, onRenamed }: {
-  node: GraphView['nodes'][number];
-  config: CanvasConfig;
-  post: (m: CanvasMessage) => void;
-  onRenamed: (id: string) => void;
-}) {
-  const [newId, setNewId] = useState(node.id);
-  const main = node.main;
-  const initial = main ? (typeof main.value === 'string' ? main.value : main.value === undefined || main.value === null ? '' : JSON.stringify(main.value)) : '';
-  const [value, setValue] = useState(initial);
-  const editable = config.editable;
-  return (
-    <aside className="hwf-side" aria-label={`Node ${node.id}`}>
-      <h2>
-        {kindIcon(node.kind)} {node.title || node.id}
-      </h2>
-      <div className="hwf-side-kind">{node.kind}</div>
-      {(node.defects ?? []).length > 0 && <ul className="hwf-side-defects">{node.defects!.map((d, i) => <li key={i}>{d.message}</li>)}</ul>}
-      <label>
-        id
-        <input className="hwf-rename-input" value={newId} readOnly={!editable} onChange={(e) => setNewId(e.target.value)} />
-      </label>
-      {editable && (
-        <button
-          className="hwf-rename"
-          disabled={newId === node.id || newId === ''}
-          onClick={() => {
-            post({ type: 'edit', edit: 'renameNode', id: node.id, newId });
-            onRenamed(newId);
-          }}
-        >
-          Rename
-        </button>
-      )}
-      {main && (
-        <label>
-          {main.field}
-          <textarea className="hwf-main-input" rows={6} value={value} readOnly={!editable || main.cut === true} onChange={(e) => setValue(e.target.value)} />
-        </label>
-      )}
-      {main?.cut && <div className="hwf-side-note">Too long to edit here: edit it in the text.</div>}
-      {editable && main && !main.cut && (
-        <button className="hwf-save-main" disabled={value === initial} onClick={() => post({ type: 'edit', edit: 'setField', id: node.id, field: main.field, value })}>
-          Save {main.field}
-        </button>
-      )}
-      <button className="hwf-reveal" onClick={() => post({ type: 'reveal', id: node.id })}>
-        Show in text
-      </button>
-      {editable && (
-        <button className="hwf-delete-node" onClick={() => post({ type: 'edit', edit: 'deleteNode', id: node.id })}>
-          Delete node
-        </button>
-      )}
-    </aside>
   );
 }

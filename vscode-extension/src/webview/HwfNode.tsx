@@ -1,10 +1,13 @@
 /**
  * One design node on the canvas: kind glyph, title, id, main field, defects, its state
- * in the shown run (hover: the output), and in place: Answer / Respond when the run is
- * parked here, Run from here.
+ * in the shown run as a badge and an outer ring (the kind's colour stays), how long the
+ * step took, its output on hover, and in place: Answer / Respond when the run is parked
+ * here, Run from here.
  */
 import { Handle, NodeProps, Position, type Node } from '@xyflow/react';
 import { useState } from 'react';
+import { createPortal } from 'react-dom';
+import { previewPlace } from './geometry';
 import { stateClass } from '../common/runModel';
 import { defectText, HwfNodeData, kindIcon } from './graphModel';
 import type { CanvasMessage } from './protocol';
@@ -19,19 +22,43 @@ function mainText(value: unknown): string {
 export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: () => boolean) {
   return function HwfNode({ data }: NodeProps<Node<HwfNodeData>>) {
     const { node, run, current, runsEnabled } = data;
+    const [hover, setHover] = useState<ReturnType<typeof previewPlace> | null>(null);
     const defects = node.defects ?? [];
     const classes = ['hwf-node', `hwf-kind-${node.kind}`];
     if (defects.length) classes.push('hwf-has-defects');
     if (current) classes.push('hwf-current');
     if (run) classes.push(`hwf-state-${stateClass(run.state)}`);
     const main = mainText(node.main?.value);
+    const preview = run && (run.detail || run.preview);
     return (
-      <div className={classes.join(' ')} title={defects.length ? defectText(defects) : undefined} data-node-id={node.id}>
+      <div
+        className={classes.join(' ')}
+        title={defects.length ? defectText(defects) : undefined}
+        data-node-id={node.id}
+        onMouseEnter={(e) => preview && setHover(previewPlace(e.currentTarget.getBoundingClientRect(), { width: window.innerWidth, height: window.innerHeight }))}
+        onMouseLeave={() => setHover(null)}
+      >
         {node.kind !== 'note' && node.kind !== 'trigger' && <Handle type="target" position={Position.Top} />}
         <div className="hwf-node-head">
           <span className="hwf-kind-icon" aria-hidden="true">{kindIcon(node.kind)}</span>
           <span className="hwf-node-title">{node.title || node.id}</span>
           {defects.length > 0 && <span className="hwf-defect-badge" aria-label={`${defects.length} problems`}>{defects.length}</span>}
+          {runsEnabled && node.kind !== 'note' && (
+            <button
+              className="hwf-run-here nodrag"
+              title={`Run from here: ${node.id} and everything after it`}
+              aria-label={`Run from ${node.id}`}
+              onClick={(e) => {
+                e.stopPropagation();
+                post({ type: 'run', action: 'fromHere', id: node.id });
+              }}
+            >
+              ▶
+            </button>
+          )}
+        </div>
+        <div className="hwf-node-sub">
+          <span className="hwf-node-id">{node.id}</span> · <span className="hwf-node-kind">{node.kind}</span>
           {run && !runsEnabled && (
             <span className={`hwf-state-badge hwf-badge-${stateClass(run.state)}`} title={run.times || undefined}>{run.label}</span>
           )}
@@ -47,26 +74,14 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
               {run.label}
             </button>
           )}
-        </div>
-        <div className="hwf-node-sub">
-          <span className="hwf-node-id">{node.id}</span> · <span className="hwf-node-kind">{node.kind}</span>
+          {run?.duration && <span className="hwf-duration" title="How long the step took">{run.duration}</span>}
         </div>
         {main && <div className="hwf-node-main">{main}</div>}
-        {run && run.preview && <div className="hwf-preview" role="tooltip">{run.detail || run.preview}</div>}
-        {run?.runId && answerable() && <ParkedActions runId={run.runId} options={run.options ?? []} post={post} />}
-        {runsEnabled && node.kind !== 'note' && (
-          <button
-            className="hwf-run-here nodrag"
-            title={`Run from here: ${node.id} and everything after it`}
-            aria-label={`Run from ${node.id}`}
-            onClick={(e) => {
-              e.stopPropagation();
-              post({ type: 'run', action: 'fromHere', id: node.id });
-            }}
-          >
-            ▶
-          </button>
+        {hover && preview && createPortal(
+          <div className="hwf-preview" role="tooltip" style={{ left: hover.left, top: hover.top, bottom: hover.bottom }}>{preview}</div>,
+          document.body,
         )}
+        {run?.runId && answerable() && <ParkedActions runId={run.runId} options={run.options ?? []} post={post} />}
         {node.kind !== 'note' && <Handle type="source" position={Position.Bottom} />}
       </div>
     );
@@ -80,7 +95,7 @@ function ParkedActions({ runId, options, post }: { runId: string; options: strin
     return (
       <div className="hwf-parked nodrag" onClick={(e) => e.stopPropagation()}>
         {options.map((choice) => (
-          <button key={choice} className="hwf-answer" onClick={() => post({ type: 'run', action: 'answer', runId, choice })}>
+          <button key={choice} className="hwf-answer hwf-primary" onClick={() => post({ type: 'run', action: 'answer', runId, choice })}>
             {choice}
           </button>
         ))}
@@ -100,7 +115,7 @@ function ParkedActions({ runId, options, post }: { runId: string; options: strin
           if (e.key === 'Enter' && text) post({ type: 'run', action: 'respond', runId, output: text });
         }}
       />
-      <button className="hwf-respond" disabled={!text} onClick={() => post({ type: 'run', action: 'respond', runId, output: text })}>
+      <button className="hwf-respond hwf-primary" disabled={!text} onClick={() => post({ type: 'run', action: 'respond', runId, output: text })}>
         Respond
       </button>
     </div>

@@ -12,6 +12,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Canvas } from './Canvas';
 import { dashboardHost, DesignEntry, FetchJSON, listDesigns, routeError } from './dashboardHost';
+import type { CanvasMessage, Host } from './protocol';
 
 interface HostReact {
   createElement(type: string, props: Record<string, unknown>): unknown;
@@ -46,6 +47,23 @@ function fetcher(): FetchJSON {
   };
 }
 
+/** Export in the browser: the image the canvas drew, downloaded as `<design>.png` / `.svg`. */
+function withDownloads<T extends Host>(host: T, name: string): T {
+  return {
+    ...host,
+    post: (m: CanvasMessage) => {
+      if (m.type !== 'export') {
+        host.post(m);
+        return;
+      }
+      const link = document.createElement('a');
+      link.href = m.format === 'png' ? m.data : URL.createObjectURL(new Blob([m.data], { type: 'image/svg+xml' }));
+      link.download = `${name}.${m.format}`;
+      link.click();
+    },
+  };
+}
+
 function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
   const [designs, setDesigns] = useState<DesignEntry[]>([]);
   const [name, setName] = useState<string>('');
@@ -56,7 +74,7 @@ function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
       setName((current) => current || list[0]?.name || '');
     }, (e) => setError(routeError(e)));
   }, [fetchJSON]);
-  const host = useMemo(() => (name ? dashboardHost(name, fetchJSON) : undefined), [name, fetchJSON]);
+  const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON), name) : undefined), [name, fetchJSON]);
   useEffect(() => () => host?.dispose(), [host]);
   const picker = (
     <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => setName(e.target.value)}>

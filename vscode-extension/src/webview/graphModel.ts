@@ -4,9 +4,11 @@
  * no VS Code API, so node's test runner checks it and both hosts (the VS Code webview,
  * the Hermes dashboard tab) share it.
  */
-import dagre from '@dagrejs/dagre';
 import type { Edge, Node } from '@xyflow/react';
 import type { StepInfo, StepState } from '../common/runModel';
+import { Box, DAGRE_LIMIT, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout } from './layout';
+
+export type { Layout } from './layout';
 
 export interface Position {
   line: number;
@@ -24,6 +26,22 @@ export interface GraphDefect {
   code?: string | number | null;
 }
 
+/** One field the node's kind may carry, as `hwf.graph` types it (the inspector's input). */
+export interface FieldSpec {
+  name: string;
+  /** 'string', 'integer', 'string-list', 'id-list' or 'enum'. */
+  type: string;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  required?: boolean;
+  default?: unknown;
+  /** Absent: the node does not set it. */
+  value?: unknown;
+  /** The value was too long to send whole (graph_view.SHOWN_CHARS): shown, not editable. */
+  cut?: boolean;
+}
+
 export interface GraphNode {
   id: string;
   kind: string;
@@ -31,6 +49,7 @@ export interface GraphNode {
   plan_index?: number | null;
   /** `cut`: the value was too long to send whole (graph_view.SHOWN_CHARS); not editable here. */
   main?: { field: string; value: unknown; cut?: boolean } | null;
+  fields?: FieldSpec[];
   range?: Range;
   id_range?: Range;
   defects?: GraphDefect[];
@@ -73,6 +92,8 @@ export interface NodeRun {
   runId?: string;
   /** The run these facts are of (the step detail opens in it). */
   ofRun: string;
+  /** How long the step took (runModel.durationOf: `1.50 s`), when the run gives its times. */
+  duration?: string;
 }
 
 export interface HwfNodeData extends Record<string, unknown> {
@@ -138,13 +159,29 @@ export function inPlanOrder(nodes: readonly GraphNode[]): GraphNode[] {
   return nodes.map((node, i) => ({ node, i })).sort((a, b) => rank(a.node) - rank(b.node) || a.i - b.i).map((x) => x.node);
 }
 
-/** The React Flow id of each node: its id, `id#2`… for a repeated id (a defect, still drawn). */
-function flowIds(nodes: readonly GraphNode[]): string[] {
-  const seen = new Map<string, number>();
+/**
+ * The React Flow key of each node: its id; a repeated id (a defect, still drawn) gets
+ * `id#2`, `id#3`… skipping every key that is an id or already given, so a repeat of
+ * `a` never takes the place of a real `a#2`.
+ */
+export function flowIds(nodes: readonly GraphNode[]): string[] {
+  const ids = new Set(nodes.map((n) => n.id));
+  const given = new Set<string>();
+  const count = new Map<string, number>();
   return nodes.map((node) => {
-    const count = (seen.get(node.id) ?? 0) + 1;
-    seen.set(node.id, count);
-    return count === 1 ? node.id : `${node.id}#${count}`;
+    if (!given.has(node.id)) {
+      given.add(node.id);
+      return node.id;
+    }
+    let n = count.get(node.id) ?? 1;
+    let key: string;
+    do {
+      n += 1;
+      key = `${node.id}#${n}`;
+    } while (ids.has(key) || given.has(key));
+    count.set(node.id, n);
+    given.add(key);
+    return key;
   });
 }
 
@@ -153,31 +190,22 @@ function drawnEdges(graph: GraphView, ids: ReadonlySet<string>): GraphEdge[] {
   return graph.edges.filter((e) => ids.has(e.from) && ids.has(e.to));
 }
 
-export type Layout = Map<string, { x: number; y: number }>;
-
-/** Top-left corners from dagre's layered layout, top to bottom in `after` order. */
-export function layout(nodeIds: readonly string[], edges: readonly { from: string; to: string }[]): Layout {
-  const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: 'TB', nodesep: 40, ranksep: 60, marginx: 20, marginy: 20 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const id of nodeIds) {
-    g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
-  }
-  for (const e of edges) {
-    g.setEdge(e.from, e.to);
-  }
-  dagre.layout(g);
-  const positions: Layout = new Map();
-  for (const id of nodeIds) {
-    const { x, y } = g.node(id);
-    positions.set(id, { x: x - NODE_WIDTH / 2, y: y - NODE_HEIGHT / 2 });
-  }
-  return positions;
+/** A node's box: the width is fixed; the height grows with what the node shows. */
+export function nodeSize(node: GraphNode): Box {
+  const lines = (text: string, perLine: number, max: number) =>
+    Math.min(max, text.split('\n').reduce((sum, l) => sum + Math.max(1, Math.ceil(l.length / perLine)), 0));
+  const title = node.title || node.id;
+  const main = node.main?.value;
+  const mainText = typeof main === 'string' ? main : main === undefined || main === null ? '' : JSON.stringify(main);
+  const titleLines = lines(title, 22, 2);
+  const mainLines = mainText ? lines(mainText, 34, node.kind === 'note' ? 12 : 2) : 0;
+  return { width: NODE_WIDTH, height: Math.max(NODE_HEIGHT, 40 + titleLines * 18 + mainLines * 16 + 8) };
 }
 
-/** What the layout depends on: ids and edges (a prompt keystroke keeps it). */
-export function layoutKey(graph: GraphView): string {
-  return JSON.stringify([graph.nodes.map((n) => n.id), graph.edges.map((e) => [e.from, e.to])]);
+/** Top-left corners from a full layout of the keys (unit tests, the dashboard's first view). */
+export function layout(nodeIds: readonly string[], edges: readonly { from: string; to: string }[]): Layout {
+  const size = () => ({ width: NODE_WIDTH, height: NODE_HEIGHT });
+  return fullLayout(nodeIds, edges.map((e, i) => ({ id: String(i), source: e.from, target: e.to })), size).positions;
 }
 
 export interface FlowOptions {
@@ -186,27 +214,56 @@ export interface FlowOptions {
   selected?: string | null;
   selectedEdge?: string | null;
   runsEnabled?: boolean;
-  /** A layout computed before for the same `layoutKey` (kept across text-only edits). */
+  /** Where the nodes were (kept: only new nodes are placed); none: a full layout. */
   positions?: Layout;
+  /** The keys `positions` was for, in order (a renamed node keeps its spot). */
+  previousKeys?: readonly string[];
+  /** Edge routes of the last full layout (drawn while both ends stay put). */
+  routes?: ReadonlyMap<string, Route>;
+  /**
+   * Give each node its handles up front: React Flow then renders only the nodes in view
+   * from the start instead of every node once to measure them (seconds at 3,000).
+   */
+  handles?: boolean;
 }
 
+/** An edge's key: JSON of its ends, so no two pairs of ids ever share one. */
 export function edgeId(from: string, to: string): string {
-  return `${from}->${to}`;
+  return JSON.stringify([from, to]);
 }
 
 /** The graph as React Flow elements, in plan order (so Tab walks the plan). */
-export function toFlow(graph: GraphView, options: FlowOptions = {}): { nodes: Node<HwfNodeData>[]; edges: Edge[]; positions: Layout } {
+export function toFlow(
+  graph: GraphView,
+  options: FlowOptions = {},
+): { nodes: Node<HwfNodeData>[]; edges: Edge[]; positions: Layout; routes: ReadonlyMap<string, Route>; keys: string[]; byKey: Map<string, GraphNode> } {
   const ordered = inPlanOrder(graph.nodes);
   const ids = flowIds(ordered);
+  const byKey = new Map<string, GraphNode>();
+  ids.forEach((k, i) => byKey.set(k, ordered[i]));
   const firstIds = new Set(ids.filter((id, i) => id === ordered[i].id));
   const edges = drawnEdges(graph, firstIds);
-  const positions = options.positions ?? layout(ids, edges);
+  const layoutEdges: LayoutEdge[] = edges.map((e) => ({ id: edgeId(e.from, e.to), source: e.from, target: e.to }));
+  const size = (key: string) => (byKey.has(key) ? nodeSize(byKey.get(key)!) : { width: NODE_WIDTH, height: NODE_HEIGHT });
+  let positions = options.positions && stableLayout(ids, layoutEdges, size, options.positions, options.previousKeys ?? []);
+  let routed: ReadonlyMap<string, Route> | undefined = options.routes;
+  if (!positions || (routed === undefined && ids.length <= DAGRE_LIMIT)) {
+    // kept positions without routes (restored from the host): the full layout's routes
+    // still fit every node that was not moved since
+    const placed = fullLayout(ids, layoutEdges, size);
+    positions ??= placed.positions;
+    routed = placed.routes;
+  }
+  routed ??= new Map<string, Route>();
+  const routes = liveRoutes(routed, positions);
+  const offsets = endOffsets(edges, positions);
   const nodes = ordered.map((node, i): Node<HwfNodeData> => ({
     id: ids[i],
     type: 'hwf',
-    position: positions.get(ids[i]) ?? { x: 0, y: 0 },
+    position: positions!.get(ids[i]) ?? { x: 0, y: 0 },
     width: NODE_WIDTH,
-    initialHeight: NODE_HEIGHT,
+    initialHeight: size(ids[i]).height,
+    ...(options.handles ? { handles: handlesOf(node, size(ids[i]).height) } : {}),
     selected: options.selected === ids[i],
     connectable: node.kind !== 'note',
     ariaLabel: `${node.kind} ${node.id}${node.title ? `: ${node.title}` : ''}`,
@@ -220,19 +277,62 @@ export function toFlow(graph: GraphView, options: FlowOptions = {}): { nodes: No
   const flowEdges = edges.map((e): Edge => {
     const id = edgeId(e.from, e.to);
     const defects = e.defects ?? [];
+    const route = routes.get(id);
     return {
       id,
+      type: 'hwf',
       source: e.from,
       target: e.to,
       selected: options.selectedEdge === id,
       className: defects.length > 0 ? 'hwf-edge-defect' : undefined,
       label: defects.length > 0 ? '!' : undefined,
       ariaLabel: `after: ${e.from} → ${e.to}${defects.length ? ` (${defects.map((d) => d.message).join('; ')})` : ''}`,
-      markerEnd: { type: 'arrowclosed' as never },
-      data: { defects },
+      markerEnd: { type: 'arrowclosed' as never, width: 18, height: 18 },
+      data: { defects, route: route?.points, ...offsets.get(id) },
     };
   });
-  return { nodes, edges: flowEdges, positions };
+  return { nodes, edges: flowEdges, positions, routes: routed, keys: ids, byKey };
+}
+
+/** A node's handles where HwfNode draws them: target at the top centre, source at the bottom. */
+function handlesOf(node: GraphNode, height: number): NonNullable<Node['handles']> {
+  const handles: NonNullable<Node['handles']> = [];
+  if (node.kind !== 'note' && node.kind !== 'trigger') {
+    handles.push({ type: 'target', position: 'top' as never, x: NODE_WIDTH / 2 - 5, y: -5, width: 10, height: 10 });
+  }
+  if (node.kind !== 'note') {
+    handles.push({ type: 'source', position: 'bottom' as never, x: NODE_WIDTH / 2 - 5, y: height - 5, width: 10, height: 10 });
+  }
+  return handles;
+}
+
+/**
+ * Where each end of an edge meets its node when it is drawn without a route: the edges
+ * into (out of) one node spread along its side in the order of their other ends, so no
+ * two share a point.
+ */
+export function endOffsets(edges: readonly GraphEdge[], positions: Layout, gap = 18): Map<string, { sourceOffset: number; targetOffset: number }> {
+  const result = new Map<string, { sourceOffset: number; targetOffset: number }>();
+  const spread = (groups: Map<string, GraphEdge[]>, other: (e: GraphEdge) => string, field: 'sourceOffset' | 'targetOffset') => {
+    for (const group of groups.values()) {
+      group.sort((a, b) => (positions.get(other(a))?.x ?? 0) - (positions.get(other(b))?.x ?? 0));
+      group.forEach((e, i) => {
+        const id = edgeId(e.from, e.to);
+        const entry = result.get(id) ?? { sourceOffset: 0, targetOffset: 0 };
+        entry[field] = Math.max(-100, Math.min(100, (i - (group.length - 1) / 2) * gap));
+        result.set(id, entry);
+      });
+    }
+  };
+  const into = new Map<string, GraphEdge[]>();
+  const outOf = new Map<string, GraphEdge[]>();
+  for (const e of edges) {
+    into.set(e.to, [...(into.get(e.to) ?? []), e]);
+    outOf.set(e.from, [...(outOf.get(e.from) ?? []), e]);
+  }
+  spread(into, (e) => e.from, 'targetOffset');
+  spread(outOf, (e) => e.to, 'sourceOffset');
+  return result;
 }
 
 /**
@@ -251,6 +351,7 @@ export function nodeRuns(
     const entry: NodeRun = {
       state: step.state, label: step.label, times: step.times, preview: step.preview, detail: step.detail, ofRun: run.run_id,
     };
+    if (step.duration) entry.duration = step.duration;
     if (step.state === 'waiting' && run.pending?.node === step.id) {
       entry.runId = run.run_id;
       entry.options = step.kind === 'approval' ? (run.pending.options ?? ['approve', 'reject']) : [];

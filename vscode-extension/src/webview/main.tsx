@@ -9,14 +9,20 @@ import { createRoot } from 'react-dom/client';
 import { Canvas } from './Canvas';
 import type { CanvasMessage, Host, HostMessage } from './protocol';
 
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void; setState?(state: unknown): void };
 
 function vscodeHost(): Host {
   const api = acquireVsCodeApi();
   return {
     post: (message: CanvasMessage) => api.postMessage(message),
     onMessage: (listener: (message: HostMessage) => void) => {
-      const handler = (event: MessageEvent) => listener(event.data as HostMessage);
+      const handler = (event: MessageEvent) => {
+        const message = event.data as HostMessage;
+        if (message?.type === 'graph' && message.graph.uri) {
+          api.setState?.({ uri: message.graph.uri }); // what the panel serializer reopens after a reload
+        }
+        listener(message);
+      };
       window.addEventListener('message', handler);
       return () => window.removeEventListener('message', handler);
     },

@@ -32,7 +32,17 @@ export type CanvasMessage =
   /** Open a step's detail (`hwf.showStep`): its state, times, attempts, context, output. */
   | { type: 'step'; runId: string; id: string }
   | ({ type: 'edit' } & EditRequest)
-  | ({ type: 'run' } & RunRequest);
+  | ({ type: 'run' } & RunRequest)
+  /** Where the nodes are (kept outside the design: the host stores them per document). */
+  | { type: 'positions'; entries: PositionEntry[] }
+  /** Ctrl+Z / Ctrl+Shift+Z in the canvas: the document's own undo and redo. */
+  | { type: 'undo' }
+  | { type: 'redo' }
+  /** The drawn graph as an image: SVG text, or a PNG as a `data:` URL. */
+  | { type: 'export'; format: 'png' | 'svg'; data: string };
+
+/** A node's key and top-left corner (an array, so no id is ever an object key). */
+export type PositionEntry = [string, number, number];
 
 /** What the canvas may offer: the dashboard is read-only but for answer / respond. */
 export interface CanvasConfig {
@@ -48,7 +58,9 @@ export type HostMessage =
   | { type: 'run'; run: RunSummary | null; steps: StepInfo[]; pinned?: boolean; seq?: number }
   | { type: 'cursor'; id: string | null }
   | { type: 'config'; config: CanvasConfig }
-  | { type: 'notice'; text: string };
+  | { type: 'notice'; text: string }
+  /** The positions stored for this document (sent before its first graph). */
+  | { type: 'positions'; entries: PositionEntry[] };
 
 /** Where the canvas lives: it only ever talks to this. */
 export interface Host {
@@ -105,7 +117,13 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
     case 'ready':
       return { type: 'ready' };
     case 'newest':
-      return { type: 'newest' };
+    case 'undo':
+    case 'redo':
+      return { type: m.type };
+    case 'positions':
+      return positionEntries(m.entries) ? { type: 'positions', entries: m.entries } : { invalid: 'positions that are not [key, x, y] entries' };
+    case 'export':
+      return (m.format === 'png' || m.format === 'svg') && str(m.data) ? { type: 'export', format: m.format, data: m.data } : { invalid: 'bad export' };
     case 'drawn':
     case 'runDrawn':
       return typeof m.seq === 'number' ? { type: m.type, seq: m.seq } : { invalid: `${String(m.type)} without seq` };
@@ -148,5 +166,37 @@ function runArgsOk(m: Record<string, unknown>): boolean {
       return str(m.runId) && str(m.output);
     default:
       return true;
+  }
+}
+
+/** `[key, x, y]` entries with finite numbers. */
+export function positionEntries(value: unknown): value is PositionEntry[] {
+  return Array.isArray(value) && value.every((e) => Array.isArray(e) && e.length === 3 && str(e[0]) && Number.isFinite(e[1]) && Number.isFinite(e[2]));
+}
+
+/**
+ * A refused edit for the user: what they tried, and the server's reason without the
+ * command's name or its argument list (those are for the log).
+ */
+export function editFailureText(request: EditRequest, error: string): string {
+  const reason = error
+    .replace(/^hwf\.edit\.\w+:\s*/, '')
+    .replace(/;\s*arguments:\s*\[[^\]]*\]\s*$/, '')
+    .trim();
+  switch (request.edit) {
+    case 'connect':
+      return /cycle/.test(reason)
+        ? `Connecting ${request.from} → ${request.to} would make a cycle: ${reason.replace(/^.*?cannot run after .*?: (.*?),? that would make a cycle\.?$/, '$1')}`
+        : `Cannot connect ${request.from} → ${request.to}: ${reason}`;
+    case 'disconnect':
+      return `Cannot remove the edge ${request.from} → ${request.to}: ${reason}`;
+    case 'addNode':
+      return `Cannot add a ${request.kind} node: ${reason}`;
+    case 'deleteNode':
+      return `Cannot delete ${request.id}: ${reason}`;
+    case 'renameNode':
+      return `Cannot rename ${request.id} to ${request.newId}: ${reason}`;
+    case 'setField':
+      return `Cannot set ${request.field} of ${request.id}: ${reason}`;
   }
 }

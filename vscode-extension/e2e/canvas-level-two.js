@@ -1,0 +1,286 @@
+// The canvas, level two (issue 30), driven in code-server as a user would: ten edits of
+// review-flow keep the untouched nodes where they were; the inspector edits each kind's
+// fields; a node dragged from the palette lands where it was dropped; Ctrl+Z / Ctrl+Shift+Z
+// in the canvas are the document's undo / redo; Export writes a PNG and an SVG; a window
+// reload restores the canvas (and the positions); designs with ids `constructor`,
+// `__proto__`, `toString` and a 3,000-node chain render.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { waitFor } = require('./lib/workbench');
+
+function canvasFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/** Each drawn node's key → its position on the canvas (flow coordinates, not the screen's). */
+async function positions(frame) {
+  return frame.locator('.react-flow__node').evaluateAll((els) => Object.fromEntries(els.map((e) => {
+    const m = /translate\(([-\d.]+)px,\s*([-\d.]+)px\)/.exec(e.style.transform);
+    return [e.getAttribute('data-id'), m ? [Math.round(Number(m[1])), Math.round(Number(m[2]))] : null];
+  })));
+}
+
+async function nodeCount(frame) {
+  return frame.locator('.react-flow__node').count();
+}
+
+async function saveAndRead(wb, page, file) {
+  await wb.focusText();
+  await page.keyboard.press('Control+S');
+  await page.waitForTimeout(500);
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** Back to the file's text on disk: the canvas's edits of this step undone. */
+async function restore(wb, page, file, text) {
+  fs.writeFileSync(file, text);
+  await wb.focusText();
+  await wb.runCommand('File: Revert File');
+  await page.waitForTimeout(500);
+}
+
+async function openCanvasOn(wb, page, name) {
+  await wb.runCommand('View: Close All Editors');
+  await wb.openFile(name);
+  await wb.goTo(1, 1); // the lens is above the first line: it shows once the extension knows the design
+  const lens = page.locator('.codelens-decoration a', { hasText: /open canvas/i }).first();
+  await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 60000 });
+  await wb.runCommand('Hermes Workflow: Open Canvas');
+  await wb.runCommand('View: Close Primary Side Bar');
+}
+
+async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
+  const file = path.join(world.folder, 'review-flow.hwf.json');
+  const original = fs.readFileSync(file, 'utf8');
+  const frame = canvasFrame(page);
+  const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
+  const ORIGINAL_IDS = ['start', 'draft', 'review', 'good-enough', 'sign-off', 'publish', 'how-it-works'];
+
+  await step('canvas 2: ten edits of review-flow (text, palette, inspector, rename, undo/redo in the canvas) leave the untouched nodes where they were', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    await page.waitForTimeout(800);
+    const before = await positions(frame);
+    await wb.screenshot(shot('40-canvas2-before-edits'));
+    const lines = original.split('\n');
+    // 1-5: five keystrokes in draft's prompt
+    const promptLine = lines.findIndex((l) => l.includes('"prompt": "Draft the release notes')) + 1;
+    await wb.goTo(promptLine, 18);
+    for (const ch of 'Now. ') {
+      await page.keyboard.type(ch);
+      await page.waitForTimeout(150);
+    }
+    // 6: an agent from the palette after publish
+    await node('publish').locator('.hwf-node-title').click();
+    await frame.locator('button.hwf-add[data-kind="agent"]').click();
+    await waitFor('8 nodes', async () => (await nodeCount(frame)) === 8, { timeout: 15000 });
+    // 7: draft's retries in the inspector
+    await node('draft').locator('.hwf-node-title').click();
+    await frame.locator('.hwf-side input[data-field="retries"]').fill('3');
+    await frame.locator('.hwf-side button.hwf-save-field[data-field="retries"]').click();
+    await waitFor('retries 3 in the text', async () => /"retries": 3/.test(await saveAndRead(wb, page, file)), { timeout: 15000 });
+    // 8: rename the new node
+    await node('agent').locator('.hwf-node-title').click();
+    await frame.locator('input.hwf-rename-input').fill('extra');
+    await frame.locator('button.hwf-rename').click();
+    await waitFor('the node renamed to extra', () => node('extra').isVisible(), { timeout: 15000 });
+    const renamedAt = (await positions(frame)).extra;
+    // 9: Ctrl+Z in the canvas: the rename is undone in the document
+    await node('draft').locator('.hwf-node-title').click();
+    await page.keyboard.press('Control+Z');
+    await waitFor('agent again after Ctrl+Z in the canvas', () => node('agent').isVisible(), { timeout: 15000 });
+    const undoneText = await saveAndRead(wb, page, file);
+    // 10: Ctrl+Shift+Z in the canvas: redone
+    await node('draft').locator('.hwf-node-title').click();
+    await page.keyboard.press('Control+Shift+Z');
+    await waitFor('extra again after Ctrl+Shift+Z in the canvas', () => node('extra').isVisible(), { timeout: 15000 });
+    await page.waitForTimeout(500);
+    const after = await positions(frame);
+    await wb.screenshot(shot('41-canvas2-after-ten-edits'));
+    const moved = ORIGINAL_IDS.filter((id) => JSON.stringify(before[id]) !== JSON.stringify(after[id]));
+    const text = await saveAndRead(wb, page, file);
+    await restore(wb, page, file, original);
+    if (moved.length) throw new Error(`moved: ${moved.map((id) => `${id} ${before[id]} → ${after[id]}`).join('; ')}`);
+    if (!/"id": "agent"/.test(undoneText)) throw new Error('Ctrl+Z in the canvas did not undo the rename');
+    if (!/"id": "extra"/.test(text) || !/Now\. /.test(text)) throw new Error(`the edits are not all in the text:\n${text}`);
+    const publish = after.publish;
+    return `7 untouched nodes at the same spots; the new node at ${after.extra} (publish at ${publish}), kept through rename (${renamedAt}); Ctrl+Z / Ctrl+Shift+Z in the canvas undid and redid the rename`;
+  });
+
+  await step('canvas 2: the inspector edits each kind\'s fields (typed inputs), each one minimal text edit', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    const edits = [
+      ['start', 'title', 'input', 'Branch cut!'],
+      ['draft', 'timeout_minutes', 'input', '30'],
+      ['review', 'model', 'input', 'big-model'],
+      ['good-enough', 'expression', 'textarea', 'out.review.score >= 8'],
+      ['sign-off', 'on_timeout', 'select', 'reject'],
+      ['sign-off', 'options', 'textarea', 'approve\nreject\nlater'],
+      ['publish', 'deliver', 'select', 'notification'],
+      ['how-it-works', 'color', 'select', 'blue'],
+    ];
+    for (const [id, field, tag, value] of edits) {
+      await node(id).locator('.hwf-node-title').click();
+      const input = frame.locator(`.hwf-side ${tag}[data-field="${field}"]`);
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      if (tag === 'select') await input.selectOption(value);
+      else await input.fill(value);
+      if (id === 'sign-off' && field === 'options') await wb.screenshot(shot('42-canvas2-inspector-approval'));
+      await frame.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`).click();
+      await page.waitForTimeout(700);
+    }
+    const text = await saveAndRead(wb, page, file);
+    const got = Object.fromEntries(JSON.parse(text).nodes.map((n) => [n.id, n]));
+    const want = JSON.parse(original);
+    const expected = Object.fromEntries(want.nodes.map((n) => [n.id, { ...n }]));
+    expected.start.title = 'Branch cut!';
+    expected.draft.timeout_minutes = 30;
+    expected.review.model = 'big-model';
+    expected['good-enough'].expression = 'out.review.score >= 8';
+    expected['sign-off'].on_timeout = 'reject';
+    expected['sign-off'].options = ['approve', 'reject', 'later'];
+    expected.publish.deliver = 'notification';
+    expected['how-it-works'].color = 'blue';
+    // minimal: outside the new values, the text is the original (a new member adds one line)
+    const kept = original.split('\n').filter((l) => text.includes(l)).length;
+    await restore(wb, page, file, original);
+    for (const id of Object.keys(expected)) {
+      if (JSON.stringify(got[id]) !== JSON.stringify(expected[id])) throw new Error(`${id}: ${JSON.stringify(got[id])}`);
+    }
+    const total = original.split('\n').length;
+    if (total - kept > 7) throw new Error(`${total - kept} original lines changed for 7 edited values`);
+    return `${edits.length} fields set through the inspector (text, number, condition, enum, list); ${total - kept} of ${total} original lines changed (the edited values), every other field as it was`;
+  });
+
+  await step('canvas 2: a "condition" dragged from the palette lands where it was dropped', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    const pane = frame.locator('.react-flow__pane');
+    const box = await pane.boundingBox();
+    const target = { x: Math.round(box.width * 0.8), y: Math.round(box.height * 0.3) };
+    await frame.locator('button.hwf-add[data-kind="condition"]').dragTo(pane, { targetPosition: target });
+    await waitFor('8 nodes', async () => (await nodeCount(frame)) === 8, { timeout: 15000 });
+    await page.waitForTimeout(500);
+    const dropped = await node('condition').boundingBox();
+    await wb.screenshot(shot('43-canvas2-dropped-from-palette'));
+    const text = await saveAndRead(wb, page, file);
+    await restore(wb, page, file, original);
+    const added = JSON.parse(text).nodes.find((n) => n.id === 'condition');
+    if (!added) throw new Error('no condition node in the text');
+    const dx = Math.abs(dropped.x + dropped.width / 2 - (box.x + target.x));
+    const dy = Math.abs(dropped.y - (box.y + target.y));
+    if (dx > 60 || dy > 60) throw new Error(`dropped at ${box.x + target.x},${box.y + target.y}, drawn at ${dropped.x},${dropped.y}`);
+    return `added ${JSON.stringify(added)}, drawn ${Math.round(dx)}/${Math.round(dy)} px from the drop point`;
+  });
+
+  await step('canvas 2: Export writes a PNG and an SVG of the graph', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    const written = {};
+    for (const format of ['png', 'svg']) {
+      const out = path.join(world.folder, `review-flow.${format}`);
+      fs.rmSync(out, { force: true });
+      await frame.locator(`button.hwf-export[data-format="${format}"]`).click();
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      if (format === 'png') await wb.screenshot(shot('44-canvas2-export-dialog'));
+      await input.fill(out);
+      await page.keyboard.press('Enter');
+      await waitFor(`${out} written`, () => fs.existsSync(out) && fs.statSync(out).size > 0, { timeout: 15000 });
+      written[format] = fs.readFileSync(out);
+    }
+    const png = written.png;
+    const svg = written.svg.toString('utf8');
+    if (png.subarray(1, 4).toString() !== 'PNG') throw new Error('the PNG is no PNG');
+    const width = png.readUInt32BE(16);
+    const height = png.readUInt32BE(20);
+    const missing = ORIGINAL_IDS.filter((id) => !svg.includes(`data-id="${id}"`));
+    if (missing.length) throw new Error(`the SVG lacks ${missing}`);
+    const arrows = (svg.match(/marker-end/g) ?? []).length;
+    if (arrows !== 7) throw new Error(`${arrows} arrows in the SVG`);
+    fs.copyFileSync(path.join(world.folder, 'review-flow.png'), shot('45-canvas2-exported'));
+    fs.copyFileSync(path.join(world.folder, 'review-flow.svg'), shot('45-canvas2-exported').replace(/png$/, 'svg'));
+    for (const format of ['png', 'svg']) fs.rmSync(path.join(world.folder, `review-flow.${format}`)); // the explorer as the next steps expect it
+    await page.waitForTimeout(1000);
+    return `PNG ${width}×${height} (${png.length} bytes); SVG ${svg.length} characters, 7 nodes, 7 arrows`;
+  });
+
+  await step('canvas 2: a dragged node keeps its place through a window reload, which restores the canvas', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    await page.waitForTimeout(500);
+    const title = node('how-it-works').locator('.hwf-node-title');
+    const from = await title.boundingBox();
+    await page.mouse.move(from.x + 10, from.y + 5);
+    await page.mouse.down();
+    await page.mouse.move(from.x + 60, from.y + 80, { steps: 10 });
+    await page.mouse.move(from.x + 110, from.y + 160, { steps: 10 });
+    await page.mouse.up();
+    await page.waitForTimeout(1000); // the positions reach the workspace state
+    const dragged = await positions(frame);
+    await wb.runCommand('Developer: Reload Window');
+    await page.waitForTimeout(2000);
+    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+    await waitFor('the canvas back with 7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 90000 });
+    await page.waitForTimeout(800);
+    const restored = await positions(frame);
+    await wb.screenshot(shot('46-canvas2-restored-after-reload'));
+    const tabs = await page.locator('.tabs-container .tab').allInnerTexts();
+    const moved = ORIGINAL_IDS.filter((id) => JSON.stringify(dragged[id]) !== JSON.stringify(restored[id]));
+    if (moved.length) throw new Error(`after the reload: ${moved.map((id) => `${id} ${dragged[id]} → ${restored[id]}`).join('; ')}`);
+    return `how-it-works dragged to ${dragged['how-it-works']}; after the reload the canvas tab is back (${tabs.map((t) => t.trim()).join(' | ')}) with every node where it was`;
+  });
+
+  await step('canvas 2: connecting publish → draft is refused in words (a cycle), the text unchanged', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    await page.waitForTimeout(500);
+    const a = await node('publish').locator('.react-flow__handle.source').boundingBox();
+    const b = await node('draft').locator('.react-flow__handle.target').boundingBox();
+    await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+    await page.mouse.down();
+    await page.mouse.move((a.x + b.x) / 2 + 40, (a.y + b.y) / 2, { steps: 8 });
+    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+    await page.mouse.up();
+    const notice = frame.locator('.hwf-notice');
+    await waitFor('the notice', () => notice.isVisible(), { timeout: 15000 });
+    const text = (await notice.innerText()).replace('×', '').trim();
+    await wb.screenshot(shot('49-canvas2-cycle-refused'));
+    await wb.runCommand('Notifications: Clear All Notifications');
+    if (!/^Connecting publish → draft would make a cycle: /.test(text) || /arguments|hwf\.edit|uri/.test(text)) throw new Error(`the notice says: ${text}`);
+    if (fs.readFileSync(file, 'utf8') !== original) throw new Error('the file changed');
+    return `"${text}"`;
+  });
+
+  await step('canvas 2: designs with ids constructor, __proto__, toString and a 3,000-node chain render', async () => {
+    const hostile = {
+      name: 'hostile',
+      nodes: [
+        { id: 'constructor', type: 'trigger', title: 'constructor' },
+        { id: '__proto__', type: 'agent', prompt: 'first', after: ['constructor'] },
+        { id: 'toString', type: 'agent', prompt: 'second', after: ['__proto__'] },
+        { id: 'valueOf', type: 'output', deliver: 'notification', after: ['toString'] },
+      ],
+    };
+    fs.writeFileSync(path.join(world.folder, 'hostile.hwf.json'), `${JSON.stringify(hostile, null, 2)}\n`);
+    const nodes = [{ id: 'start', type: 'trigger' }];
+    for (let i = 1; i < 3000; i += 1) nodes.push({ id: `s${i}`, type: 'agent', prompt: `Step ${i}`, after: [i === 1 ? 'start' : `s${i - 1}`] });
+    fs.writeFileSync(path.join(world.folder, 'chain3000.hwf.json'), `${JSON.stringify({ name: 'chain3000', nodes })}\n`);
+    await openCanvasOn(wb, page, 'hostile.hwf.json');
+    await waitFor('4 nodes and 3 edges', async () => (await nodeCount(frame)) === 4 && (await frame.locator('.react-flow__edge').count()) === 3, { timeout: 60000 });
+    const ids = await frame.locator('.hwf-node').evaluateAll((els) => els.map((e) => e.getAttribute('data-node-id')));
+    await page.waitForTimeout(300);
+    await wb.screenshot(shot('47-canvas2-hostile-ids'));
+    const started = Date.now();
+    await openCanvasOn(wb, page, 'chain3000.hwf.json');
+    await waitFor('"3000 nodes" on the canvas', async () => /3000 nodes/.test(await frame.locator('.hwf-counts').innerText()) && (await nodeCount(frame)) > 0, { timeout: 120000 });
+    const ms = Date.now() - started;
+    await page.waitForTimeout(500);
+    await wb.screenshot(shot('48-canvas2-chain-3000'));
+    return `hostile ids drawn: ${ids.join(', ')}; the 3,000-node chain on screen ${(ms / 1000).toFixed(1)} s after Open Canvas (${await nodeCount(frame)} nodes in view rendered)`;
+  });
+}
+
+module.exports = { canvasLevelTwoSteps };

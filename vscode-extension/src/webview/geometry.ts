@@ -1,0 +1,34 @@
+/**
+ * Small geometry the canvas draws with, pure (unit tested): an edge's path through its
+ * route, and where a node's hover card goes.
+ */
+import type { XY } from './layout';
+
+/** A path through the route's points, corners rounded by quadratic curves. */
+export function routePath(points: readonly XY[]): string {
+  if (points.length < 2) {
+    return '';
+  }
+  let d = `M ${points[0].x} ${points[0].y}`;
+  for (let i = 1; i < points.length - 1; i += 1) {
+    const p = points[i];
+    const q = points[i + 1];
+    d += ` Q ${p.x} ${p.y} ${(p.x + q.x) / 2} ${(p.y + q.y) / 2}`;
+  }
+  const last = points[points.length - 1];
+  return `${d} L ${last.x} ${last.y}`;
+}
+
+const PREVIEW_WIDTH = 320;
+const PREVIEW_HEIGHT = 200;
+
+/**
+ * Where the hover card goes: below the node, or above it when the window has no room
+ * below; never past the window's right edge (it is drawn outside the graph's pane, so the
+ * pane cannot cut it off).
+ */
+export function previewPlace(node: { left: number; top: number; bottom: number }, view: { width: number; height: number }): { left: number; top?: number; bottom?: number } {
+  const left = Math.max(4, Math.min(node.left, view.width - PREVIEW_WIDTH - 8));
+  return node.bottom + 4 + PREVIEW_HEIGHT <= view.height ? { left, top: node.bottom + 4 } : { left, bottom: Math.max(4, view.height - node.top + 4) };
+}
+
