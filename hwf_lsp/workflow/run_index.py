@@ -347,13 +347,7 @@ class RunIndex:
         """The index file is broken: remove it and start over (it is only a cache)."""
         log.warning("run index %s is unusable (%s): rebuilding it from the run files",
                     self.path, exc)
-        if self._db is not None:
-            try:
-                self._db.close()
-            except sqlite3.Error:
-                pass
-            self._db = None
-        self._epoch += 1
+        self._drop_db()
         if str(self.path) != ":memory:":
             _discard(str(self.path), self._file_ino)  # unless another process mended it
         self._seen_gen = None
@@ -443,14 +437,8 @@ class RunIndex:
         if self.memory_when_locked and str(self.path) != ":memory:":
             log.warning("run index %s is locked by another process (%s): listing without it",
                         self.path, exc)
-            if self._db is not None:
-                try:
-                    self._db.close()
-                except sqlite3.Error:
-                    pass
-                self._db = None
+            self._drop_db()
             self.path = ":memory:"
-            self._epoch += 1
             self._seen_gen = None
             raise IndexLocked(str(exc)) from exc
         raise IndexUnavailable(str(exc)) from exc
@@ -466,10 +454,18 @@ class RunIndex:
         with self._read_lock:
             self._drop_reader()
         with self._lock:
-            if self._db is not None:
+            self._drop_db()
+
+    def _drop_db(self) -> None:
+        """Close the connection (a broken file's close may fail too) and start a new epoch,
+        so every holder of the old connection's answers asks again."""
+        if self._db is not None:
+            try:
                 self._db.close()
-                self._db = None
-            self._epoch += 1
+            except sqlite3.Error:
+                pass
+            self._db = None
+        self._epoch += 1
 
     # --- meta -------------------------------------------------------------------------
 
