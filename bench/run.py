@@ -188,18 +188,31 @@ async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
 
 async def measure_cold_start(specs: list[ServerSpec], root: Path, cfg: Config,
                              python: str) -> dict[str, Any]:
-    """Spawn → initialize result, interleaved with the `import pygls.lsp.server` baseline."""
+    """Spawn → initialize result and spawn → first diagnostics of an example opened right
+    after, interleaved with the `import pygls.lsp.server` baseline."""
+    text = (Path(__file__).resolve().parents[1] / "examples" / "review-flow.hwf.json").read_text(
+        encoding="utf-8")
     timings: dict[str, list[float]] = {"import pygls.lsp.server": []}
+    first: dict[str, list[float]] = {}
     runnable = [s for s in specs if s.available and s.name != "peer-pull"]
     for _ in range(cfg.cold_starts):
         timings["import pygls.lsp.server"].append(await import_pygls_once(python))
         for spec in runnable:
             with contextlib.suppress(LspError, TimeoutError, asyncio.TimeoutError):
-                timings.setdefault(spec.name, []).append(await cold_start_once(spec, root))
+                to_initialize, to_diagnostics = await cold_start_once(spec, root, text)
+                timings.setdefault(spec.name, []).append(to_initialize)
+                if to_diagnostics is not None:
+                    first.setdefault(spec.name, []).append(to_diagnostics)
     base = median(timings["import pygls.lsp.server"])
+
+    def ratio(values: list[float]) -> float | None:
+        return round(median(values) / base, 3) if base else None
+
     return {
         name: {"n": len(values), "median_ms": round(median(values) * 1000, 1),
-               "ratio_to_import_pygls": round(median(values) / base, 3) if base else None}
+               "ratio_to_import_pygls": ratio(values),
+               **({"first_diagnostics_ms": round(median(first[name]) * 1000, 1),
+                   "first_diagnostics_ratio": ratio(first[name])} if first.get(name) else {})}
         for name, values in timings.items() if values
     }
 

@@ -289,18 +289,28 @@ async def typing_test(session: Session, doc: Doc, root: Path, keystrokes: int,
 # --- fresh processes ------------------------------------------------------------
 
 
-async def cold_start_once(spec: ServerSpec, root: Path) -> float:
-    """Seconds from spawning the server to reading its `initialize` result."""
+async def cold_start_once(spec: ServerSpec, root: Path, text: str) -> tuple[float, float | None]:
+    """Seconds from spawning the server to its `initialize` result, and to the first
+    diagnostics of `text` opened right after `initialized` (None if none came)."""
     client = LspClient(spec.argv, cwd=str(root), configuration=spec.configuration)
     await client.start()
+    initialized = False
     try:
-        await client.request("initialize", {
+        result = await client.request("initialize", {
             "processId": None, "rootUri": root.as_uri(),
             "capabilities": client_capabilities(spec.capabilities)}, timeout=WAIT_S)
-        return time.perf_counter() - client.spawned_at
+        to_initialize = time.perf_counter() - client.spawned_at
+        await client.notify("initialized", {})
+        initialized = True
+        uri = (root / "cold-start.hwf.json").as_uri()
+        with contextlib.suppress(LspError, TimeoutError, asyncio.TimeoutError):
+            await Session(spec, client, sync_kind(result)).open(uri, text)
+            return to_initialize, time.perf_counter() - client.spawned_at
+        return to_initialize, None
     finally:
-        with contextlib.suppress(OSError, LspError):  # a server that died at start-up
-            await client.notify("initialized", {})
+        if not initialized:
+            with contextlib.suppress(OSError, LspError):  # a server that died at start-up
+                await client.notify("initialized", {})
         await client.stop()
 
 

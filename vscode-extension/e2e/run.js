@@ -19,6 +19,7 @@ const { click } = require('./lib/click');
 const { matchProblems } = require('./lib/expectations');
 const { canvasSteps } = require('./canvas');
 const { canvasLevelTwoSteps } = require('./canvas-level-two');
+const { completionSteps } = require('./completion-and-fixes');
 
 const { repo, vsix, codeServerDir, python } = commonOptions();
 const artifacts = path.join(repo, 'artifacts', 'vscode');
@@ -140,6 +141,8 @@ async function main() {
       await page.keyboard.press('Escape');
       return `offered: ${labels.map((l) => l.split(',')[0]).join(', ')}`;
     });
+
+    await completionSteps({ step, repo, world, wb, page, shot });
 
     await step('the "Run from here" code lens runs hello-world; the Runs view shows it completed', async () => {
       await wb.openFile('hello-world.hwf.json');
