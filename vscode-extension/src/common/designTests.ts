@@ -76,7 +76,11 @@ export class DesignTests implements vscode.Disposable {
     }
   }
 
-  /** The file's item and its cases, from its current text (ids: the file's URI, the case's name). */
+  /**
+   * The file's item and its cases, from its current text (ids: the file's URI, the case's
+   * name). Items that did not change are left alone: an update marks a test's results
+   * outdated, and VS Code then hides its failure in the editor.
+   */
   private update(uri: vscode.Uri, text: string): void {
     const id = uri.toString();
     let file = this.controller.items.get(id);
@@ -84,14 +88,20 @@ export class DesignTests implements vscode.Disposable {
       file = this.controller.createTestItem(id, vscode.workspace.asRelativePath(uri), uri);
       this.controller.items.add(file);
     }
-    file.range = new vscode.Range(0, 0, 0, 0);
-    const cases = testCases(text).map((spot) => this.caseItem(file!, uri, spot));
-    file.children.replace(cases);
+    const spots = testCases(text);
+    const same = spots.length === file.children.size && spots.every((spot) => file!.children.get(spot.name));
+    const cases = spots.map((spot) => this.caseItem(file!, uri, spot));
+    if (!same) {
+      file.children.replace(cases);
+    }
   }
 
   private caseItem(file: vscode.TestItem, uri: vscode.Uri, spot: CaseSpot): vscode.TestItem {
     const item = file.children.get(spot.name) ?? this.controller.createTestItem(spot.name, spot.name, uri);
-    item.range = toRange(spot.range);
+    const range = toRange(spot.range);
+    if (!item.range?.isEqual(range)) {
+      item.range = range;
+    }
     return item;
   }
 
@@ -154,10 +164,13 @@ export class DesignTests implements vscode.Disposable {
       return;
     }
     if (answer.errors.length > 0) {
+      getLog().info(`design tests: ${vscode.workspace.asRelativePath(uri)} cannot run: ${answer.errors.length} error(s)`);
       const messages = errorMessages(answer).map((m) => this.message(m, uri));
       cases.forEach((item) => run.errored(item, messages));
       return;
     }
+    const failed = answer.cases.filter((c) => !c.passed).length;
+    getLog().info(`design tests: ${vscode.workspace.asRelativePath(uri)}: ${answer.cases.length - failed} passed, ${failed} failed`);
     for (const item of cases) {
       const outcome = answer.cases.find((c) => c.name === item.id);
       if (!outcome) {
