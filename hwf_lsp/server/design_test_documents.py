@@ -11,7 +11,6 @@ the ids are still worth offering).
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,6 @@ from hwf_lsp.workflow.design_files import DesignFileError, design_from_text
 from hwf_lsp.workflow.design_tests import TEST_FILE_SUFFIX, examine_test_file, locate_design
 from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, read_text_file
-
-log = logging.getLogger(__name__)
 
 TEST_KIND = "test"
 

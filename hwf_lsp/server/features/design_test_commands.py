@@ -20,7 +20,7 @@ from hwf_lsp.jsontext.jsontree import ParsedDocument, parse
 from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server.design_test_documents import designs_root, is_test_path
 from hwf_lsp.server.documents import uri_to_path
-from hwf_lsp.server.features.canvas import _refusing
+from hwf_lsp.server.features.canvas import refusing
 from hwf_lsp.server.features.commands import CommandError, bad_arguments
 from hwf_lsp.workflow.design_tests import (
     TestFileError,
@@ -135,4 +135,4 @@ def _range(lines: LineIndex, start: int, end: int, encoding: str) -> dict[str, A
 
 def register(server: HwfServer) -> None:
     command = DesignTestCommand(server)
-    server.command(RUN_DESIGN_TESTS)(_refusing(server, RUN_DESIGN_TESTS, command.run))
+    server.command(RUN_DESIGN_TESTS)(refusing(server, RUN_DESIGN_TESTS, command.run))
