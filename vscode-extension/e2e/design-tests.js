@@ -154,6 +154,50 @@ async function designTestSteps({ step, world, wb, page, shot }) {
     }
     return `${icons} gutter icons in hello-world.hwf-test.json; the first ran: ${ran.passed} passed, ${ran.failed} failed`;
   });
+
+  await typoSteps({ step, world, wb, page, shot });
+}
+
+/**
+ * A test file with two mistakes on known lines: an unknown node (after an emoji on its line:
+ * the column counts UTF-16 units, as JavaScript's indexOf) and an answer that is not an option.
+ */
+const TYPO_FILE = 'typo.hwf-test.json';
+const TYPO_TEXT = `{
+  "design": "review-flow.hwf.json",
+  "cases": [
+    {
+      "name": "🚀 typos", "agents": {"drfat": {"output": "x"}},
+      "answers": {"sign-off": "maybe"},
+      "expect": {"status": "completed"}
+    }
+  ]
+}
+`;
+
+async function typoSteps({ step, world, wb, page, shot }) {
+  await step('design tests: a test file\'s mistakes are problems at their key or value (the bundled server)', async () => {
+    fs.writeFileSync(path.join(world.folder, TYPO_FILE), TYPO_TEXT);
+    await wb.openFile(TYPO_FILE);
+    await page.keyboard.press('Control+Shift+M');
+    const lines = TYPO_TEXT.split('\n');
+    const at = (needle) => {
+      const line = lines.findIndex((l) => l.includes(needle));
+      return { line: line + 1, column: lines[line].indexOf(needle) + 1 };
+    };
+    const want = [
+      { code: 'design-test', words: "unknown node 'drfat'", ...at('"drfat"') },
+      { code: 'design-test', words: "'maybe' is not an option of approval 'sign-off'", ...at('"maybe"') },
+    ];
+    const shown = await waitFor('both problems at their places', async () => {
+      const problems = (await wb.problems()).filter((p) => p.source === 'hwf');
+      return want.every((w) => problems.some((p) => p.code === w.code && p.message.includes(w.words) && p.line === w.line && p.column === w.column))
+        ? problems : false;
+    }, { timeout: 60000, interval: 1000 });
+    await wb.screenshot(shot('45-design-tests-problems'));
+    fs.rmSync(path.join(world.folder, TYPO_FILE)); // the Test Explorer forgets it
+    return shown.map((p) => `${p.source}(${p.code}) Ln ${p.line}, Col ${p.column}: ${p.message}`).join('; ');
+  });
 }
 
 module.exports = { designTestSteps };

@@ -23,7 +23,6 @@ import { errorText, getLog } from './log';
 import { ServerManager } from './server';
 
 const CONTROLLER_ID = 'hwf.designTests';
-export { TEST_FILE_GLOB };
 const EXCLUDE = '**/node_modules/**';
 
 const toRange = (span: Span) => new vscode.Range(span.start.line, span.start.character, span.end.line, span.end.character);
@@ -118,7 +117,8 @@ export class DesignTests implements vscode.Disposable {
           cases.forEach((item) => run.skipped(item));
           continue;
         }
-        await this.runFile(run, file, cases, cases.length === file.children.size ? undefined : cases.map((c) => c.id));
+        const whole = cases.includes(file) || cases.length === file.children.size;
+        await this.runFile(run, file, cases, whole ? undefined : cases.map((c) => c.id));
       }
     } finally {
       run.end();
@@ -135,7 +135,8 @@ export class DesignTests implements vscode.Disposable {
       if (!item.parent) {
         const cases: vscode.TestItem[] = [];
         item.children.forEach((c) => !excluded.has(c) && cases.push(c));
-        byFile.set(item, [...(byFile.get(item) ?? []), ...cases]);
+        // a file without cases (yet, or it cannot be read as any) reports on itself
+        byFile.set(item, [...(byFile.get(item) ?? []), ...(item.children.size === 0 ? [item] : cases)]);
       } else {
         byFile.set(item.parent, [...(byFile.get(item.parent) ?? []), item]);
       }
