@@ -5,10 +5,20 @@ completion of node ids, options and step states, hover on a node id, and
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
-from helpers_lsp import WORKSPACE, as_tuple, cursor, marked, open_doc, span_range, wait_published
+from helpers_lsp import (
+    WORKSPACE,
+    as_tuple,
+    cursor,
+    eventually,
+    marked,
+    open_doc,
+    span_range,
+    wait_published,
+)
 from lsprotocol import types
 from support.design_tests import DESIGN_FILE, branching_design
 from support.lsp import doc_id
@@ -103,6 +113,11 @@ COMPLETIONS = [
      ("out", '["out"]')),
     ("step-ids", suite(case('"expect": {"steps": {"|"}}')), ["work", "high", "ok", "out"],
      ("high", '{"high"}')),
+    ("run-statuses", suite(case('"expect": {"status": "|"}')),
+     ["running", "awaiting_agent", "awaiting_approval", "completed", "failed", "cancelled"],
+     ("failed", '"status": "failed"')),
+    ("ids-already-named-left-out", suite(case('"expect": {"steps": {"work": "done", "|"}}')),
+     ["high", "ok", "out"], ("out", '"out"}')),
     ("step-states", suite(case('"expect": {"steps": {"work": "|"}}')),
      ["done", "reused", "answered", "rejected", "skipped", "waiting", "failed",
       "not delivered", "running", "not run"], ("not run", '"work": "not run"')),
@@ -208,3 +223,52 @@ async def test_run_design_tests_refuses_a_file_that_is_not_a_suite(client):
     with pytest.raises(Exception, match="not a design test file"):
         await client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="hwf.runDesignTests", arguments=[(FOLDER / DESIGN_FILE).as_uri()]))
+
+
+async def test_hover_on_a_failing_delivery_shows_the_output(client):
+    text, offset = cursor(suite(case('"failing_deliveries": ["o|ut"], ' + DONE)))
+    uri = file_uri("hover-item")
+    open_doc(client, uri, text)
+    await wait_published(client, uri, 1)
+    line = text.count("\n", 0, offset)
+    col = span_range(text, offset, offset, client.encoding).start.character
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=doc_id(uri), position=types.Position(line=line, character=col)))
+    assert hover is not None
+    assert "out · output" in hover.contents.value.replace("**", "")
+    assert "notification" in hover.contents.value  # its deliver, the main field
+
+
+async def test_run_design_tests_reads_a_closed_file_from_disk(client):
+    path = FOLDER / "on-disk.hwf-test.json"
+    path.write_text(suite(case('"agents": {"work": {"structured": {"score": 9}}}, '
+                               '"answers": {"ok": "approve"}, ' + DONE, name="disk")),
+                    encoding="utf-8")
+    answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="hwf.runDesignTests", arguments=[path.as_uri()]))
+    assert [(c["name"], c["passed"]) for c in answer["cases"]] == [("disk", True)]
+
+
+async def test_saving_the_design_checks_the_open_test_files_again(client):
+    """The design is read from disk: a node added and saved there ends the test file's
+    "unknown node" without an edit of the test file."""
+    folder = FOLDER / f"resave-{client.client_name}"
+    folder.mkdir(exist_ok=True)
+    design_path = folder / DESIGN_FILE
+    design_path.write_text(json.dumps(branching_design()), encoding="utf-8")
+    text = suite(case('"agents": {"extra": {"output": "x"}}, ' + DONE))
+    uri = (folder / "resave.hwf-test.json").as_uri()
+    open_doc(client, uri, text)
+    assert any("unknown node 'extra'" in d.message for d in await wait_published(client, uri, 1))
+    grown = branching_design()
+    grown["nodes"].append({"id": "extra", "type": "agent", "prompt": "p", "after": ["start"]})
+    design_path.write_text(json.dumps(grown), encoding="utf-8")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=doc_id(design_path.as_uri())))
+
+    async def now() -> list:
+        await asyncio.sleep(0.05)
+        return [p for p in client.published if p.uri == uri]
+
+    published = await eventually(now, lambda ps: bool(ps) and not ps[-1].diagnostics)
+    assert list(published[-1].diagnostics) == []
