@@ -69,7 +69,7 @@ async function designTestSteps({ step, world, wb, page, shot }) {
       await click(fileRow.locator('.monaco-tl-twistie'));
     }
     await waitFor('the wrong copy\'s cases under it', async () => (await explorerRows(page)).some((r) => r.includes(WRONG_CASE)));
-    await wb.screenshot(shot('40-design-tests-explorer'));
+    await wb.screenshot(shot('60-design-tests-explorer'));
     return `${rows.length} rows; files: ${files.join(', ')} (${examples.map((e) => `${e.file}: ${e.cases} cases`).join('; ')})`;
   });
 
@@ -93,7 +93,7 @@ async function designTestSteps({ step, world, wb, page, shot }) {
     await showTestExplorer(page);
     const failedRow = await waitFor('the failed case marked in the Test Explorer', async () =>
       (await explorerRows(page)).find((r) => r.includes(WRONG_CASE) && /fail/i.test(r)), { timeout: 30000 });
-    await wb.screenshot(shot('41-design-tests-explorer-after-run'));
+    await wb.screenshot(shot('61-design-tests-explorer-after-run'));
     // the editor: the failed case's gutter icon on its first line
     await wb.openFile(WRONG_FILE);
     const lines = wrongText.split('\n');
@@ -103,7 +103,7 @@ async function designTestSteps({ step, world, wb, page, shot }) {
       const classes = await glyphs.evaluateAll((els) => els.map((e) => e.className));
       return classes.some((c) => c.includes('testing-failed-icon')) ? classes : false;
     }, { timeout: 30000 });
-    await wb.screenshot(shot('42-design-tests-gutter-failed'));
+    await wb.screenshot(shot('62-design-tests-gutter-failed'));
     return `${results.map((r) => `${r.file}: ${r.passed} passed, ${r.failed} failed`).join('; ')}; explorer row "${failedRow}"; ` +
       `gutter of ${WRONG_FILE}: ${icons.map((c) => /testing-(\w+)-icon/.exec(c)?.[1] ?? c).join(', ')}`;
   });
@@ -126,7 +126,7 @@ async function designTestSteps({ step, world, wb, page, shot }) {
       return hit ? hit.n : false;
     }, { timeout: 10000 });
     await page.waitForTimeout(500);
-    await wb.screenshot(shot('43-design-tests-failure-diff'));
+    await wb.screenshot(shot('63-design-tests-failure-diff'));
     await page.keyboard.press('Escape');
     if (above !== line) {
       throw new Error(`the peek opened under line ${above}, not line ${line} ("sign-off": "answered")`);
@@ -148,7 +148,7 @@ async function designTestSteps({ step, world, wb, page, shot }) {
       await wb.pickMenuItem('Run Test');
     }
     const ran = await waitFor('one case run', async () => loggedResults(world).slice(before).find((r) => r.file === 'hello-world.hwf-test.json'), { timeout: 30000 });
-    await wb.screenshot(shot('44-design-tests-gutter-run-one'));
+    await wb.screenshot(shot('64-design-tests-gutter-run-one'));
     if (ran.passed + ran.failed !== 1) {
       throw new Error(`expected one case to run, logged ${JSON.stringify(ran)}`);
     }
@@ -194,7 +194,7 @@ async function typoSteps({ step, world, wb, page, shot }) {
       return want.every((w) => problems.some((p) => p.code === w.code && p.message.includes(w.words) && p.line === w.line && p.column === w.column))
         ? problems : false;
     }, { timeout: 60000, interval: 1000 });
-    await wb.screenshot(shot('45-design-tests-problems'));
+    await wb.screenshot(shot('65-design-tests-problems'));
     fs.rmSync(path.join(world.folder, TYPO_FILE)); // the Test Explorer forgets it
     return shown.map((p) => `${p.source}(${p.code}) Ln ${p.line}, Col ${p.column}: ${p.message}`).join('; ');
   });
