@@ -273,8 +273,10 @@ def _with_range(ctx: CursorContext, item: Completion) -> Completion:
     return item
 
 
-def _quoted_item(ctx: CursorContext, label: str, kind: str, *, detail: str | None = None,
-                 documentation: str | None = None, sort: str | None = None) -> Completion:
+def quoted_item(ctx: CursorContext, label: str, kind: str, *, detail: str | None = None,
+                documentation: str | None = None, sort: str | None = None) -> Completion:
+    """`label` as a JSON string where the cursor is, in or out of a string (the design
+    test file's completion uses it too)."""
     start, end = _value_range(ctx)
     reuse = False
     if ctx.in_string:
@@ -295,7 +297,7 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
     key = ctx.key
     if key == "type":
         return [
-            _quoted_item(ctx, kind, KIND_ITEM, detail="node kind", documentation=KIND_DOCS[kind],
+            quoted_item(ctx, kind, KIND_ITEM, detail="node kind", documentation=KIND_DOCS[kind],
                          sort=f"{i:02d}")
             for i, kind in enumerate(completion_rank.kinds_for(design, ctx.node_index))
         ]
@@ -319,7 +321,7 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
         return []
     if field.enum:
         return [
-            _quoted_item(ctx, value, ENUM, detail=f"{field.name}", documentation=field.doc,
+            quoted_item(ctx, value, ENUM, detail=f"{field.name}", documentation=field.doc,
                          sort=f"{i:02d}")
             for i, value in enumerate(field.enum)
         ]
@@ -490,7 +492,7 @@ def _after_ids(ctx: CursorContext, design: Design) -> list[Completion]:
     chosen = [design.info_at(index) for index, _, _ in candidates]
     sort = completion_rank.after_sorter(design, info, listed)
     return Completions([
-        _quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=c.first_line(),
+        quoted_item(ctx, c.id, NODE, detail=_node_detail(c), documentation=c.first_line(),
                      sort=sort(c))
         for c in chosen
     ], incomplete)

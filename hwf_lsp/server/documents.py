@@ -1,4 +1,5 @@
-"""Which documents are designs, and what the server last learned about each one.
+"""Which documents are designs (or design test files), and what the server last learned
+about each one.
 
 Only files matching the design globs get anything from the server (PRODUCT.md):
 a package.json open next to a design must stay untouched.  Globs are matched on
@@ -13,12 +14,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.server.design_test_documents import TEST_KIND, check_test_text, is_test_path
 from hwf_lsp.workflow.design_files import design_name_for
 
 log = logging.getLogger(__name__)
@@ -132,6 +135,10 @@ class Analysis:
     """Set when outside data (runs on disk) may have changed: recompute even this version."""
     _findings: list[Any] | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
+    kind: str = "design"
+    """"design", or "test" for a design test file (server/design_test_documents.py)."""
+    design: Any = None
+    """A test file's design under test (a dict as read from disk), or None."""
 
     @property
     def doc(self) -> Any:
@@ -156,11 +163,18 @@ class Analysis:
 
 
 def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
-            check: bool = True) -> Analysis:
+            check: bool = True, home: Path | None = None) -> Analysis:
     """Parse (and with `check`, check) one version of a design, with its newest run.
 
     One parse serves the design name (which run to read), the rulebook and the lint.
+    A design test file is checked against the design it names (in `home`'s store when
+    it names one there), always: its check reads that design anyway.
     """
+    path = uri_to_path(uri)
+    if is_test_path(path):
+        doc, findings, design = check_test_text(text, path or uri, home)
+        return Analysis(uri=uri, version=version, text=text, _doc=doc, _findings=findings,
+                        kind=TEST_KIND, design=design)
     doc = parse(text)
     run = None
     if runs is not None:

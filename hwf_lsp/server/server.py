@@ -25,7 +25,8 @@ from pygls.lsp.server import LanguageServer
 from hwf_lsp import __version__
 from hwf_lsp.server import guard
 from hwf_lsp.server.convert import encoding_name
-from hwf_lsp.server.documents import Analysis, analyse, is_design_uri
+from hwf_lsp.server.design_test_documents import is_test_path
+from hwf_lsp.server.documents import Analysis, analyse, is_design_uri, uri_to_path
 from hwf_lsp.server.features import (
     call_hierarchy,
     canvas,
@@ -34,6 +35,7 @@ from hwf_lsp.server.features import (
     commands,
     completion,
     definition,
+    design_test_commands,
     diagnostics,
     document_diagnostic,
     document_highlight,
@@ -64,7 +66,7 @@ FEATURES = (
     diagnostics, document_diagnostic, completion, hover, definition, references, rename,
     document_symbols, document_highlight, folding_range, selection_range, formatting,
     call_hierarchy, semantic_tokens, workspace_symbols, code_actions, inlay_hints, code_lens,
-    commands, canvas,
+    commands, canvas, design_test_commands,
 )
 """Every feature module (one per LSP method), in the order its handlers are registered."""
 
@@ -200,7 +202,18 @@ class HwfServer(LanguageServer):
 
     # --- designs ---------------------------------------------------------
     def is_design(self, uri: str) -> bool:
-        return is_design_uri(unquote(uri), self.settings.design_globs, self.folder_uris())
+        """A design under the globs; a design test file never is, whatever the globs."""
+        key = unquote(uri)
+        return not is_test_path(uri_to_path(key)) and is_design_uri(
+            key, self.settings.design_globs, self.folder_uris())
+
+    def is_test_file(self, uri: str) -> bool:
+        """A design test file (`*.hwf-test.json`, contract 7)."""
+        return is_test_path(uri_to_path(unquote(uri)))
+
+    def is_checked(self, uri: str) -> bool:
+        """Whether the server checks the document: a design or a design test file."""
+        return self.is_test_file(uri) or self.is_design(uri)
 
     @property
     def runs(self) -> RunsIndex:
@@ -224,8 +237,13 @@ class HwfServer(LanguageServer):
 
     def analysis(self, uri: str) -> Analysis | None:
         """The analysis of the open design's current text (computed now if stale)."""
-        if not self.is_design(uri):
-            return None
+        return self._analysis(uri) if self.is_design(uri) else None
+
+    def test_analysis(self, uri: str) -> Analysis | None:
+        """The analysis of the open design test file's current text."""
+        return self._analysis(uri) if self.is_test_file(uri) else None
+
+    def _analysis(self, uri: str) -> Analysis | None:
         current = self.open_text(uri)
         if current is None:
             return None
@@ -236,7 +254,7 @@ class HwfServer(LanguageServer):
             cached.text is text or cached.text == text
         ):
             return cached
-        result = analyse(key, version, text, self.runs, check=False)
+        result = analyse(key, version, text, self.runs, check=False, home=self.settings.home())
         self.remember(result)
         return result
 

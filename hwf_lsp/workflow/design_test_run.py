@@ -91,6 +91,8 @@ class CaseResult:
     failures: list[str]
     outcome: CaseOutcome
     seconds: float = 0.0
+    differences: list[Difference] = field(default_factory=list)
+    """The failures as values (`failures` are their messages)."""
 
     @property
     def passed(self) -> bool:
@@ -177,36 +179,64 @@ def output_failure(node_id: str, want: Any, got: Any) -> str:
     return f"output of {node_id!r}{where}: expected {_shown(part_want)}, got {_shown(part_got)}"
 
 
-def compare(expect: dict[str, Any], outcome: CaseOutcome) -> list[str]:
-    """One message per difference, naming the node and both values."""
-    failures: list[str] = []
+@dataclass(frozen=True)
+class Difference:
+    """One way a run differs from `expect`: which part (`status`, `steps`, `outputs`,
+    `delivered`), which node (None for the status), both values, and the message `hwf
+    test` prints.  The editor shows the values side by side (a diff)."""
+
+    part: str
+    node: str | None
+    expected: Any
+    actual: Any
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        actual = None if self.actual is _NO_OUTPUT else self.actual
+        return {"part": self.part, "node": self.node, "expected": self.expected,
+                "actual": actual, "message": self.message}
+
+
+def differences(expect: dict[str, Any], outcome: CaseOutcome) -> list[Difference]:
+    """Every difference between `expect` and the run, in `expect`'s order of parts."""
+    found: list[Difference] = []
     if "status" in expect and expect["status"] != outcome.status:
         error = outcome.state.get("error")
-        failures.append(f"status: expected {expect['status']!r}, got {outcome.status!r}"
-                        + (f" ({error})" if error else ""))
+        found.append(Difference("status", None, expect["status"], outcome.status,
+                                f"status: expected {expect['status']!r}, got "
+                                f"{outcome.status!r}" + (f" ({error})" if error else "")))
     for node_id, want in (expect.get("steps") or {}).items():
         got = outcome.step_states.get(node_id, NOT_RUN)
         if got != want:
-            failures.append(f"step {node_id!r}: expected {want!r}, got {got!r}")
+            found.append(Difference("steps", node_id, want, got,
+                                    f"step {node_id!r}: expected {want!r}, got {got!r}"))
     for node_id, want in (expect.get("outputs") or {}).items():
         got = outcome.outputs.get(node_id, _NO_OUTPUT)
         if got is _NO_OUTPUT or not same_json(want, got):
-            failures.append(output_failure(node_id, want, got))
+            found.append(Difference("outputs", node_id, want, got,
+                                    output_failure(node_id, want, got)))
     for node_id, want in (expect.get("delivered") or {}).items():
         got = outcome.delivered.get(node_id, False)
         if got != want:
-            failures.append(f"delivery of {node_id!r}: expected "
-                            f"{'delivered' if want else 'not delivered'}, got "
-                            f"{'delivered' if got else 'not delivered'}")
-    return failures
+            found.append(Difference("delivered", node_id, want, got,
+                                    f"delivery of {node_id!r}: expected "
+                                    f"{'delivered' if want else 'not delivered'}, got "
+                                    f"{'delivered' if got else 'not delivered'}"))
+    return found
+
+
+def compare(expect: dict[str, Any], outcome: CaseOutcome) -> list[str]:
+    """One message per difference, naming the node and both values."""
+    return [difference.message for difference in differences(expect, outcome)]
 
 
 def run_test_case(test: DesignTestFile, case: DesignCase) -> CaseResult:
     """Run one case and compare its run with its `expect`."""
     started = time.perf_counter()
     outcome = run_case(test, case)
-    return CaseResult(case.name, case.index, compare(case.expect, outcome), outcome,
-                      time.perf_counter() - started)
+    found = differences(case.expect, outcome)
+    return CaseResult(case.name, case.index, [d.message for d in found], outcome,
+                      time.perf_counter() - started, found)
 
 
 def run_test_file(test: DesignTestFile) -> list[CaseResult]:

@@ -51,6 +51,9 @@ class TestFileError:
     case: str | None
     field: str | None
     msg: str
+    at_key: bool = False
+    """The error is about the member's key at `pointer` (an unknown key or node id), not
+    its value: the editor marks the key."""
 
     def __str__(self) -> str:
         where = f"case {self.case!r} " if self.case is not None else ""
@@ -165,16 +168,27 @@ def read_test_text(path: str | Path) -> str:
 def check_test_file(raw: Any, path: str | Path, designs_root: Path | None = None, *,
                     with_expect: bool = True) -> DesignTestFile:
     """A parsed test file checked (see `load_test_file`)."""
+    test, errors = examine_test_file(raw, path, designs_root, with_expect=with_expect)
+    if errors or test is None:
+        raise InvalidTestFile(path, errors)
+    return test
+
+
+def examine_test_file(raw: Any, path: str | Path, designs_root: Path | None = None, *,
+                      with_expect: bool = True
+                      ) -> tuple[DesignTestFile | None, list[TestFileError]]:
+    """(the test file, when its design can run; every error): what `check_test_file`
+    raises, as a value, for the editor, which shows the errors and still completes."""
     if not isinstance(raw, dict):
-        raise InvalidTestFile(path, [TestFileError(
+        return None, [TestFileError(
             "", None, None, f"a test file is a JSON object with design and cases, not "
-            f"{_type_name(raw)}")])
+            f"{_type_name(raw)}")]
     errors: list[TestFileError] = []
     for key in raw:
         if key not in FILE_KEYS + OPTIONAL_FILE_KEYS:
             errors.append(TestFileError(pointer(key), None, key, f"unknown key {key!r}; a "
                                         "test file has design and cases"
-                                        f"{_did_you_mean(key, list(FILE_KEYS))}"))
+                                        f"{_did_you_mean(key, list(FILE_KEYS))}", True))
     design_ref = raw.get("design")
     found = _find_design(design_ref, "design" in raw, Path(path), designs_root, errors)
     cases_value = raw.get("cases")
@@ -185,13 +199,11 @@ def check_test_file(raw: Any, path: str | Path, designs_root: Path | None = None
         cases_value = []
     if found is None:  # nothing to check the cases against
         errors.extend(_case_shape_errors(cases_value))
-        raise InvalidTestFile(path, errors)
+        return None, errors
     design, design_name, design_path = found
     cases = _CaseChecker(design, errors, with_expect).check_all(cases_value)
-    if errors:
-        raise InvalidTestFile(path, errors)
     return DesignTestFile(str(path), raw, str(design_ref), design, design_name, design_path,
-                          cases)
+                          cases), errors
 
 
 def _find_design(ref: Any, given: bool, path: Path, designs_root: Path | None,
@@ -211,9 +223,7 @@ def _find_design(ref: Any, given: bool, path: Path, designs_root: Path | None,
         fail(f"design must be a design file or a design name, not "
              f"{'an empty string' if ref == '' else _type_name(ref)}")
         return None
-    candidate = path.parent / ref
-    if not candidate.is_file():
-        candidate = _stored_design(ref, designs_root)
+    candidate = locate_design(ref, path, designs_root)
     if candidate is None:
         fail(f"no design file {ref!r} beside this test file and no design named {ref!r} "
              "in the store")
@@ -229,6 +239,16 @@ def _find_design(ref: Any, given: bool, path: Path, designs_root: Path | None,
              "run (hwf check shows where)")
         return None
     return design, design_name_for(design, candidate) or "design", str(candidate)
+
+
+def locate_design(ref: str, test_path: Path, designs_root: Path | None = None
+                  ) -> Path | None:
+    """The file `design` names: `ref` relative to the test file, else the store's design
+    named `ref`; None when neither exists."""
+    candidate = test_path.parent / ref
+    if candidate.is_file():
+        return candidate
+    return _stored_design(ref, designs_root)
 
 
 def _stored_design(name: str, designs_root: Path | None) -> Path | None:
@@ -262,8 +282,8 @@ class _CaseChecker:
         self.errors = errors
         self.case: str | None = None
 
-    def error(self, at: str, field_name: str | None, msg: str) -> None:
-        self.errors.append(TestFileError(at, self.case, field_name, msg))
+    def error(self, at: str, field_name: str | None, msg: str, *, key: bool = False) -> None:
+        self.errors.append(TestFileError(at, self.case, field_name, msg, key))
 
     def check_all(self, cases: list[Any]) -> list[DesignCase]:
         checked: list[DesignCase] = []
@@ -293,7 +313,7 @@ class _CaseChecker:
             if key not in CASE_KEYS + OPTIONAL_CASE_KEYS:
                 self.error(pointer("cases", index, key), key,
                            f"unknown key {key!r}; a case has {', '.join(CASE_KEYS)}"
-                           f"{_did_you_mean(key, list(CASE_KEYS))}")
+                           f"{_did_you_mean(key, list(CASE_KEYS))}", key=True)
         result = DesignCase(name, index)
         result.agents = self.agents(case.get("agents"), at + "/agents")
         result.answers = self.answers(case.get("answers"), at + "/answers")
@@ -310,15 +330,17 @@ class _CaseChecker:
     # --- what a case names ------------------------------------------------
 
     def node(self, node_id: str, at: str, field_name: str, kinds: tuple[str, ...],
-             what: str) -> bool:
-        """Whether `node_id` is a node of one of `kinds`; else an error at `at`."""
+             what: str, *, on_key: bool = True) -> bool:
+        """Whether `node_id` is a node of one of `kinds`; else an error at `at` (on its
+        key: the id is a key everywhere but in failing_deliveries)."""
         node = self.nodes.get(node_id)
         if node is None:
             self.error(at, field_name, f"unknown node {node_id!r}: the design has no such "
-                       f"node{_did_you_mean(node_id, list(self.nodes))}")
+                       f"node{_did_you_mean(node_id, list(self.nodes))}", key=on_key)
             return False
         if node.get("type") not in kinds:
-            self.error(at, field_name, f"{node_id!r} is {_a(node.get('type'))}, not {what}")
+            self.error(at, field_name, f"{node_id!r} is {_a(node.get('type'))}, not {what}",
+                       key=on_key)
             return False
         return True
 
@@ -356,7 +378,7 @@ class _CaseChecker:
         unknown = [k for k in value if k not in RESULT_KEYS]
         for key in unknown:
             self.error(f"{at}{pointer(key)}", "agents", f"unknown key {key!r} in a result; "
-                       f"{shapes}{_did_you_mean(key, list(RESULT_KEYS))}")
+                       f"{shapes}{_did_you_mean(key, list(RESULT_KEYS))}", key=True)
         known = [k for k in value if k in RESULT_KEYS]
         if unknown:
             return None
@@ -398,7 +420,8 @@ class _CaseChecker:
             if not isinstance(node_id, str):
                 self.error(here, "failing_deliveries",
                            f"a node id is a string, not {_type_name(node_id)}")
-            elif self.node(node_id, here, "failing_deliveries", (OUTPUT,), "an output"):
+            elif self.node(node_id, here, "failing_deliveries", (OUTPUT,), "an output",
+                           on_key=False):
                 if not self.nodes[node_id].get("deliver"):
                     self.error(here, "failing_deliveries",
                                f"output {node_id!r} has no deliver: it delivers nothing "
@@ -416,7 +439,8 @@ class _CaseChecker:
         for key in value:
             if key not in EXPECT_KEYS:
                 self.error(f"{at}{pointer(key)}", "expect", f"unknown key {key!r}; expect "
-                           f"has {', '.join(EXPECT_KEYS)}{_did_you_mean(key, list(EXPECT_KEYS))}")
+                           f"has {', '.join(EXPECT_KEYS)}{_did_you_mean(key, list(EXPECT_KEYS))}",
+                           key=True)
         if not value:
             self.error(at, "expect", f"expect is empty: a case that compares nothing always "
                        f"passes; give at least one of {', '.join(EXPECT_KEYS)} (hwf test "
@@ -436,7 +460,7 @@ class _CaseChecker:
             here = f"{at}{pointer(node_id)}"
             if node_id in self.nodes and node_id not in self.steps:
                 self.error(here, field_name, f"{node_id!r} is {_a(self.nodes[node_id].get('type'))}, "
-                           "not a step: a run has no state or output for it")
+                           "not a step: a run has no state or output for it", key=True)
             elif self.node(node_id, here, field_name, (AGENT, "condition", APPROVAL, OUTPUT),
                            "a step") and check is not None:
                 check(expected, here)

@@ -24,6 +24,7 @@ class StubServer:
         self.published: list[tuple[str, int | None, int]] = []
         self.runs = None
         self.encoding = "utf-16"
+        self.settings = SimpleNamespace(home=lambda: None)
 
     @property
     def workspace(self):
@@ -34,6 +35,9 @@ class StubServer:
 
     def is_design(self, uri):
         return uri in self.designs
+
+    def is_checked(self, uri):
+        return self.is_design(uri)
 
     def remember(self, result):
         self.analyses[result.uri] = result

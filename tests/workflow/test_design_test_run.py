@@ -110,6 +110,31 @@ def test_a_wrong_expectation_names_the_node_and_both_values(tmp_path, label, fie
     assert run(tmp_path, fields, expect).failures == failures
 
 
+# (label in FAILING, [(part, node, expected, actual)]): the same differences as values
+DIFFERENCES = {
+    "wrong status names both": [("status", None, "failed", "completed")],
+    "wrong step state names node and both": [("steps", "high", "done", "skipped")],
+    "not run is the word for None": [("steps", "out", "done", "not run")],
+    "wrong output names node and both": [("outputs", "work", {"score": 2}, {"score": 1})],
+    "missing output": [("outputs", "out", {}, None)],
+    "wrong delivery": [("delivered", "out", True, False)],
+    "every difference": [("status", None, "failed", "completed"),
+                         ("steps", "work", "failed", "done")],
+}
+
+
+@pytest.mark.parametrize("label,fields,expect,failures",
+                         [c for c in FAILING if c[0] in DIFFERENCES], ids=list(DIFFERENCES))
+def test_each_difference_is_also_a_value(tmp_path, label, fields, expect, failures):
+    """What the editor shows side by side (hwf.runDesignTests): the part, the node and both
+    values, one per message, in order; a missing output is null."""
+    result = run(tmp_path, fields, expect)
+    got = [d.as_dict() for d in result.differences]
+    assert [(d["part"], d["node"], d["expected"], d["actual"]) for d in got] == \
+        DIFFERENCES[label]
+    assert [d["message"] for d in got] == failures
+
+
 def test_deliveries_are_recorded_and_nothing_is_written_to_hermes_home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()

@@ -108,6 +108,24 @@ def test_errors_name_the_case_and_the_field(tmp_path, label, test, expected):
     check(tmp_path, test, expected)
 
 
+AT_KEY = {"unknown top-level key", "unknown case key", "mock for an unknown node",
+          "mock for a node that is not an agent", "result with an unknown key",
+          "result in a list with an unknown key", "answer for an agent", "unknown expect key",
+          "state of an unknown node", "state of the trigger", "output of an unknown node",
+          "delivered of an agent", "a node id with a slash is escaped"}
+"""The errors about a member's key (an unknown key or node id, an id of the wrong kind):
+the editor marks the key; every other error marks the value at its pointer."""
+
+
+@pytest.mark.parametrize("label,test,expected", [c for c in ERROR_CASES if len(c[2]) == 1],
+                         ids=[c[0] for c in ERROR_CASES if len(c[2]) == 1])
+def test_an_error_says_whether_it_marks_the_key(tmp_path, label, test, expected):
+    path = write_test(tmp_path, test)
+    with pytest.raises(InvalidTestFile) as raised:
+        load_test_file(path, designs_root=tmp_path / "store")
+    assert [e.at_key for e in raised.value.errors] == [label in AT_KEY]
+
+
 def test_a_design_with_defects_cannot_be_tested(tmp_path):
     path = write_test(tmp_path, hwf_test(case()),
                       the_design={"name": "flow", "nodes": [{"id": "t", "type": "trigger"},

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { CanvasPanels } from './common/canvas';
 import { Commands } from './common/commands';
+import { DesignTests, isTestFile } from './common/designTests';
 import { disposeLog, getLog } from './common/log';
 import { RunsModel } from './common/runs';
 import { createRunsView } from './common/runsView';
@@ -28,6 +29,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   model = new RunsModel(server);
   commands = new Commands(server, model);
   const { provider, view } = createRunsView(model);
+  const designTests = new DesignTests(server);
 
   context.subscriptions.push(
     server,
@@ -38,22 +40,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     new RunStatusBar(model, server),
     new ServerStatusItem(server),
     new CanvasPanels(context.extensionUri, server, model, context.workspaceState),
+    designTests,
     server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
     view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
     vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),
     { dispose: disposeLog },
   );
 
-  // The server starts when a design is open or the Runs view shows: JSON files that are
-  // not designs never start a Python process (nor report a missing hwf-lsp).
+  // The server starts when a design (or a design test file) is open or the Runs view
+  // shows: other JSON files never start a Python process (nor report a missing hwf-lsp).
   vscode.workspace.textDocuments.forEach(startForDesign);
+  void designTests.discover(); // the Test Explorer lists the design test files at once
   if (view.visible) {
     await server.ensureStarted();
   }
 }
 
 function startForDesign(document: vscode.TextDocument): void {
-  if (server && isDesignDocument(document, server.settings.designGlobs)) {
+  if (server && (isDesignDocument(document, server.settings.designGlobs) || isTestFile(document.uri))) {
     void server.ensureStarted();
   }
 }

@@ -193,7 +193,7 @@ def _read_closed(uri: str) -> tuple[Any, list[Any], LineIndex]:
     return doc, check_document(doc), LineIndex(text)
 
 
-def _refusing(server: HwfServer, command: str,
+def refusing(server: HwfServer, command: str,
               handler: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
     """Every failure is a JSON-RPC error naming the command, also shown with
     window/showMessage, as for every command (docs/commands.md): a refused drag on the
@@ -211,6 +211,6 @@ def _refusing(server: HwfServer, command: str,
 
 def register(server: HwfServer) -> None:
     canvas = Canvas(server)
-    server.command(GRAPH)(_refusing(server, GRAPH, canvas.graph))
+    server.command(GRAPH)(refusing(server, GRAPH, canvas.graph))
     for name, spec in EDITS.items():
-        server.command(name)(_refusing(server, name, functools.partial(canvas.edit, spec)))
+        server.command(name)(refusing(server, name, functools.partial(canvas.edit, spec)))

@@ -1,4 +1,5 @@
-"""textDocument/completion: analysis.completion_items at the cursor, as text edits."""
+"""textDocument/completion: analysis.completion_items at the cursor, as text edits; in a
+design test file, analysis.design_test_text's node ids, options and step states."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from hwf_lsp.analysis.completion_items import complete
+from hwf_lsp.analysis.design_test_text import complete_test_file
 from hwf_lsp.server import convert
-from hwf_lsp.server.features.request import on_design
+from hwf_lsp.server.features.request import on_design, on_test_file
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -44,14 +46,20 @@ def register(server: HwfServer) -> None:
                     types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
     @guarded()
     def completion(params: types.CompletionParams) -> types.CompletionList | None:
-        at = on_design(server, params)
-        if at is None:
-            return None
         markdown = supports_markdown(
             server, "text_document.completion.completion_item.documentation_format")
         insert_replace = bool(get_capability(
             server.client_capabilities,
             "text_document.completion.completion_item.insert_replace_support", False))
+        at = on_design(server, params)
+        if at is None:
+            test = on_test_file(server, params)
+            if test is None:
+                return None
+            items = complete_test_file(test.doc, test.offset(params.position),
+                                       test.analysis.design)
+            return convert.completion_list(items, test.lines, test.encoding, markdown,
+                                           insert_replace)
         items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
                          snippets=expands_snippets(server),
                          past_cursor=insert_replace or not is_neovim(server))

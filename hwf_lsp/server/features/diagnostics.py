@@ -19,6 +19,7 @@ checked again (the runs changed) it is asked to pull again, if it can be.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -68,7 +69,7 @@ class Validator:
                     and not cached.stale and cached._findings is not None:
                 return cached
             self.schedule(key)
-        return self.server.analysis(key)
+        return self.server.analysis(key) or self.server.test_analysis(key)
 
     def schedule(self, uri: str) -> None:
         """Validate `uri`'s newest text soon (one validation in flight per document)."""
@@ -103,6 +104,14 @@ class Validator:
             cached.stale = True
         self.schedule_all()
 
+    def recheck_test_files(self) -> None:
+        """Check every open design test file again (a design was saved: the one it names
+        may have changed on disk)."""
+        for key, cached in list(self.server.analyses.items()):
+            if cached.kind == "test":
+                cached.stale = True
+                self.schedule(key)
+
     def schedule_all(self) -> None:
         """Revalidate every open document (settings or run data changed)."""
         try:
@@ -132,7 +141,7 @@ class Validator:
             current = server.open_text(key)
             if current is None:
                 return
-            if not server.is_design(key):
+            if not server.is_checked(key):
                 if key in self.published:  # it stopped being a design: clear what we said
                     self.published.pop(key, None)
                     self._publish(key, None, [])
@@ -145,21 +154,21 @@ class Validator:
             elif cached is not None and not cached.stale:
                 # a keystroke: on the loop, with the runs as last read (the watcher's
                 # thread reads the disk, and marks every analysis stale when runs change)
-                result = analyse(key, version, text, server.runs)
+                result = analyse(key, version, text, server.runs, home=server.settings.home())
             else:
                 runs = server.runs
                 if runs is not None:  # opened, saved or runs changed: the worker
                     runs = runs.refreshing()  # may check the disk
                 try:
-                    result = await loop.run_in_executor(
-                        self.pool, analyse, key, version, text, runs)
+                    result = await loop.run_in_executor(self.pool, functools.partial(
+                        analyse, key, version, text, runs, home=server.settings.home()))
                 except Exception:
                     log.exception("validation of %s failed", key)
                     return
             now = server.open_text(key)
             if now is None:
                 return
-            if now[0] != version or now[1] != text or not server.is_design(key):
+            if now[0] != version or now[1] != text or not server.is_checked(key):
                 continue  # a newer version or new settings arrived: start over
             self._deliver(key, version, result)
             if epoch != self.runs_epoch:  # the runs changed during the check: again
@@ -209,6 +218,8 @@ def register(server: HwfServer) -> None:
         if cached is not None:
             cached.stale = True  # run data may have changed: recompute this version
         validator.schedule(key)
+        if server.is_design(key):  # the open test files read the designs from disk
+            validator.recheck_test_files()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @guarded()

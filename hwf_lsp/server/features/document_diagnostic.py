@@ -37,7 +37,7 @@ def register(server: HwfServer) -> None:
                                   ) -> types.RelatedFullDocumentDiagnosticReport:
         uri = params.text_document.uri
         key = unquote(uri)
-        analysis = await validator.current(key) if server.is_design(uri) else None
+        analysis = await validator.current(key) if server.is_checked(uri) else None
         if analysis is None:
             return empty_report()
         validator.pulled[key] = analysis.version

@@ -1,4 +1,5 @@
-"""textDocument/hover: kinds, fields and node references (with the newest run).
+"""textDocument/hover: kinds, fields and node references (with the newest run); in a
+design test file, the node an id names.
 
 The analysis writes markdown; a client that takes only plain text gets it without the
 markup we add (`**bold**`, `` `code` ``, code fences, `> ` quotes).  A JSON preview
@@ -12,10 +13,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from hwf_lsp.analysis.design_test_text import hover_test_file
 from hwf_lsp.analysis.hover_text import hover as hover_at
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.completion import supports_markdown
-from hwf_lsp.server.features.request import on_design
+from hwf_lsp.server.features.request import on_design, on_test_file
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
@@ -45,9 +47,14 @@ def register(server: HwfServer) -> None:
     @guarded()
     def hover(params: types.HoverParams) -> types.Hover | None:
         at = on_design(server, params)
-        result = hover_at(at.doc, at.offset(params.position), at.analysis.run,
-                          server.settings.model_gate) if at is not None else None
-        if result is None:
+        if at is not None:
+            result = hover_at(at.doc, at.offset(params.position), at.analysis.run,
+                              server.settings.model_gate)
+        else:
+            at = on_test_file(server, params)
+            result = hover_test_file(at.doc, at.offset(params.position),
+                                     at.analysis.design) if at is not None else None
+        if result is None or at is None:
             return None
         markdown = supports_markdown(server, "text_document.hover.content_format")
         if not markdown:

@@ -1,4 +1,4 @@
-"""`on_design`: the opening every text-document handler shares.
+"""`on_design` (`on_test_file`): the opening every text-document handler shares.
 
 Each handler starts the same way: the document's analysis (None when the URI is not a
 design, and then the answer is None), the client's position encoding, and offsets for
@@ -47,6 +47,16 @@ def on_design(server: HwfServer, params: Any) -> DesignRequest | None:
     """The request's document as a design, or None when the URI is not one."""
     uri = params.text_document.uri
     analysis = server.analysis(uri)
+    if analysis is None:
+        return None
+    return DesignRequest(uri, analysis, server.encoding)
+
+
+def on_test_file(server: HwfServer, params: Any) -> DesignRequest | None:
+    """The request's document as a design test file (its analysis holds the design under
+    test), or None when it is not one."""
+    uri = params.text_document.uri
+    analysis = server.test_analysis(uri)
     if analysis is None:
         return None
     return DesignRequest(uri, analysis, server.encoding)

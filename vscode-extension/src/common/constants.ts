@@ -18,6 +18,8 @@ export const ServerCommand = {
   showStep: 'hwf.showStep',
   /** The canvas's graph of a design's current text (docs/commands.md, "Canvas"). */
   graph: 'hwf.graph',
+  /** A design test file's cases run in memory (docs/commands.md, "Design tests"). */
+  runDesignTests: 'hwf.runDesignTests',
 } as const;
 
 /** Server commands that act on runs: refused in an untrusted workspace (so does the server). */

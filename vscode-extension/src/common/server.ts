@@ -40,9 +40,9 @@ import {
 } from './pythonModel';
 import {
   changeNeedsRestart,
-  designSelector,
   ExtensionSettings,
   readSettings,
+  serverSelector,
   serverSettings,
   settingsSection,
 } from './settings';
@@ -335,7 +335,7 @@ export class ServerManager implements vscode.Disposable {
   private createClient(launch: Launch): LanguageClient {
     const serverOptions: ServerOptions = launch;
     const clientOptions: LanguageClientOptions = {
-      documentSelector: designSelector(this.current.designGlobs),
+      documentSelector: serverSelector(this.current.designGlobs),
       outputChannel: getLog(),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       diagnosticCollectionName: CLIENT_ID,

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { expandPath } from './pythonModel';
 import { CONFIG_SECTION, designGlobsOf, designSelector, type ExtensionSettings, userValue } from './settingsModel';
 
-export { CONFIG_SECTION, DEFAULT_DESIGN_GLOBS, designSelector, serverSettings, settingsSection } from './settingsModel';
+export { CONFIG_SECTION, DEFAULT_DESIGN_GLOBS, designSelector, serverSelector, serverSettings, settingsSection } from './settingsModel';
 export type { ExtensionSettings, ServerSettings } from './settingsModel';
 
 function stringList(value: unknown): string[] {

@@ -88,6 +88,14 @@ export function designSelector(globs: readonly string[]): DesignFilter[] {
   return selector;
 }
 
+/** Design test files (`*.hwf-test.json`, contract 7): their name, not a setting, says so. */
+export const TEST_FILE_FILTERS: readonly DesignFilter[] = ['json', 'jsonc'].map((language) => ({ language, scheme: 'file', pattern: '**/*.hwf-test.json' }));
+
+/** What the language server is given: the designs under the globs and the design test files. */
+export function serverSelector(globs: readonly string[]): DesignFilter[] {
+  return [...designSelector(globs), ...TEST_FILE_FILTERS];
+}
+
 /** Globs from a raw setting value: strings only, blanks dropped, the defaults when none is left. */
 export function designGlobsOf(value: unknown): string[] {
   const globs = Array.isArray(value) ? value.filter((g): g is string => typeof g === 'string' && g.trim() !== '') : [];
