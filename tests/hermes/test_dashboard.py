@@ -374,3 +374,88 @@ def test_a_huge_body_is_refused_before_it_is_read(served: Any, hermes_home: Path
                        "Transfer-Encoding: chunked\r\n", chunks)
     assert status == "HTTP/1.1 413 Request Entity Too Large", status
     assert run_file.read_bytes() == before
+
+
+# --- issue 31, level two: the tab edits designs with the editor's edit code ---------------
+
+
+def edit(http: Any, body: dict[str, Any], name: str = "review") -> Any:
+    return http.post(f"{BASE}/designs/{name}/edit", json=body)
+
+
+def test_edits_chain_on_the_draft_and_write_nothing_until_saved(http: Any,
+                                                                 hermes_home: Path) -> None:
+    from hwf_lsp.workflow import validate_designer_graph
+
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    before = path.read_bytes()
+    steps = [  # (request, the new node's id, the node whose defect codes are checked, them)
+        ({"edit": "addNode", "kind": "agent", "after": "gate"}, "agent", "agent", []),
+        ({"edit": "connect", "from": "agent", "to": "publish"}, None, "publish", []),
+        ({"edit": "setField", "id": "agent", "field": "prompt", "value": ""}, None, "agent",
+         ["required-payload"]),
+        ({"edit": "setField", "id": "agent", "field": "prompt", "value": "Tweet it"}, None,
+         "agent", []),
+    ]
+    text = None
+    for request, new_id, node_id, codes in steps:
+        answer = edit(http, {**request, **({"text": text} if text is not None else {})})
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert set(body) == {"text", "id", "graph", "valid", "defects"}
+        text = body["text"]
+        assert body["id"] == new_id
+        assert body["defects"] == validate_designer_graph(json.loads(text))
+        assert body["valid"] == (not body["defects"])
+        node = next(n for n in body["graph"]["nodes"] if n["id"] == node_id)
+        assert [d["code"] for d in node["defects"]] == codes, node["defects"]
+    assert path.read_bytes() == before
+    publish = next(n for n in json.loads(text)["nodes"] if n["id"] == "publish")
+    assert publish["after"] == ["draft", "gate", "agent"]
+    assert http.put(f"{BASE}/designs/review",
+                    json={"design": json.loads(text)}).status_code == 200
+    assert [n["id"] for n in http.get(f"{BASE}/designs/review/graph").json()["nodes"]] == [
+        "start", "draft", "gate", "agent", "publish"]
+
+
+@pytest.mark.parametrize(("name", "body", "status", "argument", "says"), [
+    ("review", {"edit": "explode"}, 400, "edit", "must be one of connect"),
+    ("review", {"edit": "connect", "from": "start"}, 400, "to", "missing 'to'"),
+    ("review", {"edit": "deleteNode", "id": "gate", "force": True}, 400, "force",
+     "unknown argument"),
+    ("review", {"edit": "deleteNode", "id": "gate", "text": 7}, 400, "text", "a string"),
+    ("review", {"edit": "connect", "from": "publish", "to": "draft"}, 400, "edit", "cycle"),
+    ("review", {"edit": "deleteNode", "id": "start", "text": '{"nodes": ['}, 400, "edit",
+     "not valid JSON"),
+    ("nope", {"edit": "deleteNode", "id": "start"}, 404, "name", "no design 'nope'"),
+    ("Not A Name", {"edit": "deleteNode", "id": "start"}, 400, "name", ""),
+])
+def test_a_bad_edit_is_a_4xx_naming_its_argument(http: Any, hermes_home: Path, name: str,
+                                                 body: dict[str, Any], status: int,
+                                                 argument: str, says: str) -> None:
+    saved(hermes_home, review())
+    answer = edit(http, body, name)
+    assert answer.status_code == status, answer.text
+    assert answer.json()["argument"] == argument and says in answer.json()["error"]
+
+
+def test_an_edit_of_a_new_design_needs_only_its_text(http: Any, hermes_home: Path) -> None:
+    text = json.dumps({"name": "fresh", "nodes": [{"id": "start", "type": "trigger"}]})
+    answer = edit(http, {"edit": "addNode", "kind": "output", "after": "start", "text": text},
+                  "fresh")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["graph"]["uri"] == (
+        hermes_home / "workflow-designs" / "fresh.json").as_uri()
+    assert [(e["from"], e["to"]) for e in answer.json()["graph"]["edges"]] == [
+        ("start", "output")]
+    assert not (hermes_home / "workflow-designs").exists() or not any(
+        (hermes_home / "workflow-designs").iterdir())
+
+
+@pytest.mark.parametrize(("headers", "body"), NOT_JSON_BODIES)
+def test_an_edit_that_is_not_json_is_refused(http: Any, hermes_home: Path,
+                                             headers: dict[str, str], body: bytes) -> None:
+    saved(hermes_home, review())
+    answer = http.post(f"{BASE}/designs/review/edit", content=body, headers=headers)
+    assert answer.status_code == 415 and answer.json()["argument"] == "Content-Type"
