@@ -50,6 +50,7 @@ from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_design_name, check_run_id
+from hwf_lsp.workflow.run_index import Stamp, dir_stamp, stamp_settled
 from hwf_lsp.workflow.stores import read_text_file
 
 router = APIRouter()
@@ -219,13 +220,28 @@ async def start_run(name: str, request: Request) -> JSONResponse:
 # --- runs -------------------------------------------------------------------------------
 
 
+def _stamp_text(stamp: Stamp | None) -> str | None:
+    """The runs directory's stamp as the tab holds it; None while it may not move on the
+    next write yet (a write in the same clock tick keeps the mtime)."""
+    return f"{stamp[0]}-{stamp[1]}" if stamp is not None and stamp_settled(stamp) else None
+
+
 @router.get("/runs")
 def list_runs(design: str | None = None, status: str | None = None,
-              limit: str | None = None) -> JSONResponse:
+              limit: str | None = None, since: str | None = None) -> JSONResponse:
+    """The runs; with `since` (the `stamp` of an earlier answer) `{unchanged: true}` when
+    no run was written since, from one stat of the runs directory (the tab's live poll)."""
     args: dict[str, Any] = {key: value for key, value in (
         ("design", design), ("status", status), ("limit", query_number(limit)))
         if value is not None}
-    return _answer(lambda flows: tools.runs(flows, args))
+
+    def work(flows: Workflows) -> dict[str, Any]:
+        stamp = _stamp_text(dir_stamp(flows.runs.root))  # before the listing: never newer
+        if since is not None and stamp == since:
+            return {"unchanged": True, "stamp": stamp}
+        return {**tools.runs(flows, args), "stamp": stamp}
+
+    return _answer(work)
 
 
 @router.get("/runs/{run_id}")

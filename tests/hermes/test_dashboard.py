@@ -459,3 +459,40 @@ def test_an_edit_that_is_not_json_is_refused(http: Any, hermes_home: Path,
     saved(hermes_home, review())
     answer = http.post(f"{BASE}/designs/review/edit", content=body, headers=headers)
     assert answer.status_code == 415 and answer.json()["argument"] == "Content-Type"
+
+
+def test_a_poll_since_a_stamp_lists_nothing_while_no_run_was_written(
+        http: Any, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hwf_lsp.hermes import tools
+    from hwf_lsp.workflow.run_index import MTIME_SETTLE_NS
+
+    flows = saved(hermes_home, review())
+    run_id = flows.run("review")[0]["run_id"]
+    settle = MTIME_SETTLE_NS / 1e9 + 0.02
+    time.sleep(settle)
+    first = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1}).json()
+    stamp = first["stamp"]
+    assert isinstance(stamp, str) and first["runs"][0]["status"] == "awaiting_agent"
+
+    real_runs = tools.runs
+    monkeypatch.setattr(tools, "runs", lambda *a: pytest.fail("listed the runs again"))
+    again = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1, "since": stamp})
+    assert again.json() == {"unchanged": True, "stamp": stamp}
+    monkeypatch.setattr(tools, "runs", real_runs)
+
+    flows.respond(run_id, output="notes")
+    time.sleep(settle)
+    for since in (stamp, "junk"):
+        moved = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1,
+                                                 "since": since}).json()
+        assert moved["runs"][0]["status"] == "awaiting_approval"
+        assert moved["stamp"] not in (None, stamp)
+
+
+def test_no_stamp_is_given_while_the_directory_may_not_move_on_the_next_write() -> None:
+    from hwf_lsp.hermes.plugin_api import _stamp_text
+
+    now = time.time_ns()
+    assert _stamp_text((now, 7)) is None  # a write in this tick would keep the mtime
+    assert _stamp_text((now - 10**9, 7)) == f"{now - 10**9}-7"
+    assert _stamp_text(None) is None  # no runs directory yet
