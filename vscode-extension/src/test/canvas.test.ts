@@ -367,7 +367,7 @@ test('the dashboard host: save puts the draft, refused with its defects; a run n
     if (path.endsWith('/graph')) return REVIEW_FLOW;
     if (path.startsWith('/runs?')) return { runs: [] };
     if (path.endsWith('/edit')) return { text: '{"name": "review flow", "nodes": []}', id: null, graph: REVIEW_FLOW, valid: false, defects: [] };
-    if (method === 'PUT' && refuse) throw new Error('400: {"error": "design \'review flow\' has 1 defect; it was not saved", "argument": "design", "defects": [{"message": "a design needs a trigger"}]}');
+    if (method === 'PUT' && refuse) throw new Error('400: {"error": "design \'review flow\' has 1 defect; it was not saved", "argument": "design", "defects": [{"msg": "a design needs a trigger"}, {"node": "publish", "field": "target", "msg": "channel delivery needs a target"}]}');
     if (method === 'PUT') return { saved: true, path: '/h/workflow-designs/review flow.json' };
     if (path.endsWith('/runs')) return summary('awaiting_approval', [['sign-off', 'approval', 'waiting']], { run_id: 'abc1' });
     throw new Error(`404: ${method} ${path}`);
@@ -398,7 +398,7 @@ test('the dashboard host: save puts the draft, refused with its defects; a run n
   ]);
   const said = notices(seen);
   assert.equal(said[0], 'Save the design first: a run follows the stored design.');
-  assert.equal(said[1], "Not saved: design 'review flow' has 1 defect; it was not saved (a design needs a trigger)");
+  assert.equal(said[1], "Not saved: design 'review flow' has 1 defect; it was not saved (a design needs a trigger; publish: channel delivery needs a target)");
   assert.equal(said[2], 'Saved review flow.');
   assert.deepEqual(drafts.at(-1), { dirty: false, valid: false });
   const runs = seen.flatMap((m) => (m.type === 'run' ? [m.run?.run_id ?? null] : []));

@@ -198,7 +198,8 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       return true;
     } catch (error) {
       const defects = routeBody(error)?.defects;
-      const reasons = Array.isArray(defects) ? defects.map((d) => (typeof d?.message === 'string' ? d.message : '')).filter(Boolean) : [];
+      // contract-1 defects: {node?, field?, msg}
+      const reasons = Array.isArray(defects) ? defects.flatMap((d) => (typeof d?.msg === 'string' ? [typeof d.node === 'string' ? `${d.node}: ${d.msg}` : d.msg] : [])) : [];
       emit({ type: 'notice', text: `Not saved: ${routeError(error)}${reasons.length ? ` (${reasons.join('; ')})` : ''}` });
       return false;
     }
