@@ -102,7 +102,11 @@ async function main() {
       if (run.status !== 'completed' || run.answers['sign-off'] !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.answers)}`);
       return `run ${runId}: completed, answers ${JSON.stringify(run.answers)}${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
     });
-    const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`) });
+    const shot = async (name) => {
+      await page.mouse.move(5, 450); // off the canvas: no step preview over the graph
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: path.join(artifacts, `${name}.png`) });
+    };
     const node = (id) => page.locator(`.react-flow__node[data-id="${id}"]`);
     const notice = page.locator('.hwf-notice');
     const designFile = path.join(home, 'workflow-designs', 'ship-notes.json');
@@ -138,7 +142,8 @@ async function main() {
       await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
       await page.mouse.up();
       await waitFor('the edge agent → gate', async () => (await page.locator('.react-flow__edge').count()) === 4, { timeout: 15000 });
-      await page.waitForTimeout(400);
+      await click(page.locator('button.hwf-relayout')); // the new node was placed beside the kept ones
+      await page.waitForTimeout(600);
       await shot('03-edit-agent-added-and-connected');
       const draft = await page.locator('.hwf-draft-state').innerText();
       const onDisk = JSON.parse(fs.readFileSync(designFile, 'utf8'));
