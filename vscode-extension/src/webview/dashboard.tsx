@@ -88,6 +88,15 @@ function SaveButton({ host }: { host: DashboardHost }) {
   );
 }
 
+/** The browser's localStorage, if this page may use it (a sandbox or a policy may refuse). */
+function browserStorage(): Storage | undefined {
+  try {
+    return window.localStorage ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
   const [designs, setDesigns] = useState<DesignEntry[]>([]);
   const [name, setName] = useState<string>('');
@@ -98,7 +107,7 @@ function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
       setName((current) => current || list[0]?.name || '');
     }, (e) => setError(routeError(e)));
   }, [fetchJSON]);
-  const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON, { storage: window.localStorage }), name) : undefined), [name, fetchJSON]);
+  const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON, { storage: browserStorage() }), name) : undefined), [name, fetchJSON]);
   useEffect(() => () => host?.dispose(), [host]);
   const picker = (
     <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => setName(e.target.value)}>

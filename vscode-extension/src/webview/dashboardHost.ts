@@ -253,7 +253,11 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       case 'run':
         return serial(() => run(m));
       case 'positions':
-        storage?.setItem(positionsKey, JSON.stringify(m.entries));
+        try {
+          storage?.setItem(positionsKey, JSON.stringify(m.entries));
+        } catch {
+          // full or refused: positions are a convenience, the canvas lays nodes out again
+        }
         return;
     }
     // reveal (no text to reveal), step details and exports are the tab's or nobody's.

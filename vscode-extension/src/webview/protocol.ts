@@ -45,7 +45,7 @@ export type CanvasMessage =
 /** A node's key and top-left corner (an array, so no id is ever an object key). */
 export type PositionEntry = [string, number, number];
 
-/** What the canvas may offer: the dashboard is read-only but for answer / respond. */
+/** What the canvas may offer (VS Code and the dashboard offer all of it; a host may offer less). */
 export interface CanvasConfig {
   editable: boolean;
   runsEnabled: boolean;
