@@ -7,7 +7,8 @@
 // seen on a node and fixed, Save, a run whose agent step Hermes performs through PluginLlm
 // with its configured model (a fake OpenAI-compatible server on 127.0.0.1, whose request
 // log is artifacts/dashboard/fake-model-requests.jsonl), the approval answered on the
-// canvas, completed; run from here, cancelled on the canvas. Screenshots in
+// canvas, completed; run from here, cancelled on the canvas; a run started with `hwf run`
+// seen live, responded to and answered on the canvas. Screenshots in
 // artifacts/dashboard/. Build the bundle first (`make dashboard-js`).
 //
 //   node dashboard.js [--repo DIR] [--keep]
@@ -217,6 +218,27 @@ async function main() {
       if (run.status !== 'cancelled') throw new Error(`run file: ${run.status}`);
       const steps = Object.keys(run.outputs || {}).join(',');
       return `run ${run.run_id} (from agent): ${run.status}; ${model.requests.length - before} more model request(s); outputs: ${steps}${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
+    });
+
+    await step('dashboard live: a run started outside the tab (hwf run, no agent) appears parked at agent; respond and answer on the canvas; completed', async () => {
+      const before = model.requests.length;
+      const out = spawnSync(path.join(bin, 'hwf'), ['run', 'ship-notes', '--hermes-home', home], { env, encoding: 'utf8' }).stdout;
+      const outside = /run ([a-f0-9]+) of ship-notes/.exec(out)?.[1];
+      if (!outside) throw new Error(`hwf run said: ${out}`);
+      const started = Date.now();
+      await waitFor('the outside run on the canvas', async () => (await page.locator('.hwf-run-status').innerText()).includes(outside) && (await node('agent').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+      const seenMs = Date.now() - started;
+      await node('agent').locator('.hwf-respond-input').fill('Notes written by hand.');
+      await shot('09-live-run-from-cli-parked-at-agent');
+      await click(node('agent').locator('button.hwf-respond'));
+      await waitFor('parked at gate', async () => (await node('gate').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+      await click(node('gate').locator('button.hwf-answer', { hasText: 'approve' }));
+      await waitFor('completed', async () => /completed/.test(await page.locator('.hwf-run-status').innerText()), { timeout: 30000 });
+      await shot('10-live-run-responded-answered-completed');
+      const run = JSON.parse(fs.readFileSync(path.join(home, 'workflow-runs', `${outside}.json`), 'utf8'));
+      if (run.status !== 'completed' || run.outputs.agent !== 'Notes written by hand.' || run.answers.gate !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)} ${JSON.stringify(run.answers)}`);
+      if (model.requests.length !== before) throw new Error('the model was asked although the step was responded');
+      return `run ${outside} (hwf run) on the canvas ${seenMs} ms after it parked; responded and answered there: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}, no model request${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
     });
   } finally {
     await browser.close();
