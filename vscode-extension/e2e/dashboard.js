@@ -149,7 +149,15 @@ async function main() {
       const draft = await page.locator('.hwf-draft-state').innerText();
       const onDisk = JSON.parse(fs.readFileSync(designFile, 'utf8'));
       if (onDisk.nodes.length !== 3) throw new Error('the file changed before Save');
-      return `4 nodes, 4 edges on the canvas; toolbar says "${draft}"; the file still has ${onDisk.nodes.length} nodes`;
+      // Picking another design with an unsaved draft asks first; dismissed, the draft stays.
+      let asked = '';
+      page.once('dialog', (dialog) => { asked = dialog.message(); void dialog.dismiss(); });
+      await page.locator('select.hwf-design-picker').selectOption('review-flow');
+      await waitFor('the question', () => asked !== '', { timeout: 10000 });
+      await page.waitForTimeout(300);
+      const kept = await page.locator('select.hwf-design-picker').inputValue();
+      if (kept !== 'ship-notes' || (await node('agent').count()) !== 1) throw new Error(`after dismissing: ${kept}`);
+      return `4 nodes, 4 edges on the canvas; toolbar says "${draft}"; the file still has ${onDisk.nodes.length} nodes; switching design asked "${asked}", dismissed: the draft stays`;
     });
 
     await step('dashboard edit: a defect shows on its node (channel without target), Save is refused with it, then it is fixed', async () => {

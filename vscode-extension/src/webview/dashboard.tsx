@@ -109,8 +109,23 @@ function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
   }, [fetchJSON]);
   const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON, { storage: browserStorage() }), name) : undefined), [name, fetchJSON]);
   useEffect(() => () => host?.dispose(), [host]);
+  // An unsaved draft lives only in this page: leaving it or picking another design asks first.
+  const [dirty, setDirty] = useState(false);
+  useEffect(() => host?.onDraft((d) => setDirty(d.dirty)), [host]);
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+  const pick = (next: string) => {
+    if (!dirty || window.confirm(`Discard the unsaved changes to ${name}?`)) {
+      setDirty(false);
+      setName(next);
+    }
+  };
   const picker = (
-    <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => setName(e.target.value)}>
+    <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => pick(e.target.value)}>
       {designs.map((d) => (
         <option key={d.name} value={d.name}>{d.name}{d.error ? ' (unreadable)' : ''}</option>
       ))}
