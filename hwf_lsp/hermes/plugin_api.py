@@ -10,9 +10,9 @@ the same runs, and the store re-validates what is saved.  The graph is the edito
 (`analysis/graph_view.py`) on the stored file's text, or on the tab's draft: an edit is
 the canvas's edit request computed by the editor's edit code (`analysis/edit_request.py`
 over `design_edits.py`) on the draft text the tab sends, answered with the new text, its
-graph and the validator's defects; nothing is written until the tab saves.  Requests are read by
-`route_input.py` (JSON only, capped bodies, safe numbers).  Paths and answers:
-docs/hermes.md, "Dashboard tab".
+graph and the validator's defects; nothing is written until the tab saves.  Requests
+are read by `route_input.py` (JSON only, capped bodies, safe numbers).  Paths and
+answers: docs/hermes.md, "Dashboard tab".
 
 Agent steps of a run started or advanced here are performed through the host's
 PluginLlm facade (`seams.host_llm_seam`): the web server hands the routes no ctx, and
