@@ -92,3 +92,25 @@ def test_the_callers_own_keys_are_not_refused() -> None:
 
 def test_edits_apply_from_the_end_in_any_order() -> None:
     assert apply_edits("abcdef", [(0, 1, "X"), (4, 6, ""), (2, 2, "-")]) == "Xb-cd"
+
+
+def test_the_requests_are_the_canvas_messages_and_the_editors_commands() -> None:
+    """The dashboard's edits are VS Code's: each request is a `protocol.ts` `EditRequest`
+    (same edit names, same fields in the same order) and computes with the function the
+    server's `hwf.edit.*` command of that name uses."""
+    import re
+    from pathlib import Path
+
+    from hwf_lsp.analysis.edit_request import EDIT_ARGUMENTS
+    from hwf_lsp.server.features.canvas import EDITS
+
+    protocol = (Path(__file__).parents[2] / "vscode-extension" / "src" / "webview"
+                / "protocol.ts").read_text(encoding="utf-8")
+    union = protocol.split("export type EditRequest =", 1)[1].split(";\n\n", 1)[0]
+    canvas = {m[1]: re.findall(r"(\w+):", m[2])
+              for m in re.finditer(r"\{ edit: '(\w+)';([^}]*)\}", union)}
+    assert canvas == {kind: [name for name, _ in arguments]
+                      for kind, (_, arguments) in EDIT_ARGUMENTS.items()}
+    for kind, (compute, arguments) in EDIT_ARGUMENTS.items():
+        command = EDITS[f"hwf.edit.{kind}"]
+        assert (command.compute, len(command.arguments)) == (compute, len(arguments))
