@@ -1,5 +1,5 @@
-"""The dashboard tab's routes: designs (read, validate, save, run), runs (read, answer,
-respond, cancel).
+"""The dashboard tab's routes: designs (read, edit, validate, save, run), runs (read,
+answer, respond, cancel).
 
 Hermes' web server (`hermes dashboard`) mounts `router` under
 `/api/plugins/visual-workflow/` (it imports the `plugin_api.py` its manifest names, in
@@ -7,9 +7,12 @@ Hermes' web server (`hermes dashboard`) mounts `router` under
 with its session token.  The routes are the chat tools' functions (`tools.py`) on the
 stores of the home Hermes resolves, so the tab, chat, cron, `hwf` and the editor see
 the same runs, and the store re-validates what is saved.  The graph is the editor's
-(`analysis/graph_view.py`) on the stored file's text.  Requests are read by
-`route_input.py` (JSON only, capped bodies, safe numbers).  Paths and answers:
-docs/hermes.md, "Dashboard tab".
+(`analysis/graph_view.py`) on the stored file's text, or on the tab's draft: an edit is
+the canvas's edit request computed by the editor's edit code (`analysis/edit_request.py`
+over `design_edits.py`) on the draft text the tab sends, answered with the new text, its
+graph and the validator's defects; nothing is written until the tab saves.  Requests
+are read by `route_input.py` (JSON only, capped bodies, safe numbers).  Paths and
+answers: docs/hermes.md, "Dashboard tab".
 
 Agent steps of a run started or advanced here are performed through the host's
 PluginLlm facade (`seams.host_llm_seam`): the web server hands the routes no ctx, and
@@ -19,12 +22,15 @@ PluginLlm needs no parent session.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from hwf_lsp.analysis.design_edits import DesignEditError
+from hwf_lsp.analysis.edit_request import EditRequestError, edit_text
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
 from hwf_lsp.hermes import tools
@@ -44,6 +50,7 @@ from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import check_design_name, check_run_id
+from hwf_lsp.workflow.run_index import Stamp, dir_stamp, stamp_settled
 from hwf_lsp.workflow.stores import read_text_file
 
 router = APIRouter()
@@ -123,22 +130,56 @@ def get_design(name: str) -> JSONResponse:
     return _answer(lambda flows: tools.get(flows, {"name": _existing_design(flows, name)}))
 
 
+def _stored_text(flows: Workflows, name: str) -> str:
+    path = flows.designs.path(_existing_design(flows, name))
+    try:
+        return read_text_file(path)
+    except FileNotFoundError:
+        raise RouteRefusal(NOT_FOUND, f"no design {name!r} in {flows.designs.root}",
+                           "name") from None
+    except ValueError as exc:
+        raise RouteRefusal(UNREADABLE, f"{path} {exc}", "name") from None
+
+
+def _graph(flows: Workflows, name: str, text: str) -> dict[str, Any]:
+    doc = parse(text)
+    return graph_answer(flows.designs.path(name).as_uri(), None, doc, check_document(doc),
+                        lsp_ranges(LineIndex(text), "utf-16"))
+
+
 @router.get("/designs/{name}/graph")
 def design_graph(name: str) -> JSONResponse:
-    def work(flows: Workflows) -> dict[str, Any]:
-        path = flows.designs.path(_existing_design(flows, name))
-        try:
-            text = read_text_file(path)
-        except FileNotFoundError:
-            raise RouteRefusal(NOT_FOUND, f"no design {name!r} in {flows.designs.root}",
-                               "name") from None
-        except ValueError as exc:
-            raise RouteRefusal(UNREADABLE, f"{path} {exc}", "name") from None
-        doc = parse(text)
-        return graph_answer(path.as_uri(), None, doc, check_document(doc),
-                            lsp_ranges(LineIndex(text), "utf-16"))
+    return _answer(lambda flows: _graph(flows, name, _stored_text(flows, name)))
 
-    return _answer(work)
+
+def _validated(flows: Workflows, text: str) -> dict[str, Any]:
+    """The shared validator's verdict (`/validate`'s answer) on an edited text: an edit is
+    made only on valid JSON and keeps it valid."""
+    return tools.validate(flows, {"design": json.loads(text)})
+
+
+@router.post("/designs/{name}/edit")
+async def edit_design(name: str, request: Request) -> JSONResponse:
+    """`{text?, edit, ...}` → `{text, id, graph, valid, defects}`: one canvas edit of the
+    draft `text` (else of the stored file); nothing is written."""
+    def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
+        checked = _checked(check_design_name, name, "name")
+        text = body.get("text")
+        if text is None:
+            text = _stored_text(flows, checked)
+        elif not isinstance(text, str):
+            raise RouteRefusal(BAD_REQUEST, "'text' must be the design's text (a string)",
+                               "text")
+        try:
+            edited = edit_text(text, body, known=("text",))
+        except EditRequestError as exc:
+            raise RouteRefusal(BAD_REQUEST, str(exc), exc.argument) from None
+        except DesignEditError as exc:
+            raise RouteRefusal(BAD_REQUEST, str(exc), "edit") from None
+        return {"text": edited.text, "id": edited.id,
+                "graph": _graph(flows, checked, edited.text), **_validated(flows, edited.text)}
+
+    return await _with_body(request, work, performs_agents=False)
 
 
 @router.post("/validate")
@@ -179,13 +220,28 @@ async def start_run(name: str, request: Request) -> JSONResponse:
 # --- runs -------------------------------------------------------------------------------
 
 
+def _stamp_text(stamp: Stamp | None) -> str | None:
+    """The runs directory's stamp as the tab holds it; None while it may not move on the
+    next write yet (a write in the same clock tick keeps the mtime)."""
+    return f"{stamp[0]}-{stamp[1]}" if stamp is not None and stamp_settled(stamp) else None
+
+
 @router.get("/runs")
 def list_runs(design: str | None = None, status: str | None = None,
-              limit: str | None = None) -> JSONResponse:
+              limit: str | None = None, since: str | None = None) -> JSONResponse:
+    """The runs; with `since` (the `stamp` of an earlier answer) `{unchanged: true}` when
+    no run was written since, from one stat of the runs directory (the tab's live poll)."""
     args: dict[str, Any] = {key: value for key, value in (
         ("design", design), ("status", status), ("limit", query_number(limit)))
         if value is not None}
-    return _answer(lambda flows: tools.runs(flows, args))
+
+    def work(flows: Workflows) -> dict[str, Any]:
+        stamp = _stamp_text(dir_stamp(flows.runs.root))  # before the listing: never newer
+        if since is not None and stamp == since:
+            return {"unchanged": True, "stamp": stamp}
+        return {**tools.runs(flows, args), "stamp": stamp}
+
+    return _answer(work)
 
 
 @router.get("/runs/{run_id}")

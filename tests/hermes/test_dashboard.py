@@ -202,7 +202,21 @@ def test_route_latency(http: Any, hermes_home: Path) -> None:
         "GET /runs?design=review (21 runs)": _p50_ms(
             lambda: http.get(f"{BASE}/runs", params={"design": "review"})),
         "GET /runs/{id}": _p50_ms(lambda: http.get(f"{BASE}/runs/{run_id}")),
+        "GET /runs?design=review&limit=1": _p50_ms(
+            lambda: http.get(f"{BASE}/runs", params={"design": "review", "limit": 1})),
     }
+    from hwf_lsp.workflow.run_index import MTIME_SETTLE_NS
+
+    time.sleep(MTIME_SETTLE_NS / 1e9 + 0.02)
+    stamp = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1}).json()["stamp"]
+    figures["GET /runs?design=review&limit=1&since= (no run written)"] = _p50_ms(
+        lambda: http.get(f"{BASE}/runs", params={"design": "review", "limit": 1,
+                                                 "since": stamp}))
+    text = (hermes_home / "workflow-designs" / "review.json").read_text()
+    figures["POST /designs/review/edit (addNode on the draft)"] = _p50_ms(
+        lambda: http.post(f"{BASE}/designs/review/edit",
+                          json={"edit": "addNode", "kind": "agent", "after": "gate",
+                                "text": text}))
     print("\ndashboard route latency, p50 ms: " + json.dumps(
         {k: round(v, 2) for k, v in figures.items()}))
     assert all(v < 500 for v in figures.values()), figures  # a loaded CI box: a loose bound
@@ -374,3 +388,125 @@ def test_a_huge_body_is_refused_before_it_is_read(served: Any, hermes_home: Path
                        "Transfer-Encoding: chunked\r\n", chunks)
     assert status == "HTTP/1.1 413 Request Entity Too Large", status
     assert run_file.read_bytes() == before
+
+
+# --- issue 31, level two: the tab edits designs with the editor's edit code ---------------
+
+
+def edit(http: Any, body: dict[str, Any], name: str = "review") -> Any:
+    return http.post(f"{BASE}/designs/{name}/edit", json=body)
+
+
+def test_edits_chain_on_the_draft_and_write_nothing_until_saved(http: Any,
+                                                                 hermes_home: Path) -> None:
+    from hwf_lsp.workflow import validate_designer_graph
+
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    before = path.read_bytes()
+    steps = [  # (request, the new node's id, the node whose defect codes are checked, them)
+        ({"edit": "addNode", "kind": "agent", "after": "gate"}, "agent", "agent", []),
+        ({"edit": "connect", "from": "agent", "to": "publish"}, None, "publish", []),
+        ({"edit": "setField", "id": "agent", "field": "prompt", "value": ""}, None, "agent",
+         ["required-payload"]),
+        ({"edit": "setField", "id": "agent", "field": "prompt", "value": "Tweet it"}, None,
+         "agent", []),
+    ]
+    text = None
+    for request, new_id, node_id, codes in steps:
+        answer = edit(http, {**request, **({"text": text} if text is not None else {})})
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert set(body) == {"text", "id", "graph", "valid", "defects"}
+        text = body["text"]
+        assert body["id"] == new_id
+        assert body["defects"] == validate_designer_graph(json.loads(text))
+        assert body["valid"] == (not body["defects"])
+        node = next(n for n in body["graph"]["nodes"] if n["id"] == node_id)
+        assert [d["code"] for d in node["defects"]] == codes, node["defects"]
+    assert path.read_bytes() == before
+    publish = next(n for n in json.loads(text)["nodes"] if n["id"] == "publish")
+    assert publish["after"] == ["draft", "gate", "agent"]
+    assert http.put(f"{BASE}/designs/review",
+                    json={"design": json.loads(text)}).status_code == 200
+    assert [n["id"] for n in http.get(f"{BASE}/designs/review/graph").json()["nodes"]] == [
+        "start", "draft", "gate", "agent", "publish"]
+
+
+@pytest.mark.parametrize(("name", "body", "status", "argument", "says"), [
+    ("review", {"edit": "explode"}, 400, "edit", "must be one of connect"),
+    ("review", {"edit": "connect", "from": "start"}, 400, "to", "missing 'to'"),
+    ("review", {"edit": "deleteNode", "id": "gate", "force": True}, 400, "force",
+     "unknown argument"),
+    ("review", {"edit": "deleteNode", "id": "gate", "text": 7}, 400, "text", "a string"),
+    ("review", {"edit": "connect", "from": "publish", "to": "draft"}, 400, "edit", "cycle"),
+    ("review", {"edit": "deleteNode", "id": "start", "text": '{"nodes": ['}, 400, "edit",
+     "not valid JSON"),
+    ("nope", {"edit": "deleteNode", "id": "start"}, 404, "name", "no design 'nope'"),
+    ("Not A Name", {"edit": "deleteNode", "id": "start"}, 400, "name", ""),
+])
+def test_a_bad_edit_is_a_4xx_naming_its_argument(http: Any, hermes_home: Path, name: str,
+                                                 body: dict[str, Any], status: int,
+                                                 argument: str, says: str) -> None:
+    saved(hermes_home, review())
+    answer = edit(http, body, name)
+    assert answer.status_code == status, answer.text
+    assert answer.json()["argument"] == argument and says in answer.json()["error"]
+
+
+def test_an_edit_of_a_new_design_needs_only_its_text(http: Any, hermes_home: Path) -> None:
+    text = json.dumps({"name": "fresh", "nodes": [{"id": "start", "type": "trigger"}]})
+    answer = edit(http, {"edit": "addNode", "kind": "output", "after": "start", "text": text},
+                  "fresh")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["graph"]["uri"] == (
+        hermes_home / "workflow-designs" / "fresh.json").as_uri()
+    assert [(e["from"], e["to"]) for e in answer.json()["graph"]["edges"]] == [
+        ("start", "output")]
+    assert not (hermes_home / "workflow-designs").exists() or not any(
+        (hermes_home / "workflow-designs").iterdir())
+
+
+@pytest.mark.parametrize(("headers", "body"), NOT_JSON_BODIES)
+def test_an_edit_that_is_not_json_is_refused(http: Any, hermes_home: Path,
+                                             headers: dict[str, str], body: bytes) -> None:
+    saved(hermes_home, review())
+    answer = http.post(f"{BASE}/designs/review/edit", content=body, headers=headers)
+    assert answer.status_code == 415 and answer.json()["argument"] == "Content-Type"
+
+
+def test_a_poll_since_a_stamp_lists_nothing_while_no_run_was_written(
+        http: Any, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hwf_lsp.hermes import tools
+    from hwf_lsp.workflow.run_index import MTIME_SETTLE_NS
+
+    flows = saved(hermes_home, review())
+    run_id = flows.run("review")[0]["run_id"]
+    settle = MTIME_SETTLE_NS / 1e9 + 0.02
+    time.sleep(settle)
+    first = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1}).json()
+    stamp = first["stamp"]
+    assert isinstance(stamp, str) and first["runs"][0]["status"] == "awaiting_agent"
+
+    real_runs = tools.runs
+    monkeypatch.setattr(tools, "runs", lambda *a: pytest.fail("listed the runs again"))
+    again = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1, "since": stamp})
+    assert again.json() == {"unchanged": True, "stamp": stamp}
+    monkeypatch.setattr(tools, "runs", real_runs)
+
+    flows.respond(run_id, output="notes")
+    time.sleep(settle)
+    for since in (stamp, "junk"):
+        moved = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1,
+                                                 "since": since}).json()
+        assert moved["runs"][0]["status"] == "awaiting_approval"
+        assert moved["stamp"] not in (None, stamp)
+
+
+def test_no_stamp_is_given_while_the_directory_may_not_move_on_the_next_write() -> None:
+    from hwf_lsp.hermes.plugin_api import _stamp_text
+
+    now = time.time_ns()
+    assert _stamp_text((now, 7)) is None  # a write in this tick would keep the mtime
+    assert _stamp_text((now - 10**9, 7)) == f"{now - 10**9}-7"
+    assert _stamp_text(None) is None  # no runs directory yet

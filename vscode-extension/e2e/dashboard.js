@@ -2,7 +2,13 @@
 // The Hermes dashboard tab in a real `hermes dashboard` (hermes-agent in .venv-hermes),
 // driven by headless Chromium: a home with review-flow stored and a run parked at its
 // approval, `hwf hermes install`, the Workflows tab shows the graph with the run's
-// states, the approval is answered on the canvas and the run completes. Screenshots in
+// states, the approval is answered on the canvas and the run completes. Then the tab
+// edits ship-notes (issue 31): an agent node added and connected on the canvas, a defect
+// seen on a node and fixed, Save, a run whose agent step Hermes performs through PluginLlm
+// with its configured model (a fake OpenAI-compatible server on 127.0.0.1, whose request
+// log is artifacts/dashboard/fake-model-requests.jsonl), the approval answered on the
+// canvas, completed; run from here, cancelled on the canvas; a run started with `hwf run`
+// seen live, responded to and answered on the canvas. Screenshots in
 // artifacts/dashboard/. Build the bundle first (`make dashboard-js`).
 //
 //   node dashboard.js [--repo DIR] [--keep]
@@ -16,6 +22,19 @@ const { freePort } = require('./lib/codeServer');
 const { waitFor, LAUNCH_ARGS } = require('./lib/workbench');
 const { click } = require('./lib/click');
 const { option } = require('./lib/options');
+const { startFakeModel } = require('./lib/fakeModel');
+
+/** The design the tab edits: trigger → approval → output; the agent is added on the canvas. */
+const SHIP_NOTES = {
+  name: 'ship-notes',
+  nodes: [
+    { id: 'start', type: 'trigger', title: 'Tag pushed' },
+    { id: 'gate', type: 'approval', question: 'Ship the notes?', after: ['start'] },
+    { id: 'publish', type: 'output', deliver: 'notification', after: ['gate'] },
+  ],
+};
+const PROMPT = 'Write the release notes for v3 in three bullets.';
+const NOTES = '- faster\n- smaller\n- kinder';
 
 const repo = path.resolve(option('repo', path.join(__dirname, '..', '..')));
 const bin = path.join(repo, '.venv-hermes', 'bin');
@@ -40,6 +59,12 @@ async function main() {
   const env = { ...process.env, HERMES_HOME: home, HOME: root };
   fs.mkdirSync(path.join(home, 'workflow-designs'), { recursive: true });
   fs.copyFileSync(path.join(repo, 'examples', 'review-flow.hwf.json'), path.join(home, 'workflow-designs', 'review-flow.json'));
+  fs.writeFileSync(path.join(home, 'workflow-designs', 'ship-notes.json'), `${JSON.stringify(SHIP_NOTES, null, 2)}\n`);
+  const modelLog = path.join(artifacts, 'fake-model-requests.jsonl');
+  fs.rmSync(modelLog, { force: true });
+  const model = await startFakeModel({ reply: () => NOTES, logPath: modelLog });
+  // Hermes' model is the fake server (provider custom); `hwf hermes install` keeps this and enables the plugin.
+  fs.writeFileSync(path.join(home, 'config.yaml'), JSON.stringify({ model: { provider: 'custom', base_url: model.baseUrl, default: model.model, api_key: 'sk-offline' } }));
   const agent = `python3 ${path.join(repo, 'examples', 'agents', 'echo_agent.py')}`;
   // Exit 0 only when the run completed: here it parks at the approval.
   const out = spawnSync(path.join(bin, 'hwf'), ['run', 'review-flow', '--agent-command', agent, '--hermes-home', home], { env, encoding: 'utf8' }).stdout;
@@ -65,9 +90,9 @@ async function main() {
       const edges = await page.locator('.react-flow__edge').count();
       await page.waitForTimeout(500);
       await page.screenshot({ path: path.join(artifacts, '01-dashboard-parked.png') });
-      const editing = await page.locator('button.hwf-add, button.hwf-start-run, button.hwf-run-here').count();
-      if (editing) throw new Error(`${editing} edit or run buttons in the read-only tab`);
-      return `7 nodes, ${edges} edges; run ${runId} parked at sign-off; no edit buttons`;
+      const palette = await page.locator('button.hwf-add').count();
+      if (palette !== 6) throw new Error(`${palette} palette buttons`);
+      return `7 nodes, ${edges} edges; run ${runId} parked at sign-off; the palette's 6 kinds and Save shown`;
     });
     await step('dashboard: answering on the canvas completes the run', async () => {
       await click(page.locator('.react-flow__node[data-id="sign-off"] button.hwf-answer', { hasText: 'approve' }));
@@ -78,9 +103,155 @@ async function main() {
       if (run.status !== 'completed' || run.answers['sign-off'] !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.answers)}`);
       return `run ${runId}: completed, answers ${JSON.stringify(run.answers)}${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
     });
+    const shot = async (name) => {
+      await page.mouse.move(5, 450); // off the canvas: no step preview over the graph
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: path.join(artifacts, `${name}.png`) });
+    };
+    const node = (id) => page.locator(`.react-flow__node[data-id="${id}"]`);
+    const notice = page.locator('.hwf-notice');
+    const designFile = path.join(home, 'workflow-designs', 'ship-notes.json');
+    const setField = async (id, field, value, how = 'fill') => {
+      await click(node(id));
+      const input = page.locator(`.hwf-side .hwf-field[data-field="${field}"] .hwf-field-input`);
+      await waitFor(`the inspector of ${id}`, () => input.isVisible(), { timeout: 15000 });
+      if (how === 'select') await input.selectOption(value);
+      else await input.fill(value);
+      await click(page.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`));
+    };
+    const newestRun = () => {
+      const runs = fs.readdirSync(path.join(home, 'workflow-runs')).filter((f) => f.endsWith('.json'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(home, 'workflow-runs', f), 'utf8')))
+        .filter((r) => r.name === 'ship-notes');
+      return runs.sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)))[0];
+    };
+
+    await step('dashboard edit: ship-notes opened, an agent node added after start and connected to gate on the canvas', async () => {
+      await page.locator('select.hwf-design-picker').selectOption('ship-notes');
+      await waitFor('ship-notes drawn', async () => (await page.locator('.react-flow__node').count()) === 3 && (await node('gate').count()) === 1, { timeout: 30000 });
+      await click(node('start'));
+      await click(page.locator('button.hwf-add[data-kind="agent"]'));
+      await waitFor('the agent node', async () => (await node('agent').count()) === 1, { timeout: 15000 });
+      await setField('agent', 'prompt', PROMPT);
+      await waitFor('the prompt on the node', async () => (await node('agent').innerText()).includes('Write the release notes'), { timeout: 15000 });
+      await page.waitForTimeout(600); // the view fits the new node
+      const a = await node('agent').locator('.react-flow__handle.source').boundingBox();
+      const b = await node('gate').locator('.react-flow__handle.target').boundingBox();
+      await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+      await page.mouse.down();
+      await page.mouse.move((a.x + b.x) / 2 + 30, (a.y + b.y) / 2, { steps: 8 });
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+      await page.mouse.up();
+      await waitFor('the edge agent → gate', async () => (await page.locator('.react-flow__edge').count()) === 4, { timeout: 15000 });
+      await click(page.locator('button.hwf-relayout')); // the new node was placed beside the kept ones
+      await page.waitForTimeout(600);
+      await shot('03-edit-agent-added-and-connected');
+      const draft = await page.locator('.hwf-draft-state').innerText();
+      const onDisk = JSON.parse(fs.readFileSync(designFile, 'utf8'));
+      if (onDisk.nodes.length !== 3) throw new Error('the file changed before Save');
+      // Picking another design with an unsaved draft asks first; dismissed, the draft stays.
+      let asked = '';
+      page.once('dialog', (dialog) => { asked = dialog.message(); void dialog.dismiss(); });
+      await page.locator('select.hwf-design-picker').selectOption('review-flow');
+      await waitFor('the question', () => asked !== '', { timeout: 10000 });
+      await page.waitForTimeout(300);
+      const kept = await page.locator('select.hwf-design-picker').inputValue();
+      if (kept !== 'ship-notes' || (await node('agent').count()) !== 1) throw new Error(`after dismissing: ${kept}`);
+      return `4 nodes, 4 edges on the canvas; toolbar says "${draft}"; the file still has ${onDisk.nodes.length} nodes; switching design asked "${asked}", dismissed: the draft stays`;
+    });
+
+    await step('dashboard edit: a defect shows on its node (channel without target), Save is refused with it, then it is fixed', async () => {
+      await setField('publish', 'deliver', 'channel', 'select');
+      const badge = node('publish').locator('.hwf-defect-badge');
+      await waitFor('the defect badge on publish', () => badge.isVisible(), { timeout: 15000 });
+      const defect = await node('publish').locator('[data-node-id="publish"]').getAttribute('title');
+      await click(page.locator('button.hwf-save'));
+      await waitFor('the refusal', async () => /^Not saved/.test(await notice.innerText()), { timeout: 15000 });
+      const refusal = (await notice.innerText()).replace('×', '').trim();
+      if (!refusal.includes('publish: channel delivery needs a target')) throw new Error(`the refusal does not name the defect: ${refusal}`);
+      await page.waitForTimeout(300);
+      await shot('04-edit-defect-on-node-save-refused');
+      await setField('publish', 'deliver', 'notification', 'select');
+      await waitFor('the badge gone', async () => (await badge.count()) === 0, { timeout: 15000 });
+      return `publish: "${defect}"; notice: "${refusal}"; after deliver = notification the badge is gone`;
+    });
+
+    await step('dashboard edit: Save writes the design through the store', async () => {
+      await click(page.locator('button.hwf-save'));
+      await waitFor('saved', async () => (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
+      const onDisk = JSON.parse(fs.readFileSync(designFile, 'utf8'));
+      const agent = onDisk.nodes.find((n) => n.id === 'agent');
+      const gate = onDisk.nodes.find((n) => n.id === 'gate');
+      if (!agent || agent.prompt !== PROMPT || JSON.stringify(gate.after) !== '["start","agent"]') throw new Error(`on disk: ${JSON.stringify(onDisk)}`);
+      await page.waitForTimeout(300);
+      await shot('05-edit-fixed-and-saved');
+      return `ship-notes.json: ${onDisk.nodes.map((n) => `${n.id}${n.after ? ` after ${n.after.join('+')}` : ''}`).join(', ')}`;
+    });
+
+    await step('dashboard run: Start run performs the agent step through PluginLlm (the fake model got the prompt) and parks at gate', async () => {
+      const before = model.requests.length;
+      await click(page.locator('button.hwf-start-run'));
+      await waitFor('parked at gate', async () => (await node('gate').locator('.hwf-badge-waiting').count()) === 1, { timeout: 90000 });
+      await page.waitForTimeout(500);
+      await shot('06-run-agent-done-parked-at-approval');
+      const sent = model.requests.slice(before);
+      if (sent.length < 1) throw new Error('the model got no request');
+      const asked = JSON.stringify(sent[0].messages);
+      if (!asked.includes(PROMPT)) throw new Error(`the prompt is not in the request: ${asked.slice(0, 400)}`);
+      const run = newestRun();
+      if (run.status !== 'awaiting_approval' || run.outputs.agent !== NOTES) throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)}`);
+      return `${sent.length} request(s) to the fake model (${model.baseUrl}), prompt included; run ${run.run_id}: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}; log ${path.relative(repo, modelLog)}`;
+    });
+
+    await step('dashboard run: the approval answered on the canvas, the run completes', async () => {
+      await click(node('gate').locator('button.hwf-answer', { hasText: 'approve' }));
+      await waitFor('completed', async () => /completed/.test(await page.locator('.hwf-run-status').innerText()), { timeout: 60000 });
+      await page.waitForTimeout(500);
+      await shot('07-run-completed');
+      const run = newestRun();
+      if (run.status !== 'completed' || run.answers.gate !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.answers)}`);
+      return `run ${run.run_id}: completed, answers ${JSON.stringify(run.answers)}`;
+    });
+
+    await step('dashboard run: run from here on agent runs it again, then Cancel run on the canvas cancels it', async () => {
+      const before = model.requests.length;
+      const first = newestRun().run_id;
+      await click(node('agent').locator('button.hwf-run-here'));
+      await waitFor('a new run parked at gate', async () => newestRun().run_id !== first && (await node('gate').locator('.hwf-badge-waiting').count()) === 1, { timeout: 90000 });
+      await click(page.locator('button.hwf-cancel-run'));
+      await waitFor('cancelled', async () => /cancel/i.test(await page.locator('.hwf-run-status').innerText()), { timeout: 30000 });
+      await page.waitForTimeout(500);
+      await shot('08-run-from-here-cancelled');
+      const run = newestRun();
+      if (run.status !== 'cancelled') throw new Error(`run file: ${run.status}`);
+      const steps = Object.keys(run.outputs || {}).join(',');
+      return `run ${run.run_id} (from agent): ${run.status}; ${model.requests.length - before} more model request(s); outputs: ${steps}${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
+    });
+
+    await step('dashboard live: a run started outside the tab (hwf run, no agent) appears parked at agent; respond and answer on the canvas; completed', async () => {
+      const before = model.requests.length;
+      const out = spawnSync(path.join(bin, 'hwf'), ['run', 'ship-notes', '--hermes-home', home], { env, encoding: 'utf8' }).stdout;
+      const outside = /run ([a-f0-9]+) of ship-notes/.exec(out)?.[1];
+      if (!outside) throw new Error(`hwf run said: ${out}`);
+      const started = Date.now();
+      await waitFor('the outside run on the canvas', async () => (await page.locator('.hwf-run-status').innerText()).includes(outside) && (await node('agent').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+      const seenMs = Date.now() - started;
+      await node('agent').locator('.hwf-respond-input').fill('Notes written by hand.');
+      await shot('09-live-run-from-cli-parked-at-agent');
+      await click(node('agent').locator('button.hwf-respond'));
+      await waitFor('parked at gate', async () => (await node('gate').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+      await click(node('gate').locator('button.hwf-answer', { hasText: 'approve' }));
+      await waitFor('completed', async () => /completed/.test(await page.locator('.hwf-run-status').innerText()), { timeout: 30000 });
+      await shot('10-live-run-responded-answered-completed');
+      const run = JSON.parse(fs.readFileSync(path.join(home, 'workflow-runs', `${outside}.json`), 'utf8'));
+      if (run.status !== 'completed' || run.outputs.agent !== 'Notes written by hand.' || run.answers.gate !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)} ${JSON.stringify(run.answers)}`);
+      if (model.requests.length !== before) throw new Error('the model was asked although the step was responded');
+      return `run ${outside} (hwf run) on the canvas ${seenMs} ms after it parked; responded and answered there: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}, no model request${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
+    });
   } finally {
     await browser.close();
     try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
+    await model.close();
     if (!process.argv.includes('--keep')) fs.rmSync(root, { recursive: true, force: true });
   }
   const passed = results.filter(Boolean).length;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../common/canvasModel';
 import { RunSummary, stepsOfRun } from '../common/runModel';
-import { dashboardHost, FetchJSON, routeError } from '../webview/dashboardHost';
+import { dashboardHost, DraftState, FetchJSON, routeError } from '../webview/dashboardHost';
 import { asGraphView, edgeId, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
 import { editCommand, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
 
@@ -191,6 +191,7 @@ test('edit and run requests become the contract\'s server commands', () => {
     [{ action: 'fromHere', id: 'review' }, 'hwf.runFromHere', [uri, 'review']],
     [{ action: 'answer', runId: 'r1', choice: 'approve' }, 'hwf.answerApproval', ['r1', 'approve']],
     [{ action: 'respond', runId: 'r1', output: 'done' }, 'hwf.respondAgent', ['r1', { output: 'done' }]],
+    [{ action: 'cancel', runId: 'r1' }, 'hwf.cancelRun', ['r1']],
   ];
   for (const [request, command, args] of runs) {
     assert.deepEqual(runCommand(uri, request), { command, args });
@@ -209,6 +210,8 @@ test('parseCanvasMessage passes good messages and drops bad ones with a reason',
     [{ type: 'reveal', id: 3 }, false],
     [{ type: 'step', runId: 'r1', id: 'a' }, true],
     [{ type: 'step', id: 'a' }, false],
+    [{ type: 'run', action: 'cancel', runId: 'r1' }, true],
+    [{ type: 'run', action: 'cancel' }, false],
     [{ type: 'edit', edit: 'connect', from: 'a', to: 'b' }, true],
     [{ type: 'edit', edit: 'connect', from: 'a' }, false],
     [{ type: 'edit', edit: 'addNode', kind: 'agent', after: null }, true],
@@ -266,41 +269,140 @@ test('RedrawClock: the latency of the newest drawn version, older changes forgot
   assert.equal(clock.drawn(3, 1070), undefined);
 });
 
-test('the dashboard host: graph and newest run on ready, answer and respond POSTed, edits ignored', async () => {
-  const calls: [string, string | undefined][] = [];
-  const parked = summary('awaiting_approval', [['sign-off', 'approval', 'waiting']], { pending: { node: 'sign-off', options: ['approve', 'reject'] } });
-  const done = summary('completed', [['sign-off', 'approval', 'answered']]);
-  const fake: FetchJSON = async (path, init) => {
-    calls.push([`${init?.method ?? 'GET'} ${path}`, init?.body]);
-    if (path.endsWith('/graph')) return REVIEW_FLOW;
-    if (path.includes('/runs?')) return { runs: [parked] };
-    if (path.endsWith('/answer')) return done;
-    if (path.endsWith('/respond')) throw new Error('400: {"error": "run r1 is not waiting for an agent"}');
-    throw new Error(`404: ${path}`);
+/** A fake of the plugin's routes: each call logged as `METHOD path body`, answered by `routes`. */
+function fakeRoutes(routes: (method: string, path: string, body: unknown) => unknown) {
+  const calls: string[] = [];
+  const fetchJSON: FetchJSON = async (path, init) => {
+    const method = init?.method ?? 'GET';
+    calls.push(`${method} ${path.replace('/api/plugins/visual-workflow', '')}${init?.body ? ` ${init.body}` : ''}`);
+    return routes(method, path.replace('/api/plugins/visual-workflow', ''), init?.body ? JSON.parse(init.body) : undefined);
   };
   const scheduled: (() => void)[] = [];
-  const host = dashboardHost('review flow', fake, { schedule: ((f: () => void) => scheduled.push(f)) as never, cancel: () => undefined });
+  const stored = new Map<string, string>();
+  const host = dashboardHost('review flow', fetchJSON, {
+    schedule: ((f: () => void) => scheduled.push(f)) as never,
+    cancel: () => undefined,
+    storage: { getItem: (k) => stored.get(k) ?? null, setItem: (k, v) => void stored.set(k, v) },
+  });
   const seen: HostMessage[] = [];
   host.onMessage((m) => seen.push(m));
+  const drafts: DraftState[] = [];
+  host.onDraft((d) => drafts.push(d));
+  return { calls, host, seen, scheduled, stored, drafts };
+}
+const settle = () => new Promise((r) => setTimeout(r, 5));
+const notices = (seen: HostMessage[]) => seen.flatMap((m) => (m.type === 'notice' && m.text ? [m.text] : []));
+const graphs = (seen: HostMessage[]) => seen.flatMap((m) => (m.type === 'graph' ? [m.graph.nodes.map((n) => n.id).join(',')] : []));
+const withNode = (id: string): GraphView => ({ ...REVIEW_FLOW, nodes: [...REVIEW_FLOW.nodes, { id, kind: 'agent', plan_index: 5, range: range(0, 0, 0, 0), defects: [] }] });
+
+test('the dashboard host: positions, graph and newest run on ready; an idle poll sends its stamp', async () => {
+  const parked = summary('awaiting_approval', [['sign-off', 'approval', 'waiting']]);
+  const { calls, host, seen, scheduled, stored } = fakeRoutes((_, path) => {
+    if (path.endsWith('/graph')) return REVIEW_FLOW;
+    if (path.includes('since=s1')) return { unchanged: true, stamp: 's1' };
+    if (path.startsWith('/runs?')) return { runs: [parked], stamp: 's1' };
+    throw new Error(`404: ${path}`);
+  });
+  stored.set('hwf-positions:review flow', JSON.stringify([['start', 10, 20]]));
   host.post({ type: 'ready' });
-  await new Promise((r) => setImmediate(r));
-  host.post({ type: 'edit', edit: 'deleteNode', id: 'draft' });
-  host.post({ type: 'run', action: 'answer', runId: 'r1', choice: 'approve' });
-  await new Promise((r) => setImmediate(r));
-  host.post({ type: 'run', action: 'respond', runId: 'r1', output: 'x' });
-  await new Promise((r) => setImmediate(r));
+  await settle();
+  scheduled.shift()!();
+  await settle();
   assert.deepEqual(calls, [
-    ['GET /api/plugins/visual-workflow/designs/review%20flow/graph', undefined],
-    ['GET /api/plugins/visual-workflow/runs?design=review%20flow&limit=1', undefined],
-    ['POST /api/plugins/visual-workflow/runs/r1/answer', '{"choice":"approve"}'],
-    ['POST /api/plugins/visual-workflow/runs/r1/respond', '{"output":"x"}'],
+    'GET /designs/review%20flow/graph',
+    'GET /runs?design=review%20flow&limit=1',
+    'GET /runs?design=review%20flow&limit=1&since=s1',
   ]);
-  assert.deepEqual(seen.map((m) => m.type), ['config', 'graph', 'run', 'notice', 'run', 'notice']);
-  const config = seen[0] as Extract<HostMessage, { type: 'config' }>;
-  assert.deepEqual(config.config, { editable: false, runsEnabled: false, answerable: true });
-  assert.equal((seen[4] as Extract<HostMessage, { type: 'run' }>).run?.status, 'completed');
-  assert.equal((seen[5] as Extract<HostMessage, { type: 'notice' }>).text, 'run r1 is not waiting for an agent');
+  assert.deepEqual(seen.map((m) => m.type), ['config', 'positions', 'graph', 'run']);
+  assert.deepEqual((seen[0] as Extract<HostMessage, { type: 'config' }>).config, { editable: true, runsEnabled: true, answerable: true });
+  assert.deepEqual((seen[1] as Extract<HostMessage, { type: 'positions' }>).entries, [['start', 10, 20]]);
+  host.post({ type: 'positions', entries: [['draft', 1, 2]] });
+  assert.equal(stored.get('hwf-positions:review flow'), '[["draft",1,2]]');
   assert.equal(scheduled.length, 1, 'the next poll is scheduled');
+  host.dispose();
+});
+
+test('the dashboard host: each edit is sent with the draft the last one made; undo and redo walk the drafts', async () => {
+  let n = 0;
+  const { calls, host, seen, drafts } = fakeRoutes((method, path, body) => {
+    if (path.endsWith('/graph')) return REVIEW_FLOW;
+    if (path.startsWith('/runs?')) return { runs: [] };
+    if (path.endsWith('/edit')) {
+      const request = body as Record<string, unknown>;
+      if (request.edit === 'connect') throw new Error('400: {"error": "\'draft\' cannot run after \'publish\': that would make a cycle", "argument": "edit"}');
+      n += 1;
+      return { text: `text ${n}`, id: `agent-${n}`, graph: withNode(`agent-${n}`), valid: n !== 1, defects: [] };
+    }
+    throw new Error(`404: ${method} ${path}`);
+  });
+  host.post({ type: 'ready' });
+  await settle();
+  host.post({ type: 'edit', edit: 'addNode', kind: 'agent', after: 'draft' });
+  host.post({ type: 'edit', edit: 'setField', id: 'agent-1', field: 'prompt', value: 'Hi' });
+  host.post({ type: 'edit', edit: 'connect', from: 'publish', to: 'draft' });
+  await settle();
+  host.post({ type: 'undo' });
+  await settle();
+  host.post({ type: 'edit', edit: 'deleteNode', id: 'agent-1' });
+  await settle();
+  host.post({ type: 'undo' });
+  host.post({ type: 'redo' });
+  await settle();
+  assert.deepEqual(calls.filter((c) => c.includes('/edit')), [
+    'POST /designs/review%20flow/edit {"edit":"addNode","kind":"agent","after":"draft"}',
+    'POST /designs/review%20flow/edit {"edit":"setField","id":"agent-1","field":"prompt","value":"Hi","text":"text 1"}',
+    'POST /designs/review%20flow/edit {"edit":"connect","from":"publish","to":"draft","text":"text 2"}',
+    'POST /designs/review%20flow/edit {"edit":"deleteNode","id":"agent-1","text":"text 1"}',
+  ]);
+  const base = REVIEW_FLOW.nodes.map((x) => x.id).join(',');
+  assert.deepEqual(graphs(seen), [base, `${base},agent-1`, `${base},agent-2`, `${base},agent-1`, `${base},agent-3`, `${base},agent-1`, `${base},agent-3`]);
+  assert.deepEqual(notices(seen), ["Connecting publish → draft would make a cycle: 'draft' cannot run after 'publish': that would make a cycle"]);
+  assert.deepEqual(drafts.map((d) => [d.dirty, d.valid]), [[false, undefined], [false, undefined], [true, false], [true, true], [true, false], [true, true], [true, false], [true, true]]);
+  host.dispose();
+});
+
+test('the dashboard host: save puts the draft, refused with its defects; a run needs it saved', async () => {
+  let refuse = true;
+  const { calls, host, seen, drafts } = fakeRoutes((method, path) => {
+    if (path.endsWith('/graph')) return REVIEW_FLOW;
+    if (path.startsWith('/runs?')) return { runs: [] };
+    if (path.endsWith('/edit')) return { text: '{"name": "review flow", "nodes": []}', id: null, graph: REVIEW_FLOW, valid: false, defects: [] };
+    if (method === 'PUT' && refuse) throw new Error('400: {"error": "design \'review flow\' has 1 defect; it was not saved", "argument": "design", "defects": [{"msg": "a design needs a trigger"}, {"node": "publish", "field": "target", "msg": "channel delivery needs a target"}]}');
+    if (method === 'PUT') return { saved: true, path: '/h/workflow-designs/review flow.json' };
+    if (path.endsWith('/runs')) return summary('awaiting_approval', [['sign-off', 'approval', 'waiting']], { run_id: 'abc1' });
+    throw new Error(`404: ${method} ${path}`);
+  });
+  host.post({ type: 'ready' });
+  await settle();
+  assert.equal(await host.save(), true, 'nothing to save');
+  host.post({ type: 'edit', edit: 'deleteNode', id: 'start' });
+  host.post({ type: 'run', action: 'start' });
+  await settle();
+  assert.equal(await host.save(), false);
+  refuse = false;
+  assert.equal(await host.save(), true);
+  host.post({ type: 'run', action: 'start' });
+  host.post({ type: 'run', action: 'fromHere', id: 'review' });
+  host.post({ type: 'run', action: 'answer', runId: 'abc1', choice: 'approve' });
+  host.post({ type: 'run', action: 'respond', runId: 'abc1', output: 'x' });
+  host.post({ type: 'run', action: 'cancel', runId: 'abc1' });
+  await settle();
+  assert.deepEqual(calls.filter((c) => !c.startsWith('GET') && !c.includes('/edit')), [
+    'PUT /designs/review%20flow {"design":{"name":"review flow","nodes":[]}}',
+    'PUT /designs/review%20flow {"design":{"name":"review flow","nodes":[]}}',
+    'POST /designs/review%20flow/runs {}',
+    'POST /designs/review%20flow/runs {"from_node":"review"}',
+    'POST /runs/abc1/answer {"choice":"approve"}',
+    'POST /runs/abc1/respond {"output":"x"}',
+    'POST /runs/abc1/cancel {}',
+  ]);
+  const said = notices(seen);
+  assert.equal(said[0], 'Save the design first: a run follows the stored design.');
+  assert.equal(said[1], "Not saved: design 'review flow' has 1 defect; it was not saved (a design needs a trigger; publish: channel delivery needs a target)");
+  assert.equal(said[2], 'Saved review flow.');
+  assert.deepEqual(drafts.at(-1), { dirty: false, valid: false });
+  const runs = seen.flatMap((m) => (m.type === 'run' ? [m.run?.run_id ?? null] : []));
+  assert.deepEqual(runs, [null, 'abc1']);
   host.dispose();
 });
 

@@ -22,7 +22,7 @@ import {
 } from '@xyflow/react';
 import { Component, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { RunSummary, StepInfo } from '../common/runModel';
-import { statusLabel } from '../common/runModel';
+import { ACTIVE, statusLabel } from '../common/runModel';
 import { exportColors, toPng } from './exportDom';
 import { graphSvg } from './exportImage';
 import { defectText, flowIds, GraphNode, GraphView, HwfNodeData, inPlanOrder, KINDS, kindIcon, nodeRuns, reuseUnchanged, toFlow } from './graphModel';
@@ -436,6 +436,11 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         {run.pinned && (
           <button className="hwf-newest" title="Show the newest run of the design again" onClick={() => post({ type: 'newest' })}>
             newest run
+          </button>
+        )}
+        {config.runsEnabled && run.run && ACTIVE.has(run.run.status) && (
+          <button className="hwf-cancel-run" title={`Cancel run ${run.run.run_id}`} onClick={() => post({ type: 'run', action: 'cancel', runId: run.run!.run_id })}>
+            ■ Cancel run
           </button>
         )}
         {config.runsEnabled && (

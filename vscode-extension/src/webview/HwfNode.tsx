@@ -5,7 +5,7 @@
  * here, Run from here.
  */
 import { Handle, NodeProps, Position, type Node } from '@xyflow/react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { previewPlace } from './geometry';
 import { stateClass } from '../common/runModel';
@@ -23,6 +23,17 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
   return function HwfNode({ data }: NodeProps<Node<HwfNodeData>>) {
     const { node, run, current, runsEnabled } = data;
     const [hover, setHover] = useState<ReturnType<typeof previewPlace> | null>(null);
+    const box = useRef<HTMLDivElement | null>(null);
+    // The card goes when the pointer is elsewhere, also when the element it entered was
+    // replaced under it (an answer redraws the node) and so never sent a mouseleave.
+    useEffect(() => {
+      if (!hover) return;
+      const away = (e: MouseEvent) => {
+        if (!(e.target instanceof Element && box.current?.contains(e.target))) setHover(null);
+      };
+      document.addEventListener('mousemove', away);
+      return () => document.removeEventListener('mousemove', away);
+    }, [hover]);
     const defects = node.defects ?? [];
     const classes = ['hwf-node', `hwf-kind-${node.kind}`];
     if (defects.length) classes.push('hwf-has-defects');
@@ -32,6 +43,7 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
     const preview = run && (run.detail || run.preview);
     return (
       <div
+        ref={box}
         className={classes.join(' ')}
         title={defects.length ? defectText(defects) : undefined}
         data-node-id={node.id}

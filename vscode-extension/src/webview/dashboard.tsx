@@ -1,6 +1,7 @@
 /**
  * The Hermes dashboard tab (`visual-workflow` plugin, manifest in
- * hwf_lsp/hermes/dashboard/): a design picker and the canvas, with the fetch host. The
+ * hwf_lsp/hermes/dashboard/): a design picker, Save, and the canvas with the fetch host
+ * (which keeps the draft; the routes compute every edit). The
  * host SPA gives us `window.__HERMES_PLUGIN_SDK__` (its React, `fetchJSON` with the
  * session token); the canvas renders with the React bundled here, in its own root
  * inside the host's component, so the host's React version does not matter.
@@ -11,7 +12,7 @@ import './dashboard.css';
 import { useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Canvas } from './Canvas';
-import { dashboardHost, DesignEntry, FetchJSON, listDesigns, routeError } from './dashboardHost';
+import { DashboardHost, dashboardHost, DesignEntry, DraftState, FetchJSON, listDesigns, routeError } from './dashboardHost';
 import type { CanvasMessage, Host } from './protocol';
 
 interface HostReact {
@@ -64,6 +65,38 @@ function withDownloads<T extends Host>(host: T, name: string): T {
   };
 }
 
+/** Save, and what the draft is: unsaved, with defects. */
+function SaveButton({ host }: { host: DashboardHost }) {
+  const [draft, setDraft] = useState<DraftState>({ dirty: false });
+  const [saving, setSaving] = useState(false);
+  useEffect(() => host.onDraft(setDraft), [host]);
+  return (
+    <>
+      <button
+        className="hwf-save hwf-primary"
+        disabled={!draft.dirty || saving}
+        title={draft.dirty ? 'Save the design (the store validates it again)' : 'No unsaved changes'}
+        onClick={() => {
+          setSaving(true);
+          void host.save().finally(() => setSaving(false));
+        }}
+      >
+        {draft.dirty ? 'Save' : 'Saved'}
+      </button>
+      {draft.dirty && <span className="hwf-draft-state" role="status">{draft.valid === false ? 'unsaved, with defects' : 'unsaved'}</span>}
+    </>
+  );
+}
+
+/** The browser's localStorage, if this page may use it (a sandbox or a policy may refuse). */
+function browserStorage(): Storage | undefined {
+  try {
+    return window.localStorage ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
   const [designs, setDesigns] = useState<DesignEntry[]>([]);
   const [name, setName] = useState<string>('');
@@ -74,10 +107,25 @@ function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
       setName((current) => current || list[0]?.name || '');
     }, (e) => setError(routeError(e)));
   }, [fetchJSON]);
-  const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON), name) : undefined), [name, fetchJSON]);
+  const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON, { storage: browserStorage() }), name) : undefined), [name, fetchJSON]);
   useEffect(() => () => host?.dispose(), [host]);
+  // An unsaved draft lives only in this page: leaving it or picking another design asks first.
+  const [dirty, setDirty] = useState(false);
+  useEffect(() => host?.onDraft((d) => setDirty(d.dirty)), [host]);
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+  const pick = (next: string) => {
+    if (!dirty || window.confirm(`Discard the unsaved changes to ${name}?`)) {
+      setDirty(false);
+      setName(next);
+    }
+  };
   const picker = (
-    <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => setName(e.target.value)}>
+    <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => pick(e.target.value)}>
       {designs.map((d) => (
         <option key={d.name} value={d.name}>{d.name}{d.error ? ' (unreadable)' : ''}</option>
       ))}
@@ -89,7 +137,7 @@ function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
   if (!host) {
     return <div className="hwf-canvas"><div className="hwf-empty">{designs.length ? 'Pick a design.' : 'No stored designs yet (workflow-designs/).'}</div></div>;
   }
-  return <Canvas key={name} host={host} header={picker} />;
+  return <Canvas key={name} host={host} header={<>{picker}<SaveButton host={host} /></>} />;
 }
 
 function register(): void {

@@ -18,7 +18,8 @@ export type RunRequest =
   | { action: 'start' }
   | { action: 'fromHere'; id: string }
   | { action: 'answer'; runId: string; choice: string }
-  | { action: 'respond'; runId: string; output: string };
+  | { action: 'respond'; runId: string; output: string }
+  | { action: 'cancel'; runId: string };
 
 /** Canvas → host. */
 export type CanvasMessage =
@@ -44,7 +45,7 @@ export type CanvasMessage =
 /** A node's key and top-left corner (an array, so no id is ever an object key). */
 export type PositionEntry = [string, number, number];
 
-/** What the canvas may offer: the dashboard is read-only but for answer / respond. */
+/** What the canvas may offer (VS Code and the dashboard offer all of it; a host may offer less). */
 export interface CanvasConfig {
   editable: boolean;
   runsEnabled: boolean;
@@ -97,11 +98,13 @@ export function runCommand(uri: string, request: RunRequest): { command: string;
       return { command: 'hwf.answerApproval', args: [request.runId, request.choice] };
     case 'respond':
       return { command: 'hwf.respondAgent', args: [request.runId, { output: request.output }] };
+    case 'cancel':
+      return { command: 'hwf.cancelRun', args: [request.runId] };
   }
 }
 
 const EDITS = new Set(['connect', 'disconnect', 'addNode', 'deleteNode', 'renameNode', 'setField']);
-const ACTIONS = new Set(['start', 'fromHere', 'answer', 'respond']);
+const ACTIONS = new Set(['start', 'fromHere', 'answer', 'respond', 'cancel']);
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /**
@@ -164,6 +167,8 @@ function runArgsOk(m: Record<string, unknown>): boolean {
       return str(m.runId) && str(m.choice);
     case 'respond':
       return str(m.runId) && str(m.output);
+    case 'cancel':
+      return str(m.runId);
     default:
       return true;
   }
