@@ -4,13 +4,17 @@ what hover on `options` says, and one finding for a text with no JSON value."""
 
 from __future__ import annotations
 
+import difflib
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.analysis.fixes import fixes_for
 from hwf_lsp.analysis.hover_text import hover
+from hwf_lsp.analysis.suggestions import CUTOFF, closest
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.workflow import validate_designer_graph
 
@@ -137,3 +141,14 @@ def test_closest_answers_what_get_close_matches_answers():
         expected = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
         assert closest(word, candidates) == (expected[0] if expected else None), \
             (word, candidates)
+
+
+ALIKE_IDS = st.lists(st.text(alphabet="ab01-", min_size=0, max_size=8), max_size=30)
+
+
+@given(word=st.text(alphabet="ab01-", max_size=8), candidates=ALIKE_IDS)
+def test_closest_answers_as_difflib_does(word: str, candidates: list[str]) -> None:
+    """The bounded search gives difflib's own answer, ties included (ids drawn from five
+    characters, so many are equally alike)."""
+    expected = difflib.get_close_matches(word, candidates, n=1, cutoff=CUTOFF)
+    assert closest(word, candidates) == (expected[0] if expected else None)

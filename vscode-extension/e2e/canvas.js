@@ -280,6 +280,11 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     if (!/rejected/.test(detail) || !/started: \d{4}-/.test(detail)) throw new Error(`the step detail says:\n${detail}`);
     await page.waitForTimeout(300);
     await wb.screenshot(shot('26e-step-detail-rejected'));
+    // read-only: no untitled document left that would ask to be saved when closed
+    const tabs = await page.locator('.tabs-container .tab').evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') || ''));
+    if (tabs.some((t) => /untitled/i.test(t)) || await page.locator('.tabs-container .tab.dirty').count()) {
+      throw new Error(`the step detail left an unsaved document: ${tabs.join(' | ')}`);
+    }
     await wb.runCommand('View: Close Primary Side Bar');
     return `run ${rejected.run_id} on the canvas: ${canvasBadges}; Runs view: ${Object.entries(labelsOf).map(([id, l]) => `${id} [${l.join(', ')}]`).join('; ')}; ` +
       `step detail: "${detail.split('\n').find((l) => /rejected/.test(l))?.trim()}"`;

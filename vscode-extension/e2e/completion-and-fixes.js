@@ -103,8 +103,15 @@ async function completionSteps({ step, repo, world, wb, page, shot }) {
       } else {
         await wb.runCommand('File: Revert File');
       }
-      await waitFor('the case on screen', async () =>
-        (await page.locator('.editor-instance .view-lines').first().innerText()).includes(acase.lines[acase.line].trim().slice(0, 20)));
+      const wanted = acase.lines[acase.line].trim().slice(0, 20);
+      let onScreen = '';
+      await waitFor('the case on screen', async () => {
+        onScreen = (await page.locator('.editor-instance .view-lines').first().innerText())
+          .replace(/\u00a0/g, ' ').replace(/\s*#\d+/g, ''); // the step-number inlay hints
+        return onScreen.includes(wanted);
+      }).catch((error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(wanted)} not in ${JSON.stringify(onScreen.slice(0, 400))}`);
+      });
       await wb.goTo(acase.line + 1, acase.column + 1);
       const { chosen } = await accept(page, acase.pick);
       const cursor = /Ln (\d+), Col (\d+)/.exec(await wb.statusBarText());

@@ -14,12 +14,14 @@ import { ResponseDocuments } from './responseDocument';
 import { RunsModel } from './runs';
 import { StepItem } from './runsView';
 import { ServerManager } from './server';
+import { StepDetailDocuments } from './stepDetailDocuments';
 import { ensureTrusted } from './trust';
 
 export class Commands implements vscode.Disposable {
   private readonly responses = new ResponseDocuments();
+  private readonly stepDetails = new StepDetailDocuments();
   private readonly pick: Pickers;
-  private readonly disposables: vscode.Disposable[] = [this.responses];
+  private readonly disposables: vscode.Disposable[] = [this.responses, this.stepDetails];
 
   constructor(private readonly server: ServerManager, private readonly model: RunsModel) {
     this.pick = new Pickers(server, model);
@@ -273,7 +275,7 @@ export class Commands implements vscode.Disposable {
     }
   }
 
-  /** The step detail view: the server's `hwf.showStep` answer, as Markdown beside. */
+  /** The step detail view: the server's `hwf.showStep` answer, as a Markdown preview beside. */
   async showStep(runId: unknown, stepId: unknown): Promise<void> {
     if (typeof runId !== 'string' || typeof stepId !== 'string') {
       return;
@@ -282,9 +284,7 @@ export class Commands implements vscode.Disposable {
     if (!detail || typeof detail !== 'object') {
       return;
     }
-    const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: stepDetailMarkdown(detail as StepDetail) });
-    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-    await vscode.commands.executeCommand('markdown.showPreview', document.uri).then(undefined, () => undefined);
+    await this.stepDetails.show(runId, stepId, stepDetailMarkdown(detail as StepDetail));
   }
 
   async openRun(target?: unknown, stepId?: string): Promise<void> {
