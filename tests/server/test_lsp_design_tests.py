@@ -162,9 +162,10 @@ async def test_completion_offers_what_the_design_has(client, name, source, label
     json.loads(after)  # valid JSON stays valid
 
 
-async def test_hover_on_a_node_id_shows_the_node(client):
-    text, offset = cursor(suite(case('"answers": {"o|k": "approve"}, ' + DONE)))
-    uri = file_uri("hover")
+async def hover_at(client, name: str, marked_text: str) -> tuple[str, types.Hover]:
+    """Opens a test file with a cursor mark; its text and the hover answered there."""
+    text, offset = cursor(marked_text)
+    uri = file_uri(name)
     open_doc(client, uri, text)
     await wait_published(client, uri, 1)
     line = text.count("\n", 0, offset)
@@ -172,6 +173,11 @@ async def test_hover_on_a_node_id_shows_the_node(client):
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=doc_id(uri), position=types.Position(line=line, character=col)))
     assert hover is not None
+    return text, hover
+
+
+async def test_hover_on_a_node_id_shows_the_node(client):
+    text, hover = await hover_at(client, "hover", suite(case('"answers": {"o|k": "approve"}, ' + DONE)))
     assert "ok" in hover.contents.value and "approval" in hover.contents.value
     assert "ok ok?" in hover.contents.value  # the question, its main field
     key = text.index('"ok"')
@@ -226,15 +232,8 @@ async def test_run_design_tests_refuses_a_file_that_is_not_a_suite(client):
 
 
 async def test_hover_on_a_failing_delivery_shows_the_output(client):
-    text, offset = cursor(suite(case('"failing_deliveries": ["o|ut"], ' + DONE)))
-    uri = file_uri("hover-item")
-    open_doc(client, uri, text)
-    await wait_published(client, uri, 1)
-    line = text.count("\n", 0, offset)
-    col = span_range(text, offset, offset, client.encoding).start.character
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=doc_id(uri), position=types.Position(line=line, character=col)))
-    assert hover is not None
+    _text, hover = await hover_at(client, "hover-item",
+                                  suite(case('"failing_deliveries": ["o|ut"], ' + DONE)))
     assert "out · output" in hover.contents.value.replace("**", "")
     assert "notification" in hover.contents.value  # its deliver, the main field
 

@@ -8,6 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { waitFor } = require('./lib/workbench');
+const { drag } = require('./lib/click');
 
 function canvasFrame(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
@@ -237,13 +238,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     await page.waitForTimeout(500);
-    const a = await node('publish').locator('.react-flow__handle.source').boundingBox();
-    const b = await node('draft').locator('.react-flow__handle.target').boundingBox();
-    await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
-    await page.mouse.down();
-    await page.mouse.move((a.x + b.x) / 2 + 40, (a.y + b.y) / 2, { steps: 8 });
-    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
-    await page.mouse.up();
+    await drag(page, node('publish').locator('.react-flow__handle.source'), node('draft').locator('.react-flow__handle.target'), { x: 40, y: 0 });
     const notice = frame.locator('.hwf-notice');
     await waitFor('the notice', () => notice.isVisible(), { timeout: 15000 });
     const text = (await notice.innerText()).replace('×', '').trim();

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { waitFor } = require('./lib/workbench');
-const { click } = require('./lib/click');
+const { click, drag } = require('./lib/click');
 const { hermesLog } = require('./lib/workspace');
 
 /** The canvas's document inside the webview's two iframes. */
@@ -35,19 +35,6 @@ async function counts(frame) {
   const nodes = await frame.locator('.react-flow__node').count();
   const edges = await frame.locator('.react-flow__edge').count();
   return { nodes, edges };
-}
-
-async function drag(page, from, to) {
-  const a = await from.boundingBox();
-  const b = await to.boundingBox();
-  if (!a || !b) {
-    throw new Error('a handle to drag is not on screen');
-  }
-  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
-  await page.mouse.down();
-  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2 + 10, { steps: 8 });
-  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
-  await page.mouse.up();
 }
 
 async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {

@@ -20,7 +20,7 @@ const { execFileSync, spawn, spawnSync } = require('node:child_process');
 const { chromium } = require('playwright-core');
 const { freePort } = require('./lib/codeServer');
 const { waitFor, LAUNCH_ARGS } = require('./lib/workbench');
-const { click } = require('./lib/click');
+const { click, drag } = require('./lib/click');
 const { option } = require('./lib/options');
 const { startFakeModel } = require('./lib/fakeModel');
 
@@ -135,13 +135,7 @@ async function main() {
       await setField('agent', 'prompt', PROMPT);
       await waitFor('the prompt on the node', async () => (await node('agent').innerText()).includes('Write the release notes'), { timeout: 15000 });
       await page.waitForTimeout(600); // the view fits the new node
-      const a = await node('agent').locator('.react-flow__handle.source').boundingBox();
-      const b = await node('gate').locator('.react-flow__handle.target').boundingBox();
-      await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
-      await page.mouse.down();
-      await page.mouse.move((a.x + b.x) / 2 + 30, (a.y + b.y) / 2, { steps: 8 });
-      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
-      await page.mouse.up();
+      await drag(page, node('agent').locator('.react-flow__handle.source'), node('gate').locator('.react-flow__handle.target'), { x: 30, y: 0 });
       await waitFor('the edge agent → gate', async () => (await page.locator('.react-flow__edge').count()) === 4, { timeout: 15000 });
       await click(page.locator('button.hwf-relayout')); // the new node was placed beside the kept ones
       await page.waitForTimeout(600);

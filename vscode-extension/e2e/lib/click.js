@@ -58,4 +58,22 @@ async function click(locator, { timeout = 30000, ...options } = {}) {
   }
 }
 
-module.exports = { click, dismissHovers, HOVERS };
+/**
+ * Drags with the mouse from the middle of `from` to the middle of `to` (e.g. a React Flow
+ * node's source handle to another's target handle), passing `aside` px off the straight
+ * line halfway: React Flow starts a connection only on moves in between.
+ */
+async function drag(page, from, to, aside = { x: 0, y: 10 }) {
+  const a = await from.boundingBox();
+  const b = await to.boundingBox();
+  if (!a || !b) {
+    throw new Error('a handle to drag is not on screen');
+  }
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2 + aside.x, (a.y + b.y) / 2 + aside.y, { steps: 8 });
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+  await page.mouse.up();
+}
+
+module.exports = { click, drag, dismissHovers, HOVERS };
