@@ -5,7 +5,9 @@
 ;; interactive command loop does after each command (eglot and flymake start there),
 ;; waits for the diagnostics flymake shows, and asks `completion-at-point-functions'
 ;; for the candidates at a position. It writes what it saw as JSON.
-;; Env: HWF_DESIGN (file), HWF_OUT (result file), HWF_COMPLETE_AT ("line,character", 0-based).
+;; Env: HWF_DESIGN (the file opened: a design or a design test file), HWF_OUT (result file);
+;;      optional: HWF_COMPLETE_AT ("line,character", 0-based), HWF_OTHER (a plain JSON
+;;      file the config must leave alone: its mode and whether eglot manages it).
 
 (require 'json)
 
@@ -52,9 +54,16 @@
         (push `(flymake . ,(if (hwf-drive--wait #'flymake-diagnostics 30) t :json-false))
               result)
         (push `(diagnostics . ,(vconcat (hwf-drive--diagnostics))) result)
-        (push `(completion . ,(vconcat (hwf-drive--completions (getenv "HWF_COMPLETE_AT"))))
-              result)
-        (eglot-shutdown (eglot-current-server)))
+        (when (getenv "HWF_COMPLETE_AT")
+          (push `(completion . ,(vconcat (hwf-drive--completions (getenv "HWF_COMPLETE_AT"))))
+                result))
+        (let ((server (eglot-current-server)))
+          (when (getenv "HWF_OTHER")
+            (with-current-buffer (find-file (getenv "HWF_OTHER"))
+              (hwf-drive--wait #'eglot-managed-p 1)
+              (push `(other_mode . ,(symbol-name major-mode)) result)
+              (push `(other_managed . ,(if (eglot-managed-p) t :json-false)) result)))
+          (eglot-shutdown server)))
     (error (push `(error . ,(error-message-string err)) result)))
   (with-temp-file out (insert (json-encode result)))
   (kill-emacs 0))

@@ -21,19 +21,25 @@ from hwf_lsp.workflow.vocabulary import STEP_KINDS
 DRIVER = Path(__file__).with_name("eglot_drive.el")
 
 
-def test_eglot_shows_diagnostics_in_flymake_and_completes_kinds(tmp_path: Path) -> None:
+def drive(config: str, opened: Path, tmp_path: Path, **asks: str) -> dict:
+    """Open `opened` in Emacs with `config` as the init file; what the driver saw (HWF_* asks)."""
     emacs = editor(shutil.which("emacs"), "Emacs")
     init = tmp_path / "init.el"
-    init.write_text(snippet("tested", "emacs-eglot"), encoding="utf-8")
+    init.write_text(config, encoding="utf-8")
     out = tmp_path / "emacs-result.json"
-    env = user_env(tmp_path, HWF_DESIGN=str(write_draft(tmp_path)), HWF_OUT=str(out),
-                   HWF_COMPLETE_AT=f"{EMPTY_TYPE[0]},{EMPTY_TYPE[1]}")
+    env = user_env(tmp_path, HWF_DESIGN=str(opened), HWF_OUT=str(out), **asks)
     proc = subprocess.run([emacs, "--batch", "-f", "package-activate-all", "-l", str(init),
                            "-l", str(DRIVER)], env=env, cwd=tmp_path, timeout=90,
                           capture_output=True, text=True)
     assert out.exists(), f"Emacs wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
     seen = json.loads(out.read_text(encoding="utf-8"))
     assert "error" not in seen, f"{seen['error']}\n{proc.stderr[-2000:]}"
+    return seen
+
+
+def test_eglot_shows_diagnostics_in_flymake_and_completes_kinds(tmp_path: Path) -> None:
+    seen = drive(snippet("tested", "emacs-eglot"), write_draft(tmp_path), tmp_path,
+                 HWF_COMPLETE_AT=f"{EMPTY_TYPE[0]},{EMPTY_TYPE[1]}")
     assert seen["mode"] == "hwf-design-mode"
     assert seen["connected"] is True, "eglot did not connect to hwf-lsp"
     assert seen["flymake"] is True, "no diagnostics reached flymake"
