@@ -92,8 +92,8 @@ export function agentChoiceItems(hermes: string | undefined, command: readonly s
     items.push({
       choice: 'hermes',
       label: '$(hubot) Your Hermes model',
-      description: mark('hermes', 'hermes workflow agent'),
-      detail: `${hermes} ${HERMES_AGENT_ARGS.join(' ')}: each step goes to the model of your Hermes config`,
+      description: mark('hermes', 'each step goes to the model in your Hermes config'),
+      detail: `${hermes} ${HERMES_AGENT_ARGS.join(' ')}`,
     });
   }
   items.push({

@@ -78,7 +78,7 @@ test('agentChoiceItems: "Your Hermes model" with its path only when hermes is fo
   const found = agentChoiceItems('/opt/hermes/bin/hermes', []);
   assert.deepEqual(found.map((i) => i.choice), ['hermes', 'byHand', 'other']);
   assert.match(found[0].label, /Your Hermes model$/);
-  assert.equal(found[0].detail.startsWith('/opt/hermes/bin/hermes workflow agent'), true);
+  assert.equal(found[0].detail, '/opt/hermes/bin/hermes workflow agent');
   assert.deepEqual(found.map((i) => i.description.endsWith('· current')), [false, true, false]);
 
   const missing = agentChoiceItems(undefined, []);
