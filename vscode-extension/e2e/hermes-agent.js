@@ -36,8 +36,8 @@ function writeJson(file, value) {
 
 /**
  * A Hermes home whose model is the fake server (provider custom) and whose plugins
- * include ours (`hermes workflow agent` is the plugin's CLI), and a workspace with one
- * design and no agent command.
+ * include ours (`hermes workflow agent` is the plugin's CLI), named by the profile's
+ * hwf.hermesHome; and a workspace with one design and no agent command.
  */
 function prepareHermesWorld(world, model, name) {
   const root = path.join(world.root, `hermes-agent-${name}`);
@@ -102,9 +102,11 @@ async function hermesAgentSteps({ step, repo, world, shot, openSession }) {
     // The extension looks for `hermes` on its host's PATH: .venv-hermes/bin goes last, so
     // nothing else of that venv (its python3) shadows what the machine has. VSCODE_CLI=1:
     // the extension host keeps this environment (it would otherwise read a login shell's).
+    // $HERMES_HOME stays the shared e2e home (no model configured): the fake model is
+    // reached only through the profile's hwf.hermesHome, the home agent commands are given.
     open.session = await openSession(world, hw.profile, {
       folder: hw.folder,
-      env: { PATH: `${process.env.PATH}${path.delimiter}${bin}`, HERMES_HOME: hw.home, VSCODE_CLI: '1' },
+      env: { PATH: `${process.env.PATH}${path.delimiter}${bin}`, VSCODE_CLI: '1' },
     });
     const { wb } = open.session;
     await wb.openFile('ask-hermes.hwf.json');
