@@ -94,7 +94,8 @@ soak: $(STAMP) ; HWF_SOAK=1 $(PY) -m pytest -q -s -p no:cacheprovider tests/reli
 
 # The VS Code extension: `make vsix` bundles and packages it (vscode-extension/hermes-workflow.vsix);
 # `make test-vscode` runs its unit tests, then installs the .vsix into real VS Code (code-server,
-# installed once into ~/.cache/code-server-e2e with Debian's Chromium) and drives it headless.
+# installed once into ~/.cache/code-server-e2e with Debian's Chromium) and drives it headless;
+# its "hermes agent" steps find the real `hermes` of $(HERMES_VENV) on PATH (the agent choice).
 EXT := vscode-extension
 EXT_NPM := $(EXT)/node_modules/.package-lock.json
 E2E_NPM := $(EXT)/e2e/node_modules/.package-lock.json
@@ -129,7 +130,7 @@ endif
 # HWF_SKIP_E2E=1 runs the unit tests only: no code-server, no Chromium.
 # The bundled-server tests need bundled/libs, which `make vsix` builds: they run here, after
 # it (HWF_REQUIRE_BUNDLE=1 makes a missing bundle fail them instead of skipping).
-test-vscode: $(STAMP) $(DEB_STAMP) vsix $(E2E_NPM)
+test-vscode: $(STAMP) $(DEB_STAMP) $(HERMES_STAMP) vsix $(E2E_NPM)
 	cd $(EXT) && npm run --silent test:unit
 	node --test $(EXT)/e2e/lib/
 	HWF_REQUIRE_BUNDLE=1 $(PY) -m pytest -q -p no:cacheprovider tests/reliability/test_untrusted_repo.py -k bundled

@@ -102,7 +102,7 @@ def notify_on_stderr(text: str) -> None:
 def make_runner(args: argparse.Namespace, runs: RunStore, designs: DesignStore,
                 printer: StepPrinter) -> Runner:
     try:
-        agent = agent_seam_from_env(args.agent_command)
+        agent = agent_seam_from_env(args.agent_command, hermes_home=str(home_of(args)))
     except ValueError as exc:  # shlex: unbalanced quotes
         raise CliError(f"--agent-command / $HWF_AGENT_COMMAND: {exc}") from None
     channel = args.delivery_command or os.environ.get(DELIVERY_ENV) or None

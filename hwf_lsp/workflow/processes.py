@@ -28,7 +28,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from hwf_lsp.workflow import strays
@@ -255,15 +255,17 @@ def _exited(proc: subprocess.Popen[bytes]) -> bool:
 
 def run_command(argv: list[str], payload: bytes, *, timeout_s: float,
                 stdout_limit: int, stop: Callable[[], bool] | None = None,
-                on_start: Callable[[int], None] | None = None) -> Finished:
+                on_start: Callable[[int], None] | None = None,
+                env: Mapping[str, str] | None = None) -> Finished:
     """Run `argv` with `payload` on stdin until it exits; OSError if it cannot start,
     CommandStopped / CommandTimedOut when stopped early (its group killed in every case).
-    `on_start(pid)` is called once it runs (the pid also names its process group)."""
+    `on_start(pid)` is called once it runs (the pid also names its process group). `env`
+    is added to this process's environment."""
     token = strays.new_token()  # marks every descendant, in a session of its own or not
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True,
                             preexec_fn=_die_with(os.getpid()),
-                            env={**os.environ, strays.TOKEN_ENV: token})
+                            env={**os.environ, **(env or {}), strays.TOKEN_ENV: token})
     pipes = strays.pipe_names(*(stream.fileno() for stream in (
         proc.stdin, proc.stdout, proc.stderr) if stream is not None))
     pump = _Pump(proc, payload, stdout_limit)

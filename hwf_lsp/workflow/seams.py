@@ -104,13 +104,17 @@ class CommandAgentSeam:
     """Runs the user's agent command once per attempt: JSON request on stdin, answer on stdout.
 
     The attempt ends when the command exits (`processes.run_command`: its process group is
-    then killed, and it dies with its runner); stdout is read up to `max_stdout_bytes`."""
+    then killed, and it dies with its runner); stdout is read up to `max_stdout_bytes`.
+    With `hermes_home`, the command runs with `HERMES_HOME` set to it: the home the run
+    lives in, so `hermes workflow agent` uses that home's model and trust gate, not the
+    one of whatever `HERMES_HOME` the editor or shell was started with."""
 
     def __init__(self, argv: list[str], default_timeout_s: float = DEFAULT_AGENT_TIMEOUT_S,
-                 max_stdout_bytes: int | None = None) -> None:
+                 max_stdout_bytes: int | None = None, hermes_home: str | None = None) -> None:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ValueError("agent command must be a non-empty list of strings")
         self.argv = list(argv)
+        self.env = {"HERMES_HOME": str(hermes_home)} if hermes_home else None
         self.default_timeout_s = default_timeout_s
         self.max_stdout_bytes = max(MAX_STDOUT_BYTES, 4 * output_limit()) \
             if max_stdout_bytes is None else max_stdout_bytes
@@ -129,7 +133,7 @@ class CommandAgentSeam:
             done = run_command(self.argv, payload, timeout_s=timeout,
                                stdout_limit=self.max_stdout_bytes,
                                stop=None if cancel_event is None else cancel_event.is_set,
-                               on_start=request.on_start)
+                               on_start=request.on_start, env=self.env)
         except CommandStopped:
             raise AgentCancelled(f"agent {request.correlation_id} cancelled") from None
         except CommandTimedOut:
@@ -180,10 +184,12 @@ def agent_seam_from_env(
     env: Mapping[str, str] | None = None,
     *,
     default_timeout_s: float = DEFAULT_AGENT_TIMEOUT_S,
+    hermes_home: str | None = None,
 ) -> CommandAgentSeam | None:
     """The seam for `--agent-command` (argv or a shell-like string), else $HWF_AGENT_COMMAND.
 
     The string is split with shlex, never run through a shell.  None: no seam, runs park.
+    `hermes_home`: the command's `HERMES_HOME` (CommandAgentSeam).
     """
     if argv is None:
         argv = (os.environ if env is None else env).get("HWF_AGENT_COMMAND") or None
@@ -191,4 +197,4 @@ def agent_seam_from_env(
         argv = shlex.split(argv)
     if not argv:
         return None
-    return CommandAgentSeam(list(argv), default_timeout_s)
+    return CommandAgentSeam(list(argv), default_timeout_s, hermes_home=hermes_home)

@@ -57,6 +57,15 @@ def test_park_and_resume_across_processes(hwf, tmp_path):
     assert state["deliveries"][0]["ok"] is True
 
 
+def test_the_agent_command_runs_with_the_hermes_home_of_the_run(hwf, tmp_path):
+    home = tmp_path / "other-home"
+    agent = f"{sys.executable} -c \"import os; print(os.environ['HERMES_HOME'])\""
+    result = hwf("run", HELLO, "--agent-command", agent, "--hermes-home", str(home))
+    assert result.code == 0, result.stdout + result.stderr
+    run = json.loads((home / "workflow-runs" / f"{started_run_id(result)}.json").read_text())
+    assert run["outputs"]["greet"] == str(home)  # not $HERMES_HOME (hwf.home)
+
+
 def test_agent_step_parks_then_respond_output(hwf):
     result = hwf("run", HELLO)
     assert result.code == 3

@@ -288,6 +288,23 @@ async def test_channel_delivery_goes_to_the_configured_command(client: LanguageC
         await configure(client, {"delivery": {"command": []}})
 
 
+async def test_the_agent_command_runs_with_the_hermes_home_in_use(client: LanguageClient):
+    # hwf.hermesHome names another home than the server's $HERMES_HOME: the agent (e.g.
+    # `hermes workflow agent`, which reads its model and gate from HERMES_HOME) gets that home.
+    other = ENV.workspace / "other-home"
+    agent = [sys.executable, "-c", "import os; print(os.environ['HERMES_HOME'])"]
+    await configure(client, {"hermesHome": str(other), "agent": {"command": agent}})
+    try:
+        uri = ENV.uri("home-check")
+        open_design(client, uri, chain_design("home-check", ["draft"]))
+        done = await execute(client, "hwf.startRun", uri)
+        assert done["status"] == "completed", done
+        run = json.loads((other / "workflow-runs" / f"{done['run_id']}.json").read_text())
+        assert run["outputs"]["draft"] == str(other) != str(ENV.home)
+    finally:
+        await configure(client, {"hermesHome": "", "agent": {"command": ENV.agent_command()}})
+
+
 async def test_failed_delivery_warns_and_reads_not_delivered_everywhere(client: LanguageClient):
     """No channel command configured: the run completes, the editor that ran it shows a
     Warning with the receipt's error and the setting that fixes it, the summary says

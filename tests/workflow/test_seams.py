@@ -107,6 +107,21 @@ def test_agent_seam_from_env_uses_shlex_never_a_shell() -> None:
     assert agent_seam_from_env(["a", "b"], {"HWF_AGENT_COMMAND": "x"}).argv == ["a", "b"]
 
 
+HOME_AGENT = [sys.executable, "-c", "import os; print(os.environ.get('HERMES_HOME', '<unset>'))"]
+"""An agent whose output is the HERMES_HOME it was started with."""
+
+
+def test_the_agent_command_gets_the_runs_hermes_home(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    # `hermes workflow agent` reads its model and trust gate from HERMES_HOME: the run's home,
+    # not the one the editor or the shell was started with.
+    monkeypatch.setenv("HERMES_HOME", "/somewhere/else")
+    home = str(tmp_path / "home")
+    assert CommandAgentSeam(HOME_AGENT, hermes_home=home).perform(request()) == {"output": home}
+    assert agent_seam_from_env(HOME_AGENT, {}, hermes_home=home).perform(request()) == {"output": home}
+    assert CommandAgentSeam(HOME_AGENT).perform(request()) == {"output": "/somewhere/else"}
+
+
 # --- delivery ---------------------------------------------------------------
 
 

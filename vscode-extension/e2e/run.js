@@ -21,6 +21,7 @@ const { canvasSteps } = require('./canvas');
 const { canvasLevelTwoSteps } = require('./canvas-level-two');
 const { completionSteps } = require('./completion-and-fixes');
 const { designTestSteps } = require('./design-tests');
+const { hermesAgentSteps } = require('./hermes-agent');
 
 const { repo, vsix, codeServerDir, python } = commonOptions();
 const artifacts = path.join(repo, 'artifacts', 'vscode');
@@ -318,6 +319,7 @@ async function main() {
     await session.close();
   }
 
+  await hermesAgentSteps({ step, repo, world, shot, openSession });
   await restrictedMode(world, shot);
   await hostileRepository(world, shot);
   await noSupportedPython(world, shot);

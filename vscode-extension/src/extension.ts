@@ -3,6 +3,7 @@
  * src/common/ with one job (see README "How it is built").
  */
 import * as vscode from 'vscode';
+import { AgentChoice } from './common/agentChoice';
 import { CanvasPanels } from './common/canvas';
 import { Commands } from './common/commands';
 import { DesignTests, isTestFile } from './common/designTests';
@@ -27,7 +28,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     takeOver: async (command, args) => (commands ? commands.takeOver(command, args) : false),
   }, { storage: context.globalStorageUri.fsPath, extension: context.extensionPath });
   model = new RunsModel(server);
-  commands = new Commands(server, model);
+  const agents = new AgentChoice(server, context.workspaceState);
+  commands = new Commands(server, model, agents);
   const { provider, view } = createRunsView(model);
   const designTests = new DesignTests(server);
 
@@ -35,6 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     server,
     model,
     commands,
+    agents,
     provider,
     view,
     new RunStatusBar(model, server),

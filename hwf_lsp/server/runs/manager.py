@@ -175,7 +175,8 @@ class RunManager:
         from hwf_lsp.workflow.seams import CommandAgentSeam
 
         settings = self.server.settings
-        agent = CommandAgentSeam(list(settings.agent_command)) if settings.agent_command else None
+        agent = CommandAgentSeam(list(settings.agent_command), hermes_home=str(settings.home())) \
+            if settings.agent_command else None
         delivery = Delivery(
             notify=lambda text: self.show(types.MessageType.Info, text),
             channel_argv=list(settings.delivery_command) if settings.delivery_command else None,

@@ -3,9 +3,12 @@
  * (`hwf.startRun`, ...) for code lenses; these wrappers have their own ids
  * (`hwf.ui.*`), find what the server needs (document, node, run, choice) with the
  * pickers (pickers.ts), then send the server command. Long agent responses are
- * written in response documents (responseDocument.ts).
+ * written in response documents (responseDocument.ts). Who performs agent steps is
+ * chosen in agentChoice.ts.
  */
 import * as vscode from 'vscode';
+import { AgentChoice } from './agentChoice';
+import { NO_AGENT_COMMAND_NOTE } from './agentChoiceModel';
 import { ServerCommand, UiCommand } from './constants';
 import { getLog } from './log';
 import { ACTIVE, asRunSummary, noticesOf, progressOf, RunSummary, statusIcon, statusLabel, StepDetail, stepDetailMarkdown, undeliveredOf } from './runModel';
@@ -23,7 +26,7 @@ export class Commands implements vscode.Disposable {
   private readonly pick: Pickers;
   private readonly disposables: vscode.Disposable[] = [this.responses, this.stepDetails];
 
-  constructor(private readonly server: ServerManager, private readonly model: RunsModel) {
+  constructor(private readonly server: ServerManager, private readonly model: RunsModel, private readonly agents: AgentChoice) {
     this.pick = new Pickers(server, model);
     const register = (id: string, handler: (...args: any[]) => unknown) =>
       this.disposables.push(vscode.commands.registerCommand(id, handler));
@@ -75,20 +78,41 @@ export class Commands implements vscode.Disposable {
         );
         break;
       case 'awaiting_agent':
-        void this.offer(
-          vscode.window.showInformationMessage(
-            `${label} is waiting for an agent response to step "${run.pending?.node ?? '?'}"` +
-              (this.server.settings.agentCommand.length === 0 ? ' (no agent command is set: hwf.agent.command).' : '.'),
-            'Respond',
-            'Open Run',
-          ),
-          run,
-        );
+        void this.awaitingAgent(run, label);
         break;
       default:
         vscode.window.setStatusBarMessage(`$(${statusIcon(run.status).replace('~spin', '')}) ${label}: ${statusLabel(run.status)}` +
           `${progressOf(run) ? ` ${progressOf(run)}` : ''}${undeliveredOf(run).length ? ` · ${undeliveredOf(run).length} not delivered` : ''}`, 8000);
     }
+  }
+
+  /**
+   * A run parked at an agent step. With no agent command set and `hermes` on PATH, the
+   * user is offered their Hermes model once (agentChoice.ts) instead of the usual notice:
+   * taking it resumes this run, whose step the model then performs; "Respond by hand"
+   * opens the response for it.
+   */
+  private async awaitingAgent(run: RunSummary, label: string): Promise<void> {
+    const step = run.pending?.node ?? '?';
+    const offered = await this.agents.offerHermes(label, step);
+    if (offered === 'hermes') {
+      return this.resumeRun(run);
+    }
+    if (offered === 'byHand') {
+      return this.respondAgent(run);
+    }
+    if (offered === 'dismissed') {
+      return;
+    }
+    await this.offer(
+      vscode.window.showInformationMessage(
+        `${label} is waiting for an agent response to step "${step}"` +
+          (this.server.settings.agentCommand.length === 0 ? NO_AGENT_COMMAND_NOTE : '.'),
+        'Respond',
+        'Open Run',
+      ),
+      run,
+    );
   }
 
   private async offer(choice: Thenable<string | undefined>, run: RunSummary): Promise<void> {

@@ -51,6 +51,8 @@ export const UiCommand = {
   filterRuns: 'hwf.ui.filterRuns',
   showStep: 'hwf.ui.showStep',
   clearRunsFilter: 'hwf.ui.clearRunsFilter',
+  /** Who performs agent steps: your Hermes model, by hand, another command (agentChoice.ts). */
+  chooseAgent: 'hwf.ui.chooseAgent',
 } as const;
 
 /** Context keys used in package.json `when` clauses. */

@@ -1,0 +1,138 @@
+/**
+ * "Hermes Workflow: Choose Agent…" and the one-time offer of the user's Hermes model: who
+ * performs agent steps, written to `hwf.agent.command` in the workspace settings. The
+ * choices and their argv are in agentChoiceModel.ts (pure, unit tested); this module finds
+ * `hermes` on the extension host's PATH, shows the quick pick and the offer, and writes
+ * the setting. `hwf.agent.command` is a restricted setting and runs execute it, so nothing
+ * is written in Restricted Mode (trust.ts).
+ */
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import {
+  AgentChoiceKind,
+  agentChoiceItems,
+  BY_HAND,
+  commandForChoice,
+  executableNames,
+  findOnPath,
+  NO_HERMES_HINT,
+  offerMessage,
+  shouldOfferHermes,
+  USE_HERMES,
+} from './agentChoiceModel';
+import { UiCommand } from './constants';
+import { getLog } from './log';
+import { ServerManager } from './server';
+import { CONFIG_SECTION } from './settings';
+import { ensureTrusted } from './trust';
+
+/** workspaceState key: the user chose "Respond by hand" here, so the offer is not made again. */
+const BY_HAND_KEY = 'hwf.agentChoice.byHand';
+const SETTING = 'agent.command';
+
+/** A regular file this process may execute. */
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `hermes` on the extension host's PATH (the environment VS Code was started with), as an absolute path. */
+export function findHermes(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return findOnPath('hermes', env.PATH, isExecutable, { names: executableNames('hermes', process.platform, env.PATHEXT) });
+}
+
+/** What the user answered to the offer: the step now runs with Hermes, waits for them, or nothing was asked. */
+export type OfferAnswer = 'hermes' | 'byHand' | 'dismissed' | 'notOffered';
+
+export class AgentChoice implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private offered = false;
+
+  constructor(private readonly server: ServerManager, private readonly state: vscode.Memento) {
+    this.disposables.push(vscode.commands.registerCommand(UiCommand.chooseAgent, () => this.choose()));
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+
+  /** The quick pick: your Hermes model (when found), respond by hand, another command. */
+  async choose(): Promise<void> {
+    if (!ensureTrusted()) {
+      return;
+    }
+    const hermes = findHermes();
+    const items = agentChoiceItems(hermes, this.server.settings.agentCommand);
+    const picked = await vscode.window.showQuickPick(items, {
+      title: 'Who performs agent steps?',
+      placeHolder: hermes ? 'Your Hermes model, by hand, or another command' : NO_HERMES_HINT,
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (picked) {
+      await this.apply(picked.choice, hermes);
+    }
+  }
+
+  /**
+   * Offered once when a run the user advanced parks at an agent step with no agent command
+   * set and `hermes` on PATH (a non-modal message). "Respond by hand" is remembered for
+   * the workspace; a dismissed offer is not repeated in this window.
+   */
+  async offerHermes(runLabel: string, step: string): Promise<OfferAnswer> {
+    const hermes = findHermes();
+    const state = {
+      agentCommand: this.server.settings.agentCommand,
+      hermes,
+      byHandChosen: this.state.get<boolean>(BY_HAND_KEY) === true,
+      offered: this.offered,
+    };
+    if (!hermes || !shouldOfferHermes(state)) {
+      return 'notOffered';
+    }
+    this.offered = true;
+    const answer = await vscode.window.showInformationMessage(offerMessage(runLabel, step, hermes), USE_HERMES, BY_HAND);
+    if (answer === USE_HERMES) {
+      return (await this.apply('hermes', hermes)) ? 'hermes' : 'dismissed';
+    }
+    if (answer === BY_HAND) {
+      await this.apply('byHand', hermes);
+      return 'byHand';
+    }
+    return 'dismissed';
+  }
+
+  /** Writes the choice (or opens the setting for "Another command…"); true once the server has it. */
+  private async apply(kind: AgentChoiceKind, hermes: string | undefined): Promise<boolean> {
+    if (kind === 'other') {
+      await vscode.commands.executeCommand(
+        vscode.workspace.workspaceFolders?.length ? 'workbench.action.openWorkspaceSettings' : 'workbench.action.openSettings',
+        { query: `@id:${CONFIG_SECTION}.${SETTING}` },
+      );
+      return false;
+    }
+    const command = commandForChoice(kind, hermes);
+    if (!command || !ensureTrusted()) {
+      return false;
+    }
+    await this.state.update(BY_HAND_KEY, kind === 'byHand' ? true : undefined);
+    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    try {
+      await vscode.workspace.getConfiguration(CONFIG_SECTION).update(SETTING, command, target);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Hermes Workflow: could not write hwf.agent.command: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+    // The change event has told the server by now; telling it again is harmless and makes
+    // sure a run resumed right after this performs its step with the new command.
+    this.server.pushSettings();
+    getLog().info(`hwf.agent.command (${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings) = ${JSON.stringify(command)}`);
+    const shown = kind === 'hermes' ? `your Hermes model (${command.join(' ')})` : 'you: agent steps wait for your response';
+    vscode.window.setStatusBarMessage(`$(check) Agent steps: ${shown}`, 8000);
+    return true;
+  }
+}
