@@ -256,7 +256,7 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
           stored: typeof stored === 'string' ? stored : null,
           text: `Not saved: ${name} was ${typeof stored === 'string' ? 'changed' : 'deleted'} in the store after you opened it (by the chat, cron, hwf, an editor or another tab). Reload the stored design (your changes are dropped), or overwrite it with yours.`,
         };
-        emit({ type: 'notice', text: conflict.text });
+        emit({ type: 'notice', text: '' }); // the tab shows the conflict, with its two ways out
         tellDraft();
         return false;
       }
