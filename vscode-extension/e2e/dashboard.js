@@ -162,6 +162,14 @@ async function main() {
       await waitFor('the sessions page, the tab unmounted', async () => new URL(page.url()).pathname === '/sessions' && (await page.locator('.hwf-dashboard').count()) === 0, { timeout: 30000 });
       await page.waitForTimeout(500);
       await page.screenshot({ path: path.join(artifacts, '03a-left-for-sessions.png') });
+      // Closing or reloading asks first on the other pages too (a closed browser tab takes the draft with it).
+      let askedThere = '';
+      const answerThere = (dialog) => { askedThere = dialog.type(); void dialog.accept(); };
+      page.on('dialog', answerThere);
+      await page.reload();
+      page.off('dialog', answerThere);
+      if (askedThere !== 'beforeunload') throw new Error(`reloading Sessions did not ask first (dialog: "${askedThere}")`);
+      await waitFor('the sidebar again', () => nav('/workflows').isVisible(), { timeout: 60000 });
       await click(nav('/workflows'));
       await waitFor('ship-notes with the draft', async () => (await page.locator('select.hwf-design-picker').count()) === 1 && (await page.locator('select.hwf-design-picker').inputValue()) === 'ship-notes' && (await node('agent').count()) === 1, { timeout: 30000 });
       await waitFor('the draft state', async () => (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 10000 });
@@ -179,7 +187,7 @@ async function main() {
       page.off('dialog', answer);
       await waitFor('the draft after the reload', async () => (await node('agent').count()) === 1 && (await page.locator('.react-flow__edge').count()) === 4 && (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 60000 });
       if (asked !== 'beforeunload') throw new Error(`the reload did not ask first (dialog: "${asked}")`);
-      return `Sessions, then Workflows in the dashboard's sidebar: ship-notes drawn with the agent node, "${state}", Save and Discard shown; notice "${said}"; the file still has 3 nodes; reload: a ${asked} dialog, accepted, the draft drawn again`;
+      return `Sessions in the dashboard's sidebar (a reload there asked first: ${askedThere}), then Workflows: ship-notes drawn with the agent node, "${state}", Save and Discard shown; notice "${said}"; the file still has 3 nodes; reload: a ${asked} dialog, accepted, the draft drawn again`;
     });
 
     await step('dashboard edit: a defect shows on its node (channel without target), Save is refused with it, then it is fixed', async () => {

@@ -176,6 +176,11 @@ function register(): void {
   const R = sdk.React;
   const fetchJSON = fetcher();
   const drafts = draftStore(browserStorage('sessionStorage'));
+  // A kept draft outlives the tab's component but not the browser tab: closing or reloading
+  // the page asks first from any dashboard page, not only while the tab is shown.
+  window.addEventListener('beforeunload', (e) => {
+    if (drafts.names().length > 0) e.preventDefault();
+  });
   /** The host's component: a div the canvas mounts its own React root into. */
   function WorkflowsTab() {
     const ref = R.useRef<HTMLDivElement | null>(null);
