@@ -10,9 +10,11 @@ the same runs, and the store re-validates what is saved.  The graph is the edito
 (`analysis/graph_view.py`) on the stored file's text, or on the tab's draft: an edit is
 the canvas's edit request computed by the editor's edit code (`analysis/edit_request.py`
 over `design_edits.py`) on the draft text the tab sends, answered with the new text, its
-graph and the validator's defects; nothing is written until the tab saves.  Requests
-are read by `route_input.py` (JSON only, capped bodies, safe numbers).  Paths and
-answers: docs/hermes.md, "Dashboard tab".
+graph and the validator's defects; nothing is written until the tab saves.  The graph
+and the first edit carry the stored file's `revision` (`design_revision.py`); a save
+sent with it as `base` is refused (409) when another writer changed the file since.
+Requests are read by `route_input.py` (JSON only, capped bodies, safe numbers).  Paths
+and answers: docs/hermes.md, "Dashboard tab".
 
 Agent steps of a run started or advanced here are performed through the host's
 PluginLlm facade (`seams.host_llm_seam`): the web server hands the routes no ctx, and
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +37,7 @@ from hwf_lsp.analysis.edit_request import EditRequestError, edit_text
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
 from hwf_lsp.hermes import tools
+from hwf_lsp.hermes.design_revision import revision_of, stored_revision, written_revision
 from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.home import current_home
 from hwf_lsp.hermes.host_seams import host_llm_seam
@@ -149,7 +153,12 @@ def _graph(flows: Workflows, name: str, text: str) -> dict[str, Any]:
 
 @router.get("/designs/{name}/graph")
 def design_graph(name: str) -> JSONResponse:
-    return _answer(lambda flows: _graph(flows, name, _stored_text(flows, name)))
+    """The stored design's graph and `revision` (the `base` of a later save)."""
+    def work(flows: Workflows) -> dict[str, Any]:
+        text = _stored_text(flows, name)
+        return {**_graph(flows, name, text), "revision": revision_of(text)}
+
+    return _answer(work)
 
 
 def _validated(flows: Workflows, text: str) -> dict[str, Any]:
@@ -161,12 +170,15 @@ def _validated(flows: Workflows, text: str) -> dict[str, Any]:
 @router.post("/designs/{name}/edit")
 async def edit_design(name: str, request: Request) -> JSONResponse:
     """`{text?, edit, ...}` → `{text, id, graph, valid, defects}`: one canvas edit of the
-    draft `text` (else of the stored file); nothing is written."""
+    draft `text`, else of the stored file, whose revision the answer's `base` then is
+    (the draft starts from the copy stored now); nothing is written."""
     def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
         checked = _checked(check_design_name, name, "name")
         text = body.get("text")
+        base: dict[str, str] = {}
         if text is None:
             text = _stored_text(flows, checked)
+            base["base"] = revision_of(text)
         elif not isinstance(text, str):
             raise RouteRefusal(BAD_REQUEST, "'text' must be the design's text (a string)",
                                "text")
@@ -177,7 +189,8 @@ async def edit_design(name: str, request: Request) -> JSONResponse:
         except DesignEditError as exc:
             raise RouteRefusal(BAD_REQUEST, str(exc), "edit") from None
         return {"text": edited.text, "id": edited.id,
-                "graph": _graph(flows, checked, edited.text), **_validated(flows, edited.text)}
+                "graph": _graph(flows, checked, edited.text), **_validated(flows, edited.text),
+                **base}
 
     return await _with_body(request, work, performs_agents=False)
 
@@ -198,13 +211,47 @@ class _Defects(RouteRefusal):
         return {**super().body(), "defects": self.defects}
 
 
+class _Changed(RouteRefusal):
+    """A save whose `base` is not the stored revision any more: 409, nothing written; the
+    answer's `revision` is the stored one (null: deleted), so the tab can overwrite that
+    copy on purpose, and only that one."""
+
+    def __init__(self, name: str, stored: str | None) -> None:
+        what = "was deleted" if stored is None else "was changed by another writer (chat, " \
+            "cron, hwf, an editor or another tab)"
+        super().__init__(CONFLICT, f"design {name!r} {what} since this copy was read; "
+                         "not saved", "base")
+        self.stored = stored
+
+    def body(self) -> dict[str, Any]:
+        return {**super().body(), "revision": self.stored}
+
+
+_SAVING = threading.Lock()
+"""Two saves through this server (two tabs) compare and write one at a time, so both
+cannot pass the check on the same base. Other processes take no lock: against them the
+window is the time between this read and the store's rename."""
+
+
 @router.put("/designs/{name}")
 async def save_design(name: str, request: Request) -> JSONResponse:
+    """`{design, base?}` → `{saved, path, revision}`; with `base` (a revision the graph or
+    an edit gave) a 409 when the stored file is no longer that revision."""
     def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
-        answer = tools.save(flows, {**body, "name": _checked(check_design_name, name, "name")})
+        checked = _checked(check_design_name, name, "name")
+        base = body.pop("base", None)
+        if base is not None and not isinstance(base, str):
+            raise RouteRefusal(BAD_REQUEST, "'base' must be the revision the design was "
+                               "read at (a string), or left out", "base")
+        with _SAVING:
+            if base is not None:
+                stored = stored_revision(flows.designs.path(checked))
+                if stored != base:
+                    raise _Changed(checked, stored)
+            answer = tools.save(flows, {**body, "name": checked})
         if answer.get("error"):
             raise _Defects(answer)
-        return answer
+        return {**answer, "revision": written_revision(checked, body["design"])}
 
     return await _with_body(request, work, performs_agents=False)
 

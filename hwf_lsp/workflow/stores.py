@@ -180,6 +180,12 @@ def _read_json_object(path: Path, what: str, limit: int) -> dict[str, Any]:
     return value
 
 
+def stored_form(name: str, design: dict[str, Any]) -> dict[str, Any]:
+    """What `DesignStore.save` writes for `design`: its `name` filled in when it has none
+    (so a caller can know the written text without reading the file back)."""
+    return {"name": name, **design} if design.get("name") is None else design
+
+
 class DesignStore:
     """Designs by name.  `save` refuses a design with defects."""
 
@@ -207,7 +213,7 @@ class DesignStore:
         defects = validate_designer_graph(design)
         if defects:
             raise ValueError(format_defects(f"design {name!r}", defects))
-        atomic_write_json(path, {"name": name, **design} if inner is None else design)
+        atomic_write_json(path, stored_form(name, design))
         return path
 
     def load(self, name: str) -> dict[str, Any]:

@@ -277,12 +277,14 @@ def test_a_body_that_is_not_safe_json_is_a_400(http: Any, hermes_home: Path,
 
 def test_the_design_routes_read_validate_save_and_refuse_defects(http: Any,
                                                                  hermes_home: Path) -> None:
+    from hwf_lsp.hermes.design_revision import revision_of
     from hwf_lsp.workflow import validate_designer_graph
 
     design = review()
     saved_answer = http.put(f"{BASE}/designs/review", json={"design": design})
     path = hermes_home / "workflow-designs" / "review.json"
-    assert saved_answer.json() == {"saved": True, "path": str(path)}, saved_answer.text
+    assert saved_answer.json() == {"saved": True, "path": str(path),
+                                   "revision": revision_of(path.read_text())}, saved_answer.text
     assert http.get(f"{BASE}/designs/review").json() == {"design": json.loads(path.read_text())}
     broken = review()
     broken["nodes"][1].pop("prompt")
@@ -417,7 +419,8 @@ def test_edits_chain_on_the_draft_and_write_nothing_until_saved(http: Any,
         answer = edit(http, {**request, **({"text": text} if text is not None else {})})
         assert answer.status_code == 200, answer.text
         body = answer.json()
-        assert set(body) == {"text", "id", "graph", "valid", "defects"}
+        first = text is None  # an edit of the stored file says which revision it started from
+        assert set(body) == {"text", "id", "graph", "valid", "defects", *(["base"] if first else [])}
         text = body["text"]
         assert body["id"] == new_id
         assert body["defects"] == validate_designer_graph(json.loads(text))
@@ -510,3 +513,85 @@ def test_no_stamp_is_given_while_the_directory_may_not_move_on_the_next_write() 
     assert _stamp_text((now, 7)) is None  # a write in this tick would keep the mtime
     assert _stamp_text((now - 10**9, 7)) == f"{now - 10**9}-7"
     assert _stamp_text(None) is None  # no runs directory yet
+
+
+# --- Save against the revision the draft was made from (a newer stored copy is kept) -----
+
+
+def other_writer(path: Path) -> bytes:
+    """Change the stored design as `hwf`, the chat tools or an editor would: a new title."""
+    changed = json.loads(path.read_text(encoding="utf-8"))
+    changed["nodes"][0]["title"] = "Written elsewhere"
+    Workflows(path.parent.parent).save(changed["name"], changed)
+    return path.read_bytes()
+
+
+def test_the_graph_and_a_first_edit_give_the_stored_revision_and_save_answers_the_new_one(
+        http: Any, hermes_home: Path) -> None:
+    from hwf_lsp.hermes.design_revision import revision_of
+
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    revision = http.get(f"{BASE}/designs/review/graph").json()["revision"]
+    assert revision == revision_of(path.read_text(encoding="utf-8"))
+    first = edit(http, {"edit": "deleteNode", "id": "gate"}).json()
+    assert first["base"] == revision
+    assert "base" not in edit(http, {"edit": "deleteNode", "id": "publish",
+                                     "text": first["text"]}).json()
+    answer = http.put(f"{BASE}/designs/review",
+                      json={"design": json.loads(first["text"]), "base": revision})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["revision"] == revision_of(path.read_text(encoding="utf-8"))
+    assert "gate" not in [n["id"] for n in json.loads(path.read_text())["nodes"]]
+
+
+def test_a_save_on_a_stale_base_is_a_409_and_keeps_the_other_writers_copy(
+        http: Any, hermes_home: Path) -> None:
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    base = http.get(f"{BASE}/designs/review/graph").json()["revision"]
+    draft = json.loads(edit(http, {"edit": "deleteNode", "id": "gate"}).json()["text"])
+    theirs = other_writer(path)
+    refused = http.put(f"{BASE}/designs/review", json={"design": draft, "base": base})
+    assert refused.status_code == 409, refused.text
+    body = refused.json()
+    assert body["argument"] == "base" and "changed by another writer" in body["error"]
+    assert body["revision"] == http.get(f"{BASE}/designs/review/graph").json()["revision"]
+    assert path.read_bytes() == theirs
+    # Overwriting on purpose: the base is the copy the 409 named, and only that one.
+    again = http.put(f"{BASE}/designs/review", json={"design": draft, "base": body["revision"]})
+    assert again.status_code == 200, again.text
+    assert [n["id"] for n in json.loads(path.read_text())["nodes"]] == [
+        "start", "draft", "publish"]
+
+
+def test_a_save_whose_design_was_deleted_since_is_a_409_and_writes_nothing(
+        http: Any, hermes_home: Path) -> None:
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    base = http.get(f"{BASE}/designs/review/graph").json()["revision"]
+    path.unlink()
+    refused = http.put(f"{BASE}/designs/review", json={"design": review(), "base": base})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["revision"] is None and "was deleted" in refused.json()["error"]
+    assert not path.exists()
+
+
+def test_a_save_without_a_base_overwrites_as_before(http: Any, hermes_home: Path) -> None:
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    other_writer(path)
+    answer = http.put(f"{BASE}/designs/review", json={"design": review()})
+    assert answer.status_code == 200, answer.text
+    assert json.loads(path.read_text())["nodes"][0].get("title") != "Written elsewhere"
+
+
+@pytest.mark.parametrize("base", [7, ["abc"], {"revision": "abc"}])
+def test_a_base_that_is_not_a_revision_is_a_400(http: Any, hermes_home: Path,
+                                                base: Any) -> None:
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    before = path.read_bytes()
+    answer = http.put(f"{BASE}/designs/review", json={"design": review(), "base": base})
+    assert answer.status_code == 400 and answer.json()["argument"] == "base", answer.text
+    assert path.read_bytes() == before

@@ -8,7 +8,10 @@
 // with its configured model (a fake OpenAI-compatible server on 127.0.0.1, whose request
 // log is artifacts/dashboard/fake-model-requests.jsonl), the approval answered on the
 // canvas, completed; run from here, cancelled on the canvas; a run started with `hwf run`
-// seen live, responded to and answered on the canvas. Screenshots in
+// seen live, responded to and answered on the canvas. The unsaved draft survives picking
+// another design, the dashboard's own navigation and a reload (which asks first); a Save
+// after another writer stored the design is refused in words and the file keeps their
+// copy, reloaded on the canvas. Screenshots in
 // artifacts/dashboard/. Build the bundle first (`make dashboard-js`).
 //
 //   node dashboard.js [--repo DIR] [--keep]
@@ -112,7 +115,7 @@ async function main() {
     const notice = page.locator('.hwf-notice');
     const designFile = path.join(home, 'workflow-designs', 'ship-notes.json');
     const setField = async (id, field, value, how = 'fill') => {
-      await click(node(id));
+      await click(node(id).locator('.hwf-node-title')); // the title: a run's state badge opens the step's details instead
       const input = page.locator(`.hwf-side .hwf-field[data-field="${field}"] .hwf-field-input`);
       await waitFor(`the inspector of ${id}`, () => input.isVisible(), { timeout: 15000 });
       if (how === 'select') await input.selectOption(value);
@@ -143,15 +146,48 @@ async function main() {
       const draft = await page.locator('.hwf-draft-state').innerText();
       const onDisk = JSON.parse(fs.readFileSync(designFile, 'utf8'));
       if (onDisk.nodes.length !== 3) throw new Error('the file changed before Save');
-      // Picking another design with an unsaved draft asks first; dismissed, the draft stays.
-      let asked = '';
-      page.once('dialog', (dialog) => { asked = dialog.message(); void dialog.dismiss(); });
+      // Picking another design keeps the draft; picking ship-notes again draws it, unsaved.
       await page.locator('select.hwf-design-picker').selectOption('review-flow');
-      await waitFor('the question', () => asked !== '', { timeout: 10000 });
-      await page.waitForTimeout(300);
-      const kept = await page.locator('select.hwf-design-picker').inputValue();
-      if (kept !== 'ship-notes' || (await node('agent').count()) !== 1) throw new Error(`after dismissing: ${kept}`);
-      return `4 nodes, 4 edges on the canvas; toolbar says "${draft}"; the file still has ${onDisk.nodes.length} nodes; switching design asked "${asked}", dismissed: the draft stays`;
+      await waitFor('review-flow drawn', async () => (await page.locator('.react-flow__node').count()) === 7, { timeout: 30000 });
+      const label = (await page.locator('select.hwf-design-picker option[value="ship-notes"]').innerText()).trim();
+      await page.locator('select.hwf-design-picker').selectOption('ship-notes');
+      await waitFor('the draft back', async () => (await node('agent').count()) === 1 && (await page.locator('.react-flow__edge').count()) === 4, { timeout: 30000 });
+      const back = await page.locator('.hwf-draft-state').innerText();
+      return `4 nodes, 4 edges on the canvas; toolbar says "${draft}"; the file still has ${onDisk.nodes.length} nodes; review-flow picked (ship-notes listed as "${label}") and ship-notes again: the draft is drawn, "${back}"`;
+    });
+
+    await step('dashboard draft: leaving through the dashboard\'s own navigation and coming back finds the draft, unsaved; a reload asks first and keeps it too', async () => {
+      const nav = (href) => page.locator(`a[href="${href}"]`).first();
+      await click(nav('/sessions'));
+      await waitFor('the sessions page, the tab unmounted', async () => new URL(page.url()).pathname === '/sessions' && (await page.locator('.hwf-dashboard').count()) === 0, { timeout: 30000 });
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: path.join(artifacts, '03a-left-for-sessions.png') });
+      // Closing or reloading asks first on the other pages too (a closed browser tab takes the draft with it).
+      let askedThere = '';
+      const answerThere = (dialog) => { askedThere = dialog.type(); void dialog.accept(); };
+      page.on('dialog', answerThere);
+      await page.reload();
+      page.off('dialog', answerThere);
+      if (askedThere !== 'beforeunload') throw new Error(`reloading Sessions did not ask first (dialog: "${askedThere}")`);
+      await waitFor('the sidebar again', () => nav('/workflows').isVisible(), { timeout: 60000 });
+      await click(nav('/workflows'));
+      await waitFor('ship-notes with the draft', async () => (await page.locator('select.hwf-design-picker').count()) === 1 && (await page.locator('select.hwf-design-picker').inputValue()) === 'ship-notes' && (await node('agent').count()) === 1, { timeout: 30000 });
+      await waitFor('the draft state', async () => (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 10000 });
+      const state = await page.locator('.hwf-draft-state').innerText();
+      const said = (await notice.innerText()).replace('×', '').trim();
+      const save = await page.locator('button.hwf-save').innerText();
+      const discard = await page.locator('button.hwf-discard').count();
+      await shot('03b-draft-back-after-navigation');
+      if (!/unsaved/.test(state) || save !== 'Save' || discard !== 1) throw new Error(`after coming back: "${state}", "${save}", discard ${discard}`);
+      if (JSON.parse(fs.readFileSync(designFile, 'utf8')).nodes.length !== 3) throw new Error('the file changed before Save');
+      let asked = '';
+      const answer = (dialog) => { asked = dialog.type(); void dialog.accept(); };
+      page.on('dialog', answer);
+      await page.reload();
+      page.off('dialog', answer);
+      await waitFor('the draft after the reload', async () => (await node('agent').count()) === 1 && (await page.locator('.react-flow__edge').count()) === 4 && (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 60000 });
+      if (asked !== 'beforeunload') throw new Error(`the reload did not ask first (dialog: "${asked}")`);
+      return `Sessions in the dashboard's sidebar (a reload there asked first: ${askedThere}), then Workflows: ship-notes drawn with the agent node, "${state}", Save and Discard shown; notice "${said}"; the file still has 3 nodes; reload: a ${asked} dialog, accepted, the draft drawn again`;
     });
 
     await step('dashboard edit: a defect shows on its node (channel without target), Save is refused with it, then it is fixed', async () => {
@@ -241,6 +277,31 @@ async function main() {
       if (run.status !== 'completed' || run.outputs.agent !== 'Notes written by hand.' || run.answers.gate !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)} ${JSON.stringify(run.answers)}`);
       if (model.requests.length !== before) throw new Error('the model was asked although the step was responded');
       return `run ${outside} (hwf run) on the canvas ${seenMs} ms after it parked; responded and answered there: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}, no model request${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
+    });
+
+    await step('dashboard conflict: Save after another writer stored ship-notes is refused in words, the file keeps their copy; Reload stored design shows it', async () => {
+      const ours = 'Write the notes in two bullets.';
+      const theirs = 'Ship the notes now?';
+      await setField('agent', 'prompt', ours);
+      await waitFor('our draft', async () => (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 15000 });
+      // Another writer (the chat tools, hwf, an editor) saves ship-notes through the store, behind the tab's back.
+      const write = `import json, sys\nfrom hwf_lsp.hermes.engine import Workflows\nflows = Workflows(sys.argv[1])\nd = flows.get('ship-notes')\nnext(n for n in d['nodes'] if n['id'] == 'gate')['question'] = sys.argv[2]\nflows.save('ship-notes', d)\n`;
+      execFileSync(path.join(bin, 'python'), ['-c', write, home, theirs], { env });
+      const written = fs.readFileSync(designFile, 'utf8');
+      await click(page.locator('button.hwf-save'));
+      const conflict = page.locator('.hwf-conflict');
+      await waitFor('the conflict', () => conflict.isVisible(), { timeout: 15000 });
+      const message = (await conflict.locator('span').innerText()).trim();
+      await shot('11-conflict-save-refused');
+      if (!/was changed in the store after you opened it/.test(message)) throw new Error(`the conflict says: ${message}`);
+      const onDisk = fs.readFileSync(designFile, 'utf8');
+      const stored = JSON.parse(onDisk);
+      if (onDisk !== written || stored.nodes.find((n) => n.id === 'agent').prompt !== PROMPT || stored.nodes.find((n) => n.id === 'gate').question !== theirs) throw new Error(`the file: ${onDisk}`);
+      await click(conflict.locator('button.hwf-conflict-reload'));
+      await waitFor('their copy drawn, nothing unsaved', async () => (await conflict.count()) === 0 && (await page.locator('button.hwf-save').innerText()) === 'Saved' && (await node('gate').innerText()).includes(theirs), { timeout: 15000 });
+      await shot('12-conflict-reloaded-stored-copy');
+      if (fs.readFileSync(designFile, 'utf8') !== written) throw new Error('the reload wrote the file');
+      return `conflict: "${message}"; ship-notes.json keeps the other writer's copy (gate asks "${theirs}", agent prompt unchanged); Reload stored design: the gate node shows "${theirs}", Saved${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
     });
   } finally {
     await browser.close();

@@ -1,7 +1,8 @@
 /**
  * The Hermes dashboard tab (`visual-workflow` plugin, manifest in
- * hwf_lsp/hermes/dashboard/): a design picker, Save, and the canvas with the fetch host
- * (which keeps the draft; the routes compute every edit). The
+ * hwf_lsp/hermes/dashboard/): a design picker, Save and Discard, and the canvas with the
+ * fetch host (which keeps the draft, in the browser's sessionStorage too, so leaving the
+ * tab loses nothing; the routes compute every edit). The
  * host SPA gives us `window.__HERMES_PLUGIN_SDK__` (its React, `fetchJSON` with the
  * session token); the canvas renders with the React bundled here, in its own root
  * inside the host's component, so the host's React version does not matter.
@@ -13,6 +14,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Canvas } from './Canvas';
 import { DashboardHost, dashboardHost, DesignEntry, DraftState, FetchJSON, listDesigns, routeError } from './dashboardHost';
+import { DraftStore, draftStore } from './draftStore';
 import type { CanvasMessage, Host } from './protocol';
 
 interface HostReact {
@@ -65,69 +67,94 @@ function withDownloads<T extends Host>(host: T, name: string): T {
   };
 }
 
-/** Save, and what the draft is: unsaved, with defects. */
-function SaveButton({ host }: { host: DashboardHost }) {
+/** Save and Discard, what the draft is (unsaved, with defects), and a refused Save's way out. */
+function DraftBar({ host, name }: { host: DashboardHost; name: string }) {
   const [draft, setDraft] = useState<DraftState>({ dirty: false });
-  const [saving, setSaving] = useState(false);
+  const [busy, setBusy] = useState(false);
   useEffect(() => host.onDraft(setDraft), [host]);
+  const work = (action: () => Promise<unknown>) => {
+    setBusy(true);
+    void action().finally(() => setBusy(false));
+  };
+  const state = draft.valid === false ? 'unsaved, with defects' : 'unsaved';
   return (
     <>
       <button
         className="hwf-save hwf-primary"
-        disabled={!draft.dirty || saving}
+        disabled={!draft.dirty || busy}
         title={draft.dirty ? 'Save the design (the store validates it again)' : 'No unsaved changes'}
-        onClick={() => {
-          setSaving(true);
-          void host.save().finally(() => setSaving(false));
-        }}
+        onClick={() => work(() => host.save())}
       >
         {draft.dirty ? 'Save' : 'Saved'}
       </button>
-      {draft.dirty && <span className="hwf-draft-state" role="status">{draft.valid === false ? 'unsaved, with defects' : 'unsaved'}</span>}
+      {draft.dirty && (
+        <button
+          className="hwf-discard"
+          disabled={busy}
+          title="Drop the unsaved changes and show the stored design"
+          onClick={() => window.confirm(`Discard your unsaved changes to ${name}?`) && work(() => host.discard())}
+        >
+          Discard
+        </button>
+      )}
+      {draft.dirty && <span className="hwf-draft-state" role="status">{draft.kept === false ? `${state} (this browser will not keep it if you leave)` : state}</span>}
+      {draft.conflict && (
+        <div className="hwf-conflict" role="alert">
+          <span>{draft.conflict}</span>
+          <button className="hwf-conflict-reload" disabled={busy} onClick={() => work(() => host.discard())}>Reload stored design</button>
+          <button className="hwf-conflict-overwrite" disabled={busy} onClick={() => work(() => host.overwrite())}>Overwrite with mine</button>
+        </div>
+      )}
     </>
   );
 }
 
-/** The browser's localStorage, if this page may use it (a sandbox or a policy may refuse). */
-function browserStorage(): Storage | undefined {
+/** The browser's storage of one kind, if this page may use it (a sandbox or a policy may refuse). */
+function browserStorage(kind: 'localStorage' | 'sessionStorage'): Storage | undefined {
   try {
-    return window.localStorage ?? undefined;
+    return window[kind] ?? undefined;
   } catch {
     return undefined;
   }
 }
 
-function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
+function DashboardApp({ fetchJSON, drafts }: { fetchJSON: FetchJSON; drafts: DraftStore }) {
   const [designs, setDesigns] = useState<DesignEntry[]>([]);
   const [name, setName] = useState<string>('');
   const [error, setError] = useState('');
   useEffect(() => {
     listDesigns(fetchJSON).then((list) => {
       setDesigns(list);
-      setName((current) => current || list[0]?.name || '');
+      const last = drafts.lastDesign(); // coming back: the design left open
+      setName((current) => current || (list.some((d) => d.name === last) ? last! : list[0]?.name) || '');
     }, (e) => setError(routeError(e)));
-  }, [fetchJSON]);
-  const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON, { storage: browserStorage() }), name) : undefined), [name, fetchJSON]);
+  }, [fetchJSON, drafts]);
+  const host = useMemo(() => (name ? withDownloads(dashboardHost(name, fetchJSON, { storage: browserStorage('localStorage'), drafts }), name) : undefined), [name, fetchJSON, drafts]);
   useEffect(() => () => host?.dispose(), [host]);
-  // An unsaved draft lives only in this page: leaving it or picking another design asks first.
-  const [dirty, setDirty] = useState(false);
-  useEffect(() => host?.onDraft((d) => setDirty(d.dirty)), [host]);
+  // The draft is kept in this browser tab while the tab is left; closing or reloading the page asks first.
+  const [draft, setDraft] = useState<DraftState>({ dirty: false });
+  const [unsaved, setUnsaved] = useState<string[]>([]);
+  useEffect(() => host?.onDraft((d) => {
+    setDraft(d);
+    setUnsaved(drafts.names());
+  }), [host, drafts]);
   useEffect(() => {
-    if (!dirty) return;
+    if (!draft.dirty) return;
     const warn = (e: BeforeUnloadEvent) => e.preventDefault();
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
-  }, [dirty]);
+  }, [draft.dirty]);
   const pick = (next: string) => {
-    if (!dirty || window.confirm(`Discard the unsaved changes to ${name}?`)) {
-      setDirty(false);
+    if (!draft.dirty || draft.kept !== false || window.confirm(`Discard the unsaved changes to ${name}? This browser will not keep them.`)) {
+      drafts.rememberDesign(next);
+      setDraft({ dirty: false });
       setName(next);
     }
   };
   const picker = (
     <select className="hwf-design-picker" aria-label="Design" value={name} onChange={(e) => pick(e.target.value)}>
       {designs.map((d) => (
-        <option key={d.name} value={d.name}>{d.name}{d.error ? ' (unreadable)' : ''}</option>
+        <option key={d.name} value={d.name}>{d.name}{d.error ? ' (unreadable)' : unsaved.includes(d.name) ? ' (unsaved)' : ''}</option>
       ))}
     </select>
   );
@@ -137,7 +164,7 @@ function DashboardApp({ fetchJSON }: { fetchJSON: FetchJSON }) {
   if (!host) {
     return <div className="hwf-canvas"><div className="hwf-empty">{designs.length ? 'Pick a design.' : 'No stored designs yet (workflow-designs/).'}</div></div>;
   }
-  return <Canvas key={name} host={host} header={<>{picker}<SaveButton host={host} /></>} />;
+  return <Canvas key={name} host={host} header={<>{picker}<DraftBar host={host} name={name} /></>} />;
 }
 
 function register(): void {
@@ -148,12 +175,18 @@ function register(): void {
   }
   const R = sdk.React;
   const fetchJSON = fetcher();
+  const drafts = draftStore(browserStorage('sessionStorage'));
+  // A kept draft outlives the tab's component but not the browser tab: closing or reloading
+  // the page asks first from any dashboard page, not only while the tab is shown.
+  window.addEventListener('beforeunload', (e) => {
+    if (drafts.names().length > 0) e.preventDefault();
+  });
   /** The host's component: a div the canvas mounts its own React root into. */
   function WorkflowsTab() {
     const ref = R.useRef<HTMLDivElement | null>(null);
     R.useEffect(() => {
       const root = createRoot(ref.current!);
-      root.render(<DashboardApp fetchJSON={fetchJSON} />);
+      root.render(<DashboardApp fetchJSON={fetchJSON} drafts={drafts} />);
       return () => root.unmount();
     }, []);
     return R.createElement('div', { ref, className: 'hwf-dashboard' });

@@ -4,12 +4,17 @@
  * postMessage. The tab has no text editor, so the host keeps the design's draft text:
  * each canvas edit is sent with it to `POST /designs/{name}/edit`, where the editor's edit
  * code computes the new text, its graph and the validator's defects (no edit logic here).
- * Save puts the draft through the store (refused with its defects); runs start from the
- * stored design; answer, respond and cancel act on the shown run. The newest run is
- * polled with the runs directory's stamp, so an idle poll reads no run file.
- * No DOM and no React here (unit tested with a fake fetch).
+ * The draft is kept in the browser (`draftStore.ts`) on every change, so leaving the tab,
+ * picking another design or reloading the page finds it again. Save puts the draft
+ * through the store (refused with its defects) with the revision of the stored copy the
+ * draft was made from, so a copy another writer stored since is never overwritten
+ * unasked (409: the tab offers to reload the stored copy or to overwrite it on purpose).
+ * Runs start from the stored design; answer, respond and cancel act on the shown run.
+ * The newest run is polled with the runs directory's stamp, so an idle poll reads no run
+ * file. No DOM and no React here (unit tested with a fake fetch).
  */
 import { asRunSummary, RunSummary, runsOf, stepsOfRun } from '../common/runModel';
+import type { DraftStore } from './draftStore';
 import { asGraphView, GraphView } from './graphModel';
 import { editFailureText, positionEntries } from './protocol';
 import type { CanvasMessage, EditRequest, Host, HostMessage, PositionEntry, RunRequest } from './protocol';
@@ -33,8 +38,8 @@ export async function listDesigns(fetchJSON: FetchJSON): Promise<DesignEntry[]> 
     : [];
 }
 
-/** The parsed JSON body of a failed route (`{error, argument?, defects?}`), if it is one. */
-function routeBody(error: unknown): { error?: unknown; defects?: unknown } | undefined {
+/** The parsed JSON body of a failed route (`{error, argument?, defects?, revision?}`), if it is one. */
+function routeBody(error: unknown): { error?: unknown; defects?: unknown; revision?: unknown } | undefined {
   const text = error instanceof Error ? error.message : String(error);
   const body = /^\d+: (.*)$/s.exec(text)?.[1];
   try {
@@ -57,11 +62,19 @@ export interface DraftState {
   dirty: boolean;
   /** The validator's verdict on the last edit; undefined for the stored text (it was saved valid, or by hand). */
   valid?: boolean;
+  /** False when the browser would not keep the unsaved draft: leaving the page loses it. */
+  kept?: boolean;
+  /** Why Save was refused because another writer changed the stored design since (409). */
+  conflict?: string;
 }
 
 export interface DashboardHost extends Host {
   /** Saves the draft through the store; false (with a notice) when refused or failed. */
   save(): Promise<boolean>;
+  /** After a conflict: saves the draft over the stored copy the conflict named. */
+  overwrite(): Promise<boolean>;
+  /** Drops the draft (and its undo history) and shows the stored design. */
+  discard(): Promise<void>;
   onDraft(listener: (state: DraftState) => void): () => void;
   dispose(): void;
 }
@@ -78,6 +91,8 @@ interface Options {
   cancel?: (timer: unknown) => void;
   /** Where node positions are kept, per design (the browser's localStorage). */
   storage?: PositionStorage;
+  /** Where the unsaved draft is kept while the tab is left (the browser's sessionStorage). */
+  drafts?: DraftStore;
 }
 
 interface Version {
@@ -91,7 +106,7 @@ interface Version {
  * A host for design `name`: on `ready` it sends the stored positions, the graph and the
  * newest run, then polls the newest run every `pollMs` (the routes have no push channel).
  */
-export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 1000, schedule = setTimeout, cancel = clearTimeout as (t: unknown) => void, storage }: Options = {}): DashboardHost {
+export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 1000, schedule = setTimeout, cancel = clearTimeout as (t: unknown) => void, storage, drafts }: Options = {}): DashboardHost {
   const listeners = new Set<(m: HostMessage) => void>();
   const draftListeners = new Set<(s: DraftState) => void>();
   const emit = (m: HostMessage) => listeners.forEach((l) => l(m));
@@ -105,6 +120,11 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
   /** The draft: what is drawn, and the versions before and after it (undo / redo). */
   let current: Version | undefined;
   let savedText: string | null = null;
+  /** The revision of the stored copy the draft was made from (Save's base); null: unknown. */
+  let base: string | null = null;
+  /** Set by a 409: the stored copy's revision now (null: deleted), and what to tell the user. */
+  let conflict: { stored: string | null; text: string } | undefined;
+  let kept = true;
   const undone: Version[] = [];
   const redone: Version[] = [];
   /** Edits, saves and runs one at a time: each edit starts from the text the last one made. */
@@ -119,13 +139,29 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     body: JSON.stringify(body),
     headers: { 'Content-Type': 'application/json' },
   });
-  const draftState = (): DraftState => ({ dirty: current !== undefined && current.text !== savedText, valid: current?.valid });
+  const dirty = () => current !== undefined && current.text !== savedText;
+  const draftState = (): DraftState => ({
+    dirty: dirty(),
+    valid: current?.valid,
+    ...(dirty() && !kept ? { kept: false } : {}),
+    ...(conflict ? { conflict: conflict.text } : {}),
+  });
+  const tellDraft = () => {
+    const state = draftState();
+    draftListeners.forEach((l) => l(state));
+  };
+  /** Draws `version` and keeps it in the browser while it is unsaved (drops it once saved). */
   const show = (version: Version) => {
     current = version;
     seq += 1;
     emit({ type: 'graph', graph: version.graph, seq });
-    const state = draftState();
-    draftListeners.forEach((l) => l(state));
+    if (dirty() && version.text !== null) {
+      kept = drafts?.keep(name, { text: version.text, graph: version.graph, valid: version.valid, base }) ?? false;
+    } else {
+      drafts?.drop(name);
+      kept = true;
+    }
+    tellDraft();
   };
 
   const showRun = (run: RunSummary | undefined) => {
@@ -150,11 +186,23 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       timer = schedule(() => void poll(), pollMs);
     }
   };
+  /** The kept draft of this design if there is one, else the stored design. */
   const loadGraph = async () => {
+    const draft = drafts?.load(name);
+    if (draft) {
+      savedText = null;
+      base = draft.base;
+      show({ text: draft.text, graph: draft.graph, valid: draft.valid });
+      emit({ type: 'notice', text: `Your unsaved changes to ${name} are back: Save or Discard them.` });
+      return;
+    }
     try {
-      const graph = asGraphView(await fetchJSON(`${ROUTES_BASE}/designs/${design}/graph`));
+      const answer = await fetchJSON(`${ROUTES_BASE}/designs/${design}/graph`);
+      const graph = asGraphView(answer);
       if (graph) {
+        const revision = (answer as { revision?: unknown }).revision;
         savedText = null;
+        base = typeof revision === 'string' ? revision : null;
         show({ text: null, graph });
       }
     } catch (error) {
@@ -167,9 +215,11 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     try {
       const fields: Record<string, unknown> = { ...request };
       delete fields.type;
-      const answer = (await post(`/designs/${design}/edit`, current.text === null ? fields : { ...fields, text: current.text })) as { text?: unknown; graph?: unknown; valid?: unknown };
+      const answer = (await post(`/designs/${design}/edit`, current.text === null ? fields : { ...fields, text: current.text })) as { text?: unknown; graph?: unknown; valid?: unknown; base?: unknown };
       const graph = asGraphView(answer?.graph);
       if (typeof answer?.text !== 'string' || !graph) throw new Error('the edit route answered no text and graph');
+      // An edit of the stored text was made on the copy stored now: the draft's base.
+      if (current.text === null && typeof answer.base === 'string') base = answer.base;
       undone.push(current);
       redone.length = 0;
       emit({ type: 'notice', text: '' });
@@ -186,17 +236,30 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     }
   };
 
-  const save = async (): Promise<boolean> => {
+  /** Saves the draft as a change of the stored copy `over` (null: unconditionally). */
+  const save = async (over: string | null): Promise<boolean> => {
     if (!current || current.text === null || current.text === savedText) return true;
     const text = current.text;
     try {
-      await post(`/designs/${design}`, { design: JSON.parse(text) }, 'PUT');
+      const answer = (await post(`/designs/${design}`, over === null ? { design: JSON.parse(text) } : { design: JSON.parse(text), base: over }, 'PUT')) as { revision?: unknown };
       savedText = text;
+      base = typeof answer?.revision === 'string' ? answer.revision : null;
+      conflict = undefined;
       stamp = null; // a run's summary may read the stored design: list it afresh
       emit({ type: 'notice', text: `Saved ${name}.` });
       show(current);
       return true;
     } catch (error) {
+      if (/^409: /.test(error instanceof Error ? error.message : '')) {
+        const stored = routeBody(error)?.revision;
+        conflict = {
+          stored: typeof stored === 'string' ? stored : null,
+          text: `Not saved: ${name} was ${typeof stored === 'string' ? 'changed' : 'deleted'} in the store after you opened it (by the chat, cron, hwf, an editor or another tab). Reload the stored design (your changes are dropped), or overwrite it with yours.`,
+        };
+        emit({ type: 'notice', text: '' }); // the tab shows the conflict, with its two ways out
+        tellDraft();
+        return false;
+      }
       const defects = routeBody(error)?.defects;
       // contract-1 defects: {node?, field?, msg}
       const reasons = Array.isArray(defects) ? defects.flatMap((d) => (typeof d?.msg === 'string' ? [typeof d.node === 'string' ? `${d.node}: ${d.msg}` : d.msg] : [])) : [];
@@ -214,6 +277,16 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       emit({ type: 'notice', text: routeError(error) });
     }
   };
+  const discard = async () => {
+    drafts?.drop(name);
+    undone.length = 0;
+    redone.length = 0;
+    conflict = undefined;
+    current = undefined;
+    await loadGraph();
+    emit({ type: 'notice', text: `Discarded your changes: ${name} as stored.` });
+  };
+
   const run = async (request: RunRequest) => {
     const runId = encodeURIComponent('runId' in request ? request.runId : '');
     switch (request.action) {
@@ -272,9 +345,16 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     save: () => {
       let result = false;
       return serial(async () => {
-        result = await save();
+        result = await save(base);
       }).then(() => result);
     },
+    overwrite: () => {
+      let result = false;
+      return serial(async () => {
+        result = await save(conflict ? conflict.stored : base);
+      }).then(() => result);
+    },
+    discard: () => serial(discard),
     onDraft: (listener) => {
       draftListeners.add(listener);
       listener(draftState());
