@@ -123,6 +123,9 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
       ['how-it-works', 'color', 'select', 'blue'],
     ];
     for (const [id, field, tag, value] of edits) {
+      // the side form narrows the pane, which can leave a node outside it: fit the view first
+      await frame.locator('.react-flow__controls-fitview').click();
+      await page.waitForTimeout(400);
       await node(id).locator('.hwf-node-title').click();
       const input = frame.locator(`.hwf-side ${tag}[data-field="${field}"]`);
       await input.waitFor({ state: 'visible', timeout: 10000 });

@@ -247,7 +247,7 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
       await wb.expandRun(row);
       labelsOf[run.run_id] = await waitFor(`the steps of ${run.run_id}: ${wanted.join(', ')}`, async () => {
         const labels = await stepLabels();
-        return wanted.every((w) => labels.includes(w)) ? labels.filter((l) => wanted.includes(l)) : false;
+        return wanted.every((w) => labels.includes(w)) ? [...new Set(labels.filter((l) => wanted.includes(l)))] : false;
       }, { timeout: 30000 });
       await wb.screenshot(shot(name));
       await click(row.locator('.monaco-tl-twistie')); // collapse: the next run's steps are its own
@@ -272,6 +272,12 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     if (tabs.some((t) => /untitled/i.test(t)) || await page.locator('.tabs-container .tab.dirty').count()) {
       throw new Error(`the step detail left an unsaved document: ${tabs.join(' | ')}`);
     }
+    // close it from its tab, and give the keyboard back to the text: a focused preview
+    // (a webview) can swallow the next command palette
+    const preview = page.locator('.tabs-container .tab', { hasText: 'sign-off.md' });
+    await click(preview.locator('.codicon-close').first());
+    await waitFor('the step detail closed', async () => (await preview.count()) === 0, { timeout: 10000 });
+    await wb.focusText();
     await wb.runCommand('View: Close Primary Side Bar');
     return `run ${rejected.run_id} on the canvas: ${canvasBadges}; Runs view: ${Object.entries(labelsOf).map(([id, l]) => `${id} [${l.join(', ')}]`).join('; ')}; ` +
       `step detail: "${detail.split('\n').find((l) => /rejected/.test(l))?.trim()}"`;

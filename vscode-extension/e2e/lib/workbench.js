@@ -184,7 +184,8 @@ class Workbench {
   /** Shows the Hermes Workflow side bar (its activity bar icon), unless it is showing. */
   async showRunsView() {
     const title = this.page.locator('.part.sidebar .composite.title');
-    if (/hermes workflow/i.test(await title.innerText().catch(() => ''))) {
+    // a closed side bar keeps its last title in the DOM: showing means visible too
+    if (await this.page.locator('.part.sidebar').isVisible() && /hermes workflow/i.test(await title.innerText().catch(() => ''))) {
       return;
     }
     // The item, not its label: a badge (runs waiting) may cover the label.
