@@ -175,6 +175,10 @@ EDITS: list[tuple[str, list[Any], Any, str | None]] = [
      None),
     ("hwf.edit.setField", ["memo", "text", "🎉 fête"],
      lambda d: design_edits.set_field(d, "memo", "text", "🎉 fête"), None),
+    ("hwf.edit.removeField", ["draft", "title"],
+     lambda d: design_edits.remove_field(d, "draft", "title"), None),
+    ("hwf.edit.removeField", ["start", "title"],
+     lambda d: design_edits.remove_field(d, "start", "title"), None),
 ]
 
 
@@ -215,6 +219,8 @@ async def test_a_refused_edit_is_invalid_params_and_sends_nothing(
         ("hwf.edit.addNode", ["robot", None], "is not a kind"),
         ("hwf.edit.setField", ["draft", "prompt"], "missing value"),
         ("hwf.edit.renameNode", ["draft"], "missing new_id"),
+        ("hwf.edit.removeField", ["draft", "prompt"], "needs its prompt"),
+        ("hwf.edit.removeField", ["draft", "retries"], "has no field 'retries'"),
     ]:
         with pytest.raises(JsonRpcException) as caught:
             await execute(client, command, uri, *args)
@@ -262,3 +268,4 @@ async def test_graph_latency_on_a_50_node_design_after_an_edit(client: LanguageC
           f"p50 {p50:.1f} ms, p90 {p90:.1f} ms")
     assert len(as_dict(answer)["nodes"]) == 50 and len(as_dict(answer)["edges"]) == 96
     assert p50 < 100
+

@@ -46,7 +46,9 @@ ADD_NODE = "hwf.edit.addNode"
 DELETE_NODE = "hwf.edit.deleteNode"
 RENAME_NODE = "hwf.edit.renameNode"
 SET_FIELD = "hwf.edit.setField"
-CANVAS_COMMANDS = (GRAPH, CONNECT, DISCONNECT, ADD_NODE, DELETE_NODE, RENAME_NODE, SET_FIELD)
+REMOVE_FIELD = "hwf.edit.removeField"
+CANVAS_COMMANDS = (GRAPH, CONNECT, DISCONNECT, ADD_NODE, DELETE_NODE, RENAME_NODE, SET_FIELD,
+                   REMOVE_FIELD)
 
 LAST_GOOD_KEPT = 64
 """Documents whose last good graph is kept (for the stale answer on broken JSON)."""
@@ -91,6 +93,8 @@ EDITS: dict[str, EditCommand] = {
                              "Rename node {0} to {1}"),
     SET_FIELD: EditCommand((("id", STRING), ("field", STRING), ("value", ANY)),
                            design_edits.set_field, "Set {1} of {0}"),
+    REMOVE_FIELD: EditCommand((("id", STRING), ("field", STRING)), design_edits.remove_field,
+                              "Remove {1} of {0}"),
 }
 
 
