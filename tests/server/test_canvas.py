@@ -21,10 +21,12 @@ from helpers_lsp import (
     apply_edits,
     change_doc,
     design_uri,
+    eventually,
     make_client,
     open_doc,
     server_config,
     span_range,
+    write_run,
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -269,3 +271,27 @@ async def test_graph_latency_on_a_50_node_design_after_an_edit(client: LanguageC
     assert len(as_dict(answer)["nodes"]) == 50 and len(as_dict(answer)["edges"]) == 96
     assert p50 < 100
 
+
+async def test_complete_expression_offers_what_the_condition_string_offers(
+        client: LanguageClient) -> None:
+    """The canvas inspector's completion (`hwf.completeExpression`): upstream ids after
+    `out.`, the newest run's paths, operators; UTF-16 ranges in the expression."""
+    uri = fresh(client, TEXT.replace('"canvas-e2e"', '"canvas-complete"'))
+    ids = as_dict(await execute(client, "hwf.completeExpression", uri, "gate", "out.", 4))
+    assert [i["label"] for i in ids["items"]][:2] == ["review", "draft"]  # the parent first
+    assert {(i["start"], i["end"], i["text"]) for i in ids["items"][:1]} == {(4, 4, "review.")}
+    write_run("canvas-complete", "c0de00000001", {"review": {"score": 9, "verdict": "ok"}})
+    paths = as_dict(await eventually(
+        lambda: execute(client, "hwf.completeExpression", uri, "gate", "out.review.", 11),
+        lambda answer: len(as_dict(answer)["items"]) == 2))
+    assert [(i["label"], i["detail"]) for i in paths["items"]] == [("score", "9"),
+                                                                 ("verdict", '"ok"')]
+    ops = as_dict(await execute(client, "hwf.completeExpression", uri, "gate",
+                                "out.review.score ", 17))
+    assert [i["label"] for i in ops["items"]] == ["==", "!=", "<", "<=", ">", ">="]
+    for args, message in [(["gate", "out.", 9], "outside the expression"),
+                          (["gate", "out.", "4"], "offset must be a whole number"),
+                          (["gate", 3, 0], "expression must be a string")]:
+        with pytest.raises(JsonRpcException) as caught:
+            await execute(client, "hwf.completeExpression", uri, *args)
+        assert caught.value.code == -32602 and message in str(caught.value)
