@@ -30,7 +30,7 @@ import { HwfEdge } from './HwfEdge';
 import { makeHwfNode } from './HwfNode';
 import { Inspector } from './Inspector';
 import type { Layout, Route } from './layout';
-import type { CanvasConfig, CanvasMessage, Host, HostMessage, PositionEntry } from './protocol';
+import type { CanvasConfig, CanvasMessage, ExpressionItem, Host, HostMessage, PositionEntry } from './protocol';
 
 const DEFAULT_CONFIG: CanvasConfig = { editable: true, runsEnabled: true, answerable: true };
 /** Past this many nodes only the ones in view are rendered, and a new node is centred rather than fitted. */
@@ -92,6 +92,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const keptEdges = useRef(new Map<string, { key: string; value: Edge }>());
   const configRef = useRef(config);
   configRef.current = config;
+  /** The inspector's completion requests waiting for the host's answer, by request number. */
+  const completing = useRef(new Map<number, (items: ExpressionItem[]) => void>());
+  const lastRequest = useRef(0);
 
   const post = useCallback((m: CanvasMessage) => host.post(m), [host]);
   const flowInstance = useReactFlow();
@@ -119,6 +122,10 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           break;
         case 'positions':
           stored.current = new Map(m.entries.map(([k, x, y]) => [k, { x, y }]));
+          break;
+        case 'completions':
+          completing.current.get(m.request)?.(m.items);
+          completing.current.delete(m.request);
           break;
       }
     });
@@ -253,6 +260,20 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   }, [flowInstance]);
 
   const reveal = useCallback((id: string) => post({ type: 'reveal', id }), [post]);
+
+  // The inspector's completion: asked of the host, answered by its `completions` message.
+  const complete = useCallback(
+    (id: string, field: string, text: string, offset: number) =>
+      new Promise<ExpressionItem[]>((resolve) => {
+        const request = ++lastRequest.current;
+        for (const [n, answer] of completing.current) {
+          if (n < request - 8) { answer([]); completing.current.delete(n); } // an answer that never came
+        }
+        completing.current.set(request, resolve);
+        post({ type: 'complete', request, id, field, text, offset });
+      }),
+    [post],
+  );
 
   // The node under the text cursor scrolls into view when it is off screen.
   useEffect(() => {
@@ -515,6 +536,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
             config={config}
             post={post}
             onRenamed={(id) => setSelected(id)}
+            complete={complete}
           />
         )}
       </div>
