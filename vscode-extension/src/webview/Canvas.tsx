@@ -176,7 +176,11 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         dropped.current = null;
       }
     }
-    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG });
+    const measured = (key: string) => {
+      const size = flowInstance.getInternalNode(key)?.measured;
+      return size?.width && size.height ? { width: size.width, height: size.height } : undefined;
+    };
+    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG, measured });
     placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
     return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph
@@ -395,11 +399,12 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         const a = box.get(e.source);
         const b = box.get(e.target);
         if (!a || !b) return [];
-        const route = (e.data as { route?: { x: number; y: number }[] } | undefined)?.route;
+        const data = e.data as { route?: { x: number; y: number }[]; detour?: { x: number; y: number }[] } | undefined;
+        const route = data?.route ?? data?.detour;
         const from = { x: a.position.x + a.width / 2, y: a.position.y + a.height };
         const to = { x: b.position.x + b.width / 2, y: b.position.y };
         const fixed = route && route.length >= 2 ? route.map((p, i) => (i === 0 ? { x: p.x, y: from.y } : i === route.length - 1 ? { x: p.x, y: to.y } : p)) : undefined;
-        return [{ from, to, route: fixed }];
+        return [{ from, to, route: fixed, detour: !data?.route && fixed !== undefined }];
       });
       const svg = graphSvg(nodes, edges, colors);
       post({ type: 'export', format, data: format === 'svg' ? svg : await toPng(svg) });
