@@ -49,6 +49,8 @@ KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
 
 MAX_PATH_ITEMS = 200
 _WORD_TAIL = re.compile(r"[A-Za-z0-9_.\-]*")
+_WORD = re.compile(r"[A-Za-z0-9_-]*")
+"""A word of a condition (an id or a path segment): it may go on after the cursor."""
 _NAME = r"[A-Za-z0-9_-]+"
 _EXPR_START = re.compile(r"\s*(o|ou|out)?\Z")
 _EXPR_NODE = re.compile(r"\s*out\.(" + _NAME + r")?\Z")
@@ -633,12 +635,29 @@ def _index_in_nodes(ctx: CursorContext) -> int:
 
 def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
                 run: RunInfo | None) -> list[Completion]:
-    raw = ctx.prefix
+    """A condition string in the document: `expression_items` on its raw text, the
+    offsets moved to the document's."""
     base = ctx.token_start + 1  # first character inside the string
-    end_of_word = _end_of_word(ctx)
+    items = expression_items(ctx.source[base:_end_of_word(ctx)], ctx.offset - base, design,
+                             info, run)
+    for item in items:
+        item.start += base
+        item.end += base
+    return items
+
+
+def expression_items(text: str, offset: int, design: Design, info: NodeInfo,
+                     run: RunInfo | None, *, in_json: bool = True) -> list[Completion]:
+    """The parts of `out.<node>.<path> <op> <literal>` that fit at `offset` of a condition's
+    text (the cursor's word may go on after it), ranges in `text`: the node ids `info`
+    may read, the newest run's paths, the operators, literals.  `in_json`: `text` is the
+    raw inside of a JSON string, so a string literal is written escaped; the canvas's
+    inspector gives the expression itself (`expression_completion.py`)."""
+    raw = text[:offset]
+    end_of_word = _WORD.match(text, offset).end()
     match = _EXPR_START.match(raw)
     if match:
-        start = base + (match.start(1) if match.group(1) else len(raw))
+        start = match.start(1) if match.group(1) else len(raw)
         return [
             Completion(label=f"out.{c.id}", kind=NODE, insert_text=f"out.{c.id}.", start=start,
                        end=end_of_word, detail=_node_detail(c), documentation=c.first_line(),
@@ -647,7 +666,7 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
         ]
     match = _EXPR_NODE.match(raw)
     if match:
-        start = base + match.start(1) if match.group(1) else base + len(raw)
+        start = match.start(1) if match.group(1) else len(raw)
         return [
             Completion(label=c.id, kind=NODE, insert_text=f"{c.id}.", start=start,
                        end=end_of_word, detail=_node_detail(c), documentation=c.first_line(),
@@ -658,14 +677,14 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
     if match:
         node_id = match.group(1)
         segments = [_segment(s) for s in match.group(2).split(".") if s]
-        start = base + (match.start(3) if match.group(3) else len(raw))
+        start = match.start(3) if match.group(3) else len(raw)
         return _paths(run, node_id, segments, start, end_of_word)
     match = _EXPR_OPERATOR.match(raw)
     if match:
-        start = base + match.start(3)
+        start = match.start(3)
         return [
             Completion(label=op, kind=OPERATOR, insert_text=op + " ", start=start,
-                       end=max(ctx.offset, start + len(match.group(3))), detail="operator",
+                       end=max(offset, start + len(match.group(3))), detail="operator",
                        documentation=_OP_DOCS[op], sort_text=f"{i}")
             for i, op in enumerate(("==", "!=", "<", "<=", ">", ">="))
         ]
@@ -673,9 +692,8 @@ def _expression(ctx: CursorContext, design: Design, info: NodeInfo,
     if match:
         node_id = match.group(1)
         segments = [_segment(s) for s in match.group(2).split(".") if s]
-        start = base + match.start(4)
-        return _literals(run, node_id, segments, start, max(ctx.offset, end_of_word),
-                         match.group(3), match.group(4))
+        return _literals(run, node_id, segments, match.start(4), max(offset, end_of_word),
+                         match.group(3), match.group(4), in_json=in_json)
     return []
 
 
@@ -695,9 +713,7 @@ def _segment(text: str) -> str | int:
 
 def _end_of_word(ctx: CursorContext) -> int:
     """The cursor's word may continue after it (completing in the middle of a name)."""
-    text = ctx.source
-    match = re.compile(r"[A-Za-z0-9_-]*").match(text, ctx.offset)
-    return match.end() if match else ctx.offset
+    return _WORD.match(ctx.source, ctx.offset).end()
 
 
 def _preview(value: Any, limit: int = 80) -> str:
@@ -736,7 +752,8 @@ def _paths(run: RunInfo | None, node_id: str, segments: list[str | int], start: 
 
 
 def _literals(run: RunInfo | None, node_id: str, segments: list[str | int], start: int,
-              end: int, operator: str = "==", typed: str = "") -> list[Completion]:
+              end: int, operator: str = "==", typed: str = "", *,
+              in_json: bool = True) -> list[Completion]:
     """Literals after an operator: the value the newest run saw first, a number typed so
     far, and for `==`/`!=` the JSON words; an ordering operator compares numbers (or
     strings), so it is offered no true/false/null."""
@@ -756,7 +773,8 @@ def _literals(run: RunInfo | None, node_id: str, segments: list[str | int], star
         literal = json.dumps(value, ensure_ascii=False)
         from_run = run is not None and order == 0 and node_id in run.outputs
         items.append(Completion(
-            label=literal, kind=LITERAL, insert_text=json.dumps(literal, ensure_ascii=False)[1:-1],
+            label=literal, kind=LITERAL,
+            insert_text=json.dumps(literal, ensure_ascii=False)[1:-1] if in_json else literal,
             start=start, end=end,
             detail=f"seen in run {run.run_id}" if from_run else "literal",
             documentation="The value of this path in the newest run." if from_run else None,

@@ -41,7 +41,7 @@ from .design import Design, NodeInfo, design_of
 from .navigation import RenameError, rename
 
 __all__ = ["DesignEdit", "DesignEditError", "add_node", "connect", "delete_node",
-           "disconnect", "rename_node", "set_field"]
+           "disconnect", "remove_field", "rename_node", "set_field"]
 
 
 class DesignEditError(ValueError):
@@ -174,6 +174,27 @@ def set_field(doc: ParsedDocument, node_id: str, name: str, value: Any) -> Desig
     if member is not None and member.value is not None:
         return DesignEdit([replace_value(member.value, value_json)])
     return DesignEdit([insert_member(doc.text, info.obj, name, value_json)])
+
+
+def remove_field(doc: ParsedDocument, node_id: str, name: str) -> DesignEdit:
+    """Remove an optional field: every member with that key (a duplicate key too, so the
+    field is gone, not replaced by its ignored copy), each with one separator.  `id`,
+    `type` and the kind's required fields stay: a node cannot do without them."""
+    design, _ = _editable(doc)
+    info = _node(design, node_id)
+    if not isinstance(name, str) or not name:
+        raise DesignEditError("the field must be a non-empty string")
+    if name in ("id", "type"):
+        raise DesignEditError(f"every node has {'an' if name == 'id' else 'a'} {name}: "
+                              f"it cannot be removed")
+    if any(f.name == name for f in required_payloads(info.kind or "")):
+        raise DesignEditError(f"the {info.kind} {node_id!r} needs its {name}: it cannot be "
+                              "removed")
+    members = info.obj.members or []
+    doomed = {i for i, member in enumerate(members) if member.key == name}
+    if not doomed:
+        raise DesignEditError(f"{node_id!r} has no field {name!r}")
+    return DesignEdit(remove_entries(info.obj, doomed))
 
 
 def add_node(doc: ParsedDocument, kind: str, after_id: str | None = None) -> DesignEdit:

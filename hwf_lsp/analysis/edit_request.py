@@ -4,7 +4,7 @@ In VS Code the editor holds the text: the server computes an edit (`design_edits
 and the editor applies it.  The Hermes dashboard tab has no editor, so its route sends
 the draft text with the canvas's own edit request (`protocol.ts` `EditRequest`:
 `{"edit": "connect", "from", "to"}`, `addNode {kind, after}`, `deleteNode {id}`,
-`renameNode {id, newId}`, `setField {id, field, value}`) and gets the new text back:
+`renameNode {id, newId}`, `setField {id, field, value}`, `removeField {id, field}`) and gets the new text back:
 the same minimal edits, computed here, none in JavaScript.
 
 A malformed request is an `EditRequestError` naming the argument; an edit the design
@@ -48,6 +48,7 @@ EDIT_ARGUMENTS: dict[str, tuple[Callable[..., design_edits.DesignEdit],
     "deleteNode": (design_edits.delete_node, (("id", STRING),)),
     "renameNode": (design_edits.rename_node, (("id", STRING), ("newId", STRING))),
     "setField": (design_edits.set_field, (("id", STRING), ("field", STRING), ("value", ANY))),
+    "removeField": (design_edits.remove_field, (("id", STRING), ("field", STRING))),
 }
 """Each edit of the canvas: the `design_edits` function and its arguments, in order."""
 

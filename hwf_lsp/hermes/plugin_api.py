@@ -34,8 +34,13 @@ from fastapi.responses import JSONResponse
 
 from hwf_lsp.analysis.design_edits import DesignEditError
 from hwf_lsp.analysis.edit_request import EditRequestError, edit_text
+from hwf_lsp.analysis.expression_completion import (
+    ExpressionCompletionError,
+    complete_expression,
+)
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
+from hwf_lsp.analysis.run_info import RunInfo
 from hwf_lsp.hermes import tools
 from hwf_lsp.hermes.design_revision import revision_of, stored_revision, written_revision
 from hwf_lsp.hermes.engine import Workflows
@@ -191,6 +196,32 @@ async def edit_design(name: str, request: Request) -> JSONResponse:
         return {"text": edited.text, "id": edited.id,
                 "graph": _graph(flows, checked, edited.text), **_validated(flows, edited.text),
                 **base}
+
+    return await _with_body(request, work, performs_agents=False)
+
+
+@router.post("/designs/{name}/complete")
+async def complete_design_expression(name: str, request: Request) -> JSONResponse:
+    """`{text?, id, expression, offset}` → `{items}`: the inspector's completion of node
+    `id`'s expression in the draft `text` (else the stored file), with the newest run of
+    the design: what `hwf.completeExpression` answers in the editor, by the same code."""
+    def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
+        checked = _checked(check_design_name, name, "name")
+        text = body.get("text")
+        if text is None:
+            text = _stored_text(flows, checked)
+        for key, kind in (("text", str), ("id", str), ("expression", str), ("offset", int)):
+            value = text if key == "text" else body.get(key)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise RouteRefusal(BAD_REQUEST, f"{key!r} must be "
+                                   f"{'a string' if kind is str else 'a whole number'}", key)
+        newest = flows.recent(design=checked, limit=1)
+        run = RunInfo.from_state(newest[0], "") if newest else None
+        try:
+            return complete_expression(parse(text), body["id"], body["expression"],
+                                       body["offset"], run)
+        except ExpressionCompletionError as exc:
+            raise RouteRefusal(BAD_REQUEST, str(exc), "offset") from None
 
     return await _with_body(request, work, performs_agents=False)
 

@@ -106,6 +106,12 @@ def field_set(node_id: str, name: str, field_value: Any) -> Callable[[dict], Non
     return change
 
 
+def field_removed(node_id: str, name: str) -> Callable[[dict], None]:
+    def change(value: dict) -> None:
+        del node(value, node_id)[name]
+    return change
+
+
 def added(new_node: dict[str, Any], after_id: str | None) -> Callable[[dict], None]:
     def change(value: dict) -> None:
         ids = [n["id"] for n in value["nodes"]]
@@ -201,6 +207,15 @@ OPS: dict[str, Op] = {
     "set-inserts-object": (
         lambda d: design_edits.set_field(d, "ok", "options", ["oui", "non 🙅"]),
         field_set("ok", "options", ["oui", "non 🙅"]), lambda t: [node_span(t, "ok")], None),
+    "remove-first-member": (lambda d: design_edits.remove_field(d, "draft", "after"),
+                            field_removed("draft", "after"), lambda t: [node_span(t, "draft")],
+                            None),
+    "remove-middle-member": (lambda d: design_edits.remove_field(d, "memo", "text"),
+                             field_removed("memo", "text"), lambda t: [node_span(t, "memo")],
+                             None),
+    "remove-last-member": (lambda d: design_edits.remove_field(d, "review", "retries"),
+                           field_removed("review", "retries"),
+                           lambda t: [node_span(t, "review")], None),
 }
 
 
@@ -290,6 +305,11 @@ def test_connect_refuses_cycles_repeats_and_self_loops(source: str, target: str)
     (lambda d: design_edits.rename_node(d, "draft", "two words"), "not a usable id"),
     (lambda d: design_edits.set_field(d, "draft", "id", "x"), "renaming the node"),
     (lambda d: design_edits.set_field(d, "draft", "retries", float("nan")), "not JSON"),
+    (lambda d: design_edits.remove_field(d, "draft", "id"), "every node has an id"),
+    (lambda d: design_edits.remove_field(d, "draft", "type"), "every node has a type"),
+    (lambda d: design_edits.remove_field(d, "draft", "prompt"), "needs its prompt"),
+    (lambda d: design_edits.remove_field(d, "gate", "expression"), "needs its expression"),
+    (lambda d: design_edits.remove_field(d, "draft", "retries"), "has no field 'retries'"),
 ])
 def test_refusals_say_why(call: Callable[[Any], Any], message: str) -> None:
     with pytest.raises(design_edits.DesignEditError, match=re.escape(message)):
@@ -324,3 +344,10 @@ def test_add_node_into_an_empty_nodes_list() -> None:
     text = '{"name": "e", "nodes": []}'
     done = design_edits.add_node(parse(text), "trigger", None)
     assert apply(text, done.edits) == '{"name": "e", "nodes": [{"id": "trigger", "type": "trigger"}]}'
+
+
+def test_remove_field_removes_a_duplicate_key_too() -> None:
+    """Both copies go: removing only the one that counts would bring the ignored one back."""
+    text = '{"name": "d", "nodes": [{"id": "t", "type": "trigger", "title": "a", "title": "b"}]}'
+    done = design_edits.remove_field(parse(text), "t", "title")
+    assert apply(text, done.edits) == '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}]}'

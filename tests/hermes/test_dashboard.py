@@ -595,3 +595,32 @@ def test_a_base_that_is_not_a_revision_is_a_400(http: Any, hermes_home: Path,
     answer = http.put(f"{BASE}/designs/review", json={"design": review(), "base": base})
     assert answer.status_code == 400 and answer.json()["argument"] == "base", answer.text
     assert path.read_bytes() == before
+
+
+def test_complete_answers_the_inspectors_expression_with_the_newest_run(
+        http: Any, hermes_home: Path) -> None:
+    """`POST /designs/{name}/complete`: the editor's completion of a condition's expression
+    (`analysis/expression_completion.py`) on the tab's draft, paths from the newest run."""
+    flows = saved(hermes_home, review())
+    state, _ = flows.run("review")
+    flows.respond(state["run_id"], structured={"n": 3, "tone": "dry"})
+    draft = review()
+    draft["nodes"].append({"id": "check", "type": "condition", "expression": "out.draft.n > 1",
+                           "after": ["draft"]})
+    text = json.dumps(draft, indent=2)
+
+    def complete(expression: str, offset: int, more: dict[str, Any] | None = None) -> Any:
+        body = {"text": text, "id": "check", "expression": expression, "offset": offset}
+        return http.post(f"{BASE}/designs/review/complete", json={**body, **(more or {})})
+
+    ids = complete("out.", 4).json()["items"]
+    assert ids[0] == {**ids[0], "label": "draft", "text": "draft.", "start": 4, "end": 4}
+    paths = complete("out.draft.", 10).json()["items"]
+    assert [(i["label"], i["detail"]) for i in paths] == [("n", "3"), ("tone", '"dry"')]
+    stored = http.post(f"{BASE}/designs/review/complete",
+                       json={"id": "gate", "expression": "out.", "offset": 4})
+    assert [i["label"] for i in stored.json()["items"]] == ["draft"]  # the stored design
+    for more, argument in [({"offset": 99}, "offset"), ({"offset": "4"}, "offset"),
+                           ({"id": None}, "id"), ({"text": 7}, "text")]:
+        refused = complete("out.", 4, more)
+        assert refused.status_code == 400 and refused.json()["argument"] == argument, more

@@ -21,10 +21,12 @@ from helpers_lsp import (
     apply_edits,
     change_doc,
     design_uri,
+    eventually,
     make_client,
     open_doc,
     server_config,
     span_range,
+    write_run,
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -175,6 +177,10 @@ EDITS: list[tuple[str, list[Any], Any, str | None]] = [
      None),
     ("hwf.edit.setField", ["memo", "text", "🎉 fête"],
      lambda d: design_edits.set_field(d, "memo", "text", "🎉 fête"), None),
+    ("hwf.edit.removeField", ["draft", "title"],
+     lambda d: design_edits.remove_field(d, "draft", "title"), None),
+    ("hwf.edit.removeField", ["start", "title"],
+     lambda d: design_edits.remove_field(d, "start", "title"), None),
 ]
 
 
@@ -215,6 +221,8 @@ async def test_a_refused_edit_is_invalid_params_and_sends_nothing(
         ("hwf.edit.addNode", ["robot", None], "is not a kind"),
         ("hwf.edit.setField", ["draft", "prompt"], "missing value"),
         ("hwf.edit.renameNode", ["draft"], "missing new_id"),
+        ("hwf.edit.removeField", ["draft", "prompt"], "needs its prompt"),
+        ("hwf.edit.removeField", ["draft", "retries"], "has no field 'retries'"),
     ]:
         with pytest.raises(JsonRpcException) as caught:
             await execute(client, command, uri, *args)
@@ -262,3 +270,28 @@ async def test_graph_latency_on_a_50_node_design_after_an_edit(client: LanguageC
           f"p50 {p50:.1f} ms, p90 {p90:.1f} ms")
     assert len(as_dict(answer)["nodes"]) == 50 and len(as_dict(answer)["edges"]) == 96
     assert p50 < 100
+
+
+async def test_complete_expression_offers_what_the_condition_string_offers(
+        client: LanguageClient) -> None:
+    """The canvas inspector's completion (`hwf.completeExpression`): upstream ids after
+    `out.`, the newest run's paths, operators; UTF-16 ranges in the expression."""
+    uri = fresh(client, TEXT.replace('"canvas-e2e"', '"canvas-complete"'))
+    ids = as_dict(await execute(client, "hwf.completeExpression", uri, "gate", "out.", 4))
+    assert [i["label"] for i in ids["items"]][:2] == ["review", "draft"]  # the parent first
+    assert {(i["start"], i["end"], i["text"]) for i in ids["items"][:1]} == {(4, 4, "review.")}
+    write_run("canvas-complete", "c0de00000001", {"review": {"score": 9, "verdict": "ok"}})
+    paths = as_dict(await eventually(
+        lambda: execute(client, "hwf.completeExpression", uri, "gate", "out.review.", 11),
+        lambda answer: len(as_dict(answer)["items"]) == 2))
+    assert [(i["label"], i["detail"]) for i in paths["items"]] == [("score", "9"),
+                                                                 ("verdict", '"ok"')]
+    ops = as_dict(await execute(client, "hwf.completeExpression", uri, "gate",
+                                "out.review.score ", 17))
+    assert [i["label"] for i in ops["items"]] == ["==", "!=", "<", "<=", ">", ">="]
+    for args, message in [(["gate", "out.", 9], "outside the expression"),
+                          (["gate", "out.", "4"], "offset must be a whole number"),
+                          (["gate", 3, 0], "expression must be a string")]:
+        with pytest.raises(JsonRpcException) as caught:
+            await execute(client, "hwf.completeExpression", uri, *args)
+        assert caught.value.code == -32602 and message in str(caught.value)

@@ -116,7 +116,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
       ['start', 'title', 'input', 'Branch cut!'],
       ['draft', 'timeout_minutes', 'input', '30'],
       ['review', 'model', 'input', 'big-model'],
-      ['good-enough', 'expression', 'textarea', 'out.review.score >= 8'],
+      ['good-enough', 'expression', 'input', 'out.review.score >= 8'],
       ['sign-off', 'on_timeout', 'select', 'reject'],
       ['sign-off', 'options', 'textarea', 'approve\nreject\nlater'],
       ['publish', 'deliver', 'select', 'notification'],
@@ -189,6 +189,8 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
       await frame.locator(`button.hwf-export[data-format="${format}"]`).click();
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor({ state: 'visible', timeout: 10000 });
+      // the dialog fills in its proposal a moment after it shows: typing before that gets merged into it
+      await waitFor('the proposed file name', async () => (await input.inputValue()).endsWith(`review-flow.${format}`), { timeout: 10000 });
       if (format === 'png') await wb.screenshot(shot('44-canvas2-export-dialog'));
       await input.fill(out);
       await page.keyboard.press('Enter');
@@ -252,6 +254,126 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `"${text}"`;
   });
 
+  await step('canvas 2: the condition\'s expression completes from the server as it is typed: out. offers the upstream ids, the keyboard takes an id, a path of the newest run, an operator and a value; one minimal edit', async () => {
+    const runFile = writeReviewRun(world, original);
+    try {
+      await openCanvasOn(wb, page, 'review-flow.hwf.json');
+      await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+      await node('good-enough').locator('.hwf-node-title').click();
+      const input = frame.locator('.hwf-side input[data-field="expression"]');
+      const list = frame.locator('.hwf-side [role="listbox"]');
+      const labels = () => list.locator('[role="option"] .hwf-completion-label').allInnerTexts();
+      const shows = (label) => waitFor(`the suggestion ${label}`, async () => (await list.isVisible()) && (await labels()).includes(label), { timeout: 15000 });
+      /** Arrows to the option `label`, then accepts it with `key`. */
+      const pick = async (label, key = 'Enter') => {
+        const at = (await labels()).indexOf(label);
+        for (let i = 0; i < at; i += 1) await page.keyboard.press('ArrowDown');
+        const active = await list.locator('[role="option"][aria-selected="true"] .hwf-completion-label').innerText();
+        if (active !== label) throw new Error(`the active option is ${active}, not ${label}`);
+        await page.keyboard.press(key);
+      };
+      await input.click();
+      await input.selectText(); // not Ctrl+A: a webview selects all a moment later, over what is typed meanwhile
+      await page.keyboard.press('Backspace');
+      await shows('out.review'); // an empty expression: out.<id> of the nodes it may read
+      await page.keyboard.type('out.', { delay: 80 });
+      await shows('draft');
+      if (await input.inputValue() !== 'out.') throw new Error(`the input reads ${await input.inputValue()}`);
+      const ids = await labels();
+      if (ids[0] !== 'review') throw new Error(`after out. the first suggestion is ${ids[0]} (${ids.join(', ')}), not review, the parent`);
+      if (await input.getAttribute('role') !== 'combobox' || await input.getAttribute('aria-expanded') !== 'true') throw new Error('the input is not an expanded combobox');
+      await wb.screenshot(shot('50-canvas2-expression-ids'));
+      await pick('review');
+      await shows('score');
+      const paths = await labels();
+      await wb.screenshot(shot('51-canvas2-expression-paths'));
+      await pick('score', 'Tab');
+      await waitFor('the list closed on a whole path', async () => !(await list.isVisible()), { timeout: 10000 });
+      await page.keyboard.type(' ');
+      await shows('>=');
+      await page.keyboard.press('Escape');
+      await waitFor('Escape closes the list', async () => !(await list.isVisible()), { timeout: 10000 });
+      await page.keyboard.press('Control+Space');
+      await shows('>=');
+      await pick('>=');
+      await shows('8');
+      await wb.screenshot(shot('52-canvas2-expression-value'));
+      await pick('8');
+      await waitFor('the list closed on a whole expression', async () => !(await list.isVisible()), { timeout: 10000 });
+      const typed = await input.inputValue();
+      await page.keyboard.press('Enter');
+      const want = original.replace('"expression": "out.review.score >= 7"', '"expression": "out.review.score >= 8"');
+      let text = '';
+      await waitFor('the expression saved as one minimal edit', async () => (text = await saveAndRead(wb, page, file)) === want, { timeout: 15000 });
+      await wb.screenshot(shot('53-canvas2-expression-saved'));
+      await restore(wb, page, file, original);
+      if (typed !== 'out.review.score >= 8') throw new Error(`the input reads ${typed}`);
+      return `out. → ${ids.join(', ')}; Enter on review → ${paths.join(', ')} (run ${path.basename(runFile, '.json')}); Tab on score, space → operators, Escape closed them, Ctrl+Space opened them, Enter on >= → 8, Enter on 8; "${typed}" saved: the file differs from the original by that value only`;
+    } finally {
+      fs.rmSync(runFile, { force: true });
+    }
+  });
+
+  await step('canvas 2: Remove takes an optional field out of the node as one minimal edit (required ones have no Remove); one Ctrl+Z in the canvas brings it back', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    await node('review').locator('.hwf-node-title').click();
+    const side = frame.locator('.hwf-side');
+    await side.waitFor({ state: 'visible', timeout: 10000 });
+    const removable = await side.locator('button.hwf-remove-field').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    if (removable.some((l) => /prompt/.test(l))) throw new Error(`a required field has a Remove button: ${removable.join(', ')}`);
+    const remove = side.getByRole('button', { name: 'Remove retries' });
+    await remove.focus(); // from the keyboard
+    await page.keyboard.press('Enter');
+    const want = original.replace('      "retries": 2,\n', '');
+    let text = '';
+    await waitFor('retries gone from review, nothing else changed', async () => (text = await saveAndRead(wb, page, file)) === want, { timeout: 15000 });
+    await node('review').locator('.hwf-node-title').click();
+    await waitFor('the inspector without retries', async () => (await side.locator('button.hwf-remove-field[data-field="retries"]').count()) === 0, { timeout: 10000 });
+    await wb.screenshot(shot('54-canvas2-field-removed'));
+    await node('draft').locator('.hwf-node-title').click();
+    await page.keyboard.press('Control+Z');
+    let undone = '';
+    await waitFor('retries back after one Ctrl+Z in the canvas', async () => (undone = await saveAndRead(wb, page, file)) === original, { timeout: 15000 });
+    await restore(wb, page, file, original);
+    return `optional fields with Remove on review: ${removable.join(', ')}; Remove retries (Enter on the focused button) removed exactly the line "retries": 2; one Ctrl+Z in the canvas restored the file byte for byte`;
+  });
+
+  await step('canvas 2: a dragged node\'s edges go around the other nodes, and keep their arrowheads', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
+    await frame.locator('button.hwf-relayout').click();
+    await page.waitForTimeout(800);
+    // sign-off to the right of every node, level with draft: its edge in comes from below, its edge out goes back down
+    const boxesNow = async () => Object.fromEntries(await Promise.all(ORIGINAL_IDS.map(async (id) => [id, await node(id).boundingBox()])));
+    const rightOf = (boxes) => Math.max(...Object.values(boxes).map((b) => b.x + b.width));
+    let boxes = await boxesNow();
+    const pane = await frame.locator('.hwf-flow').boundingBox();
+    for (let i = 0; i < 4 && pane.x + pane.width - rightOf(boxes) < boxes.draft.width + 80; i += 1) {
+      await frame.locator('.react-flow__controls-zoomout').click(); // room on the right
+      await page.waitForTimeout(400);
+      boxes = await boxesNow();
+    }
+    const grip = await node('sign-off').locator('.hwf-node-title').boundingBox();
+    const from = { x: grip.x + 10, y: grip.y + 5 };
+    const to = { x: rightOf(boxes) + 40 + (from.x - boxes['sign-off'].x), y: boxes.draft.y + (from.y - boxes['sign-off'].y) };
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 10 });
+    await page.mouse.move(to.x, to.y, { steps: 10 });
+    await page.mouse.up();
+    await page.waitForTimeout(1000);
+    const report = await frame.locator('.react-flow').evaluate(edgeGeometry);
+    await wb.screenshot(shot('55-canvas2-dragged-node-edges'));
+    await frame.locator('button.hwf-relayout').click(); // the next steps start from the layout
+    await page.waitForTimeout(600);
+    const moved = report.filter((e) => e.source === 'sign-off' || e.target === 'sign-off');
+    if (moved.length !== 2) throw new Error(`sign-off's edges: ${JSON.stringify(moved)}`);
+    const bad = moved.filter((e) => e.crossed.length || !e.arrow);
+    if (bad.length) throw new Error(`edges crossing nodes or without an arrowhead: ${JSON.stringify(bad)}`);
+    return moved.map((e) => `${e.source} → ${e.target}: ${e.samples} points sampled, none in another node's box; arrowhead ${e.arrow}`).join('; ');
+  });
+
   await step('canvas 2: designs with ids constructor, __proto__, toString and a 3,000-node chain render', async () => {
     const hostile = {
       name: 'hostile',
@@ -278,6 +400,67 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     await page.waitForTimeout(500);
     await wb.screenshot(shot('48-canvas2-chain-3000'));
     return `hostile ids drawn: ${ids.join(', ')}; the 3,000-node chain on screen ${(ms / 1000).toFixed(1)} s after Open Canvas (${await nodeCount(frame)} nodes in view rendered)`;
+  });
+}
+
+/** A completed run of review-flow whose review output has a score (the paths completion offers), written as another process would. */
+function writeReviewRun(world, designText) {
+  const dir = path.join(world.hermesHome, 'workflow-runs');
+  fs.mkdirSync(dir, { recursive: true });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const runId = 'e2ec0de00001';
+  const state = {
+    run_id: runId, name: 'review-flow', status: 'completed', cursor: 5, design: JSON.parse(designText),
+    outputs: { draft: 'notes', review: { verdict: 'approve', score: 8, issues: [] }, 'good-enough': true, 'sign-off': 'approve', publish: 'posted' },
+    skipped: [], pending: null, error: null, answers: { 'sign-off': 'approve' }, deliveries: [], attempts: {},
+    created_at: now, updated_at: now,
+  };
+  const file = path.join(dir, `${runId}.json`);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(state));
+  fs.renameSync(`${file}.tmp`, file);
+  return file;
+}
+
+/**
+ * In the canvas's frame: each drawn edge, sampled every 4 px along its path (screen
+ * coordinates), the samples inside another node's box (shrunk by 2 px: touching is not
+ * crossing), and whether it ends in an arrowhead: a marker that exists, with the path's
+ * last 16 px outside every node, ending on its target's top.
+ */
+function edgeGeometry(flow) {
+  const shrink = (r) => ({ left: r.left + 2, right: r.right - 2, top: r.top + 2, bottom: r.bottom - 2 });
+  const boxes = new Map([...flow.querySelectorAll('.react-flow__node')].map((n) => [n.getAttribute('data-id'), n.getBoundingClientRect()]));
+  const inside = (p, r) => p.x > r.left && p.x < r.right && p.y > r.top && p.y < r.bottom;
+  // flow coordinates → the frame's: the viewport's pan and zoom from where it is placed
+  const viewport = flow.querySelector('.react-flow__viewport');
+  const view = new DOMMatrixReadOnly(getComputedStyle(viewport).transform);
+  const origin = viewport.parentElement.getBoundingClientRect();
+  return [...flow.querySelectorAll('.react-flow__edge')].map((g) => {
+    const [source, target] = JSON.parse(g.getAttribute('data-id') || g.id.replace(/^[^[]*/, '') || '[]');
+    const pathEl = g.querySelector('path.react-flow__edge-path');
+    const length = pathEl.getTotalLength();
+    const at = (t) => {
+      const p = pathEl.getPointAtLength(t);
+      return { x: origin.left + view.e + view.a * p.x, y: origin.top + view.f + view.d * p.y };
+    };
+    const crossed = new Set();
+    let samples = 0;
+    for (let t = 0; t <= length; t += 4) {
+      const p = at(t);
+      samples += 1;
+      for (const [id, r] of boxes) if (id !== source && id !== target && inside(p, shrink(r))) crossed.add(id);
+    }
+    const marker = (pathEl.getAttribute('marker-end') || '').match(/url\(['"]?#([^'")]+)/);
+    const markerEl = marker ? flow.ownerDocument.getElementById(marker[1]) : null;
+    let tailClear = true;
+    for (let t = Math.max(0, length - 16); t <= length; t += 2) {
+      const p = at(t);
+      for (const r of boxes.values()) if (inside(p, shrink(r))) tailClear = false;
+    }
+    const end = at(length);
+    const top = boxes.get(target);
+    const onTop = top && Math.abs(end.y - top.top) < 10 && end.x > top.left && end.x < top.right;
+    return { source, target, samples, crossed: [...crossed], arrow: markerEl && tailClear && onTop ? `${markerEl.tagName} ${marker[1]}, last 16 px clear, ends on ${target}'s top` : '' };
   });
 }
 

@@ -129,6 +129,25 @@ async function main() {
       return runs.sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)))[0];
     };
 
+    await step('dashboard inspector: a condition\'s expression completes from the plugin\'s route as it is typed (the editor\'s completion code): out. offers review, its parent, first', async () => {
+      await click(node('good-enough').locator('.hwf-node-title'));
+      const input = page.locator('.hwf-side input[data-field="expression"]');
+      await waitFor('the expression input', () => input.isVisible(), { timeout: 15000 });
+      await input.click();
+      await input.selectText();
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('out.', { delay: 60 });
+      const list = page.locator('.hwf-side [role="listbox"]');
+      const labels = () => list.locator('[role="option"] .hwf-completion-label').allInnerTexts();
+      await waitFor('the node ids', async () => (await list.isVisible()) && (await labels()).includes('draft'), { timeout: 15000 });
+      const ids = await labels();
+      await shot('02b-dashboard-expression-completion');
+      await page.keyboard.press('Enter');
+      const value = await input.inputValue();
+      if (ids[0] !== 'review' || value !== 'out.review.') throw new Error(`ids ${ids.join(', ')}; after Enter: ${value}`);
+      return `out. → ${ids.join(', ')}; Enter took review: "${value}" (not saved)`;
+    });
+
     await step('dashboard edit: ship-notes opened, an agent node added after start and connected to gate on the canvas', async () => {
       await page.locator('select.hwf-design-picker').selectOption('ship-notes');
       await waitFor('ship-notes drawn', async () => (await page.locator('.react-flow__node').count()) === 3 && (await node('gate').count()) === 1, { timeout: 30000 });

@@ -1,4 +1,5 @@
-"""The canvas's commands: `hwf.graph` (the design as a graph) and `hwf.edit.*` (its edits).
+"""The canvas's commands: `hwf.graph` (the design as a graph), `hwf.edit.*` (its edits)
+and `hwf.completeExpression` (the inspector's completion of a condition).
 
 The graph is computed from the server's current text of the document, unsaved edits
 included, with the findings the diagnostics use (`Analysis.findings`): the canvas and
@@ -20,6 +21,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from hwf_lsp.analysis import design_edits
+from hwf_lsp.analysis.expression_completion import (
+    ExpressionCompletionError,
+    complete_expression,
+)
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
 from hwf_lsp.jsontext.jsontree import parse
@@ -46,7 +51,10 @@ ADD_NODE = "hwf.edit.addNode"
 DELETE_NODE = "hwf.edit.deleteNode"
 RENAME_NODE = "hwf.edit.renameNode"
 SET_FIELD = "hwf.edit.setField"
-CANVAS_COMMANDS = (GRAPH, CONNECT, DISCONNECT, ADD_NODE, DELETE_NODE, RENAME_NODE, SET_FIELD)
+REMOVE_FIELD = "hwf.edit.removeField"
+COMPLETE_EXPRESSION = "hwf.completeExpression"
+CANVAS_COMMANDS = (GRAPH, CONNECT, DISCONNECT, ADD_NODE, DELETE_NODE, RENAME_NODE, SET_FIELD,
+                   REMOVE_FIELD, COMPLETE_EXPRESSION)
 
 LAST_GOOD_KEPT = 64
 """Documents whose last good graph is kept (for the stale answer on broken JSON)."""
@@ -91,6 +99,8 @@ EDITS: dict[str, EditCommand] = {
                              "Rename node {0} to {1}"),
     SET_FIELD: EditCommand((("id", STRING), ("field", STRING), ("value", ANY)),
                            design_edits.set_field, "Set {1} of {0}"),
+    REMOVE_FIELD: EditCommand((("id", STRING), ("field", STRING)), design_edits.remove_field,
+                              "Remove {1} of {0}"),
 }
 
 
@@ -127,6 +137,28 @@ class Canvas:
         if not self.server.is_design(uri):
             raise bad_arguments(usage, f"{uri} is not a design (see the setting hwf.designs.globs)")
         return uri
+
+    # --- completion of the inspector's expression -------------------------------------
+
+    async def complete_expression(self, *args: Any) -> dict[str, Any]:
+        """What the text editor offers in a condition's expression, for the canvas's
+        inspector: `[uri, node_id, expression, offset]` (offset in UTF-16 code units)."""
+        usage = "[uri, node_id, expression, offset]"
+        uri = self._design_uri(args, usage)
+        node_id = _string(_arg(args, 1, usage, "node_id"), usage, "node_id")
+        expression = _arg(args, 2, usage, "expression")
+        offset = _arg(args, 3, usage, "offset")
+        if not isinstance(expression, str):
+            raise bad_arguments(usage, "expression must be a string")
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise bad_arguments(usage, "offset must be a whole number")
+        analysis = self.server.analysis(uri)
+        doc, run = (analysis.doc, analysis.run) if analysis is not None \
+            else (_read_closed(uri)[0], None)
+        try:
+            return complete_expression(doc, node_id, expression, offset, run)
+        except ExpressionCompletionError as exc:
+            raise bad_arguments(usage, str(exc)) from None
 
     # --- the edits ------------------------------------------------------------------
 
@@ -212,5 +244,7 @@ def refusing(server: HwfServer, command: str,
 def register(server: HwfServer) -> None:
     canvas = Canvas(server)
     server.command(GRAPH)(refusing(server, GRAPH, canvas.graph))
+    server.command(COMPLETE_EXPRESSION)(refusing(server, COMPLETE_EXPRESSION,
+                                                 canvas.complete_expression))
     for name, spec in EDITS.items():
         server.command(name)(refusing(server, name, functools.partial(canvas.edit, spec)))

@@ -21,7 +21,7 @@ import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';
 import { isTrusted } from './trust';
 import { asGraphView, GraphView, nodeAt } from '../webview/graphModel';
-import { editCommand, editFailureText, EditRequest, HostMessage, parseCanvasMessage, PositionEntry, positionEntries, runCommand } from '../webview/protocol';
+import { completeCommand, editCommand, editFailureText, EditRequest, expressionItems, HostMessage, parseCanvasMessage, PositionEntry, positionEntries, runCommand } from '../webview/protocol';
 
 const VIEW_TYPE = 'hwf.canvas';
 const POSITIONS_KEY = 'hwf.canvas.positions:';
@@ -312,7 +312,21 @@ class CanvasPanel {
       case 'step':
         await vscode.commands.executeCommand(UiCommand.showStep, message.runId, message.id);
         return;
+      case 'complete':
+        return this.complete(message);
     }
+  }
+
+  /** The inspector's expression completion: the server's items (`hwf.completeExpression`); none when it cannot answer (logged, never shown). */
+  private async complete(request: { request: number; id: string; text: string; offset: number }): Promise<void> {
+    const { command, args } = completeCommand(this.document.uri.toString(), request);
+    let answer: unknown;
+    try {
+      answer = await this.server.execute(command, args, { quiet: true });
+    } catch (error) {
+      getLog().warn(`Canvas: ${command} failed: ${errorText(error)}`);
+    }
+    this.post({ type: 'completions', request: request.request, items: expressionItems(answer) });
   }
 
   private async send(command: string, args: unknown[], edit?: EditRequest): Promise<void> {

@@ -6,7 +6,7 @@ import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../common/can
 import { RunSummary, stepsOfRun } from '../common/runModel';
 import { dashboardHost, DraftState, FetchJSON, routeError } from '../webview/dashboardHost';
 import { asGraphView, edgeId, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
-import { editCommand, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
+import { completeCommand, editCommand, expressionItems, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
 
 const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 
@@ -182,6 +182,7 @@ test('edit and run requests become the contract\'s server commands', () => {
     [{ edit: 'deleteNode', id: 'a' }, 'hwf.edit.deleteNode', [uri, 'a']],
     [{ edit: 'renameNode', id: 'a', newId: 'b' }, 'hwf.edit.renameNode', [uri, 'a', 'b']],
     [{ edit: 'setField', id: 'a', field: 'prompt', value: 'héllo 👋' }, 'hwf.edit.setField', [uri, 'a', 'prompt', 'héllo 👋']],
+    [{ edit: 'removeField', id: 'a', field: 'retries' }, 'hwf.edit.removeField', [uri, 'a', 'retries']],
   ];
   for (const [request, command, args] of cases) {
     assert.deepEqual(editCommand(uri, request), { command, args });
@@ -219,6 +220,11 @@ test('parseCanvasMessage passes good messages and drops bad ones with a reason',
     [{ type: 'edit', edit: 'setField', id: 'a', field: 'prompt', value: null }, true],
     [{ type: 'edit', edit: 'setField', id: 'a', field: 'prompt' }, false],
     [{ type: 'edit', edit: 'format', id: 'a' }, false],
+    [{ type: 'edit', edit: 'removeField', id: 'a', field: 'title' }, true],
+    [{ type: 'edit', edit: 'removeField', id: 'a' }, false],
+    [{ type: 'complete', request: 1, id: 'gate', field: 'expression', text: 'out.', offset: 4 }, true],
+    [{ type: 'complete', request: 1, id: 'gate', field: 'expression', text: 'out.', offset: 1.5 }, false],
+    [{ type: 'complete', id: 'gate', field: 'expression', text: 'out.', offset: 4 }, false],
     [{ type: 'run', action: 'start' }, true],
     [{ type: 'run', action: 'answer', runId: 'r', choice: 'approve' }, true],
     [{ type: 'run', action: 'respond', runId: 'r' }, false],
@@ -410,4 +416,45 @@ test('routeError reads the routes\' error body', () => {
   assert.equal(routeError(new Error('404: {"error": "no design x"}')), 'no design x');
   assert.equal(routeError(new Error('500: oops')), '500: oops');
   assert.equal(routeError('plain'), 'plain');
+});
+
+test('the inspector\'s completion is the server command hwf.completeExpression; malformed items are dropped', () => {
+  assert.deepEqual(completeCommand('file:///d.hwf.json', { id: 'gate', text: 'out.', offset: 4 }), {
+    command: 'hwf.completeExpression',
+    args: ['file:///d.hwf.json', 'gate', 'out.', 4],
+  });
+  const good = { label: 'review', kind: 'node', text: 'review.', start: 4, end: 4, detail: 'agent' };
+  assert.deepEqual(expressionItems({ items: [good, { label: 'x', kind: 'node', text: 'x', start: '4', end: 4 }, null, { ...good, detail: 3 }] }), [good]);
+  for (const answer of [undefined, null, 'items', { items: 'no' }]) {
+    assert.deepEqual(expressionItems(answer), []);
+  }
+});
+
+test('the dashboard host answers a completion request through POST /designs/{name}/complete, with the draft once there is one', async () => {
+  const item = { label: 'draft', kind: 'node', text: 'draft.', start: 4, end: 4 };
+  const { calls, host, seen } = fakeRoutes((_, path) => {
+    if (path.endsWith('/graph')) return REVIEW_FLOW;
+    if (path.startsWith('/runs?')) return { runs: [] };
+    if (path.endsWith('/edit')) return { text: 'the draft', id: null, graph: REVIEW_FLOW, valid: true, defects: [] };
+    if (path.endsWith('/complete')) return { items: [item, { label: 'bad' }] };
+    throw new Error(`404: ${path}`);
+  });
+  host.post({ type: 'ready' });
+  await settle();
+  host.post({ type: 'complete', request: 7, id: 'good-enough', field: 'expression', text: 'out.', offset: 4 });
+  await settle();
+  host.post({ type: 'edit', edit: 'removeField', id: 'draft', field: 'retries' });
+  await settle();
+  host.post({ type: 'complete', request: 8, id: 'good-enough', field: 'expression', text: 'out.', offset: 4 });
+  await settle();
+  assert.deepEqual(calls.filter((c) => !c.startsWith('GET')), [
+    'POST /designs/review%20flow/complete {"id":"good-enough","expression":"out.","offset":4}',
+    'POST /designs/review%20flow/edit {"edit":"removeField","id":"draft","field":"retries"}',
+    'POST /designs/review%20flow/complete {"id":"good-enough","expression":"out.","offset":4,"text":"the draft"}',
+  ]);
+  assert.deepEqual(seen.filter((m) => m.type === 'completions'), [
+    { type: 'completions', request: 7, items: [item] },
+    { type: 'completions', request: 8, items: [item] },
+  ]);
+  host.dispose();
 });

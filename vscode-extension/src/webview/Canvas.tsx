@@ -30,7 +30,7 @@ import { HwfEdge } from './HwfEdge';
 import { makeHwfNode } from './HwfNode';
 import { Inspector } from './Inspector';
 import type { Layout, Route } from './layout';
-import type { CanvasConfig, CanvasMessage, Host, HostMessage, PositionEntry } from './protocol';
+import type { CanvasConfig, CanvasMessage, ExpressionItem, Host, HostMessage, PositionEntry } from './protocol';
 
 const DEFAULT_CONFIG: CanvasConfig = { editable: true, runsEnabled: true, answerable: true };
 /** Past this many nodes only the ones in view are rendered, and a new node is centred rather than fitted. */
@@ -92,6 +92,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const keptEdges = useRef(new Map<string, { key: string; value: Edge }>());
   const configRef = useRef(config);
   configRef.current = config;
+  /** The inspector's completion requests waiting for the host's answer, by request number. */
+  const completing = useRef(new Map<number, (items: ExpressionItem[]) => void>());
+  const lastRequest = useRef(0);
 
   const post = useCallback((m: CanvasMessage) => host.post(m), [host]);
   const flowInstance = useReactFlow();
@@ -119,6 +122,10 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           break;
         case 'positions':
           stored.current = new Map(m.entries.map(([k, x, y]) => [k, { x, y }]));
+          break;
+        case 'completions':
+          completing.current.get(m.request)?.(m.items);
+          completing.current.delete(m.request);
           break;
       }
     });
@@ -169,7 +176,11 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         dropped.current = null;
       }
     }
-    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG });
+    const measured = (key: string) => {
+      const size = flowInstance.getInternalNode(key)?.measured;
+      return size?.width && size.height ? { width: size.width, height: size.height } : undefined;
+    };
+    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG, measured });
     placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
     return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph
@@ -253,6 +264,20 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   }, [flowInstance]);
 
   const reveal = useCallback((id: string) => post({ type: 'reveal', id }), [post]);
+
+  // The inspector's completion: asked of the host, answered by its `completions` message.
+  const complete = useCallback(
+    (id: string, field: string, text: string, offset: number) =>
+      new Promise<ExpressionItem[]>((resolve) => {
+        const request = ++lastRequest.current;
+        for (const [n, answer] of completing.current) {
+          if (n < request - 8) { answer([]); completing.current.delete(n); } // an answer that never came
+        }
+        completing.current.set(request, resolve);
+        post({ type: 'complete', request, id, field, text, offset });
+      }),
+    [post],
+  );
 
   // The node under the text cursor scrolls into view when it is off screen.
   useEffect(() => {
@@ -374,11 +399,12 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         const a = box.get(e.source);
         const b = box.get(e.target);
         if (!a || !b) return [];
-        const route = (e.data as { route?: { x: number; y: number }[] } | undefined)?.route;
+        const data = e.data as { route?: { x: number; y: number }[]; detour?: { x: number; y: number }[] } | undefined;
+        const route = data?.route ?? data?.detour;
         const from = { x: a.position.x + a.width / 2, y: a.position.y + a.height };
         const to = { x: b.position.x + b.width / 2, y: b.position.y };
         const fixed = route && route.length >= 2 ? route.map((p, i) => (i === 0 ? { x: p.x, y: from.y } : i === route.length - 1 ? { x: p.x, y: to.y } : p)) : undefined;
-        return [{ from, to, route: fixed }];
+        return [{ from, to, route: fixed, detour: !data?.route && fixed !== undefined }];
       });
       const svg = graphSvg(nodes, edges, colors);
       post({ type: 'export', format, data: format === 'svg' ? svg : await toPng(svg) });
@@ -515,6 +541,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
             config={config}
             post={post}
             onRenamed={(id) => setSelected(id)}
+            complete={complete}
           />
         )}
       </div>

@@ -1,17 +1,19 @@
 /**
  * An `after` edge: along the layout's route (around the nodes, each end at its own spot
- * on the node's side) while its two nodes stay where the layout put them; a curve
- * between the handles once one of them was moved or placed later.
+ * on the node's side) while its two nodes stay where the layout put them; once one of
+ * them was moved or placed later, along its detour (detour.ts: straight segments around
+ * the other nodes, straight down into the target); a curve between the handles in a
+ * graph too big to route.
  */
 import { BaseEdge, EdgeLabelRenderer, getBezierPath, type Edge, type EdgeProps } from '@xyflow/react';
-import { routePath } from './geometry';
+import { orthogonalPath, routePath } from './geometry';
 import type { XY } from './layout';
 
-export type HwfEdgeData = { route?: XY[]; defects?: unknown[]; sourceOffset?: number; targetOffset?: number };
+export type HwfEdgeData = { route?: XY[]; detour?: XY[]; defects?: unknown[]; sourceOffset?: number; targetOffset?: number };
 
 export function HwfEdge(props: EdgeProps<Edge<HwfEdgeData>>) {
   const { sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, markerEnd, label, style, interactionWidth } = props;
-  const route = data?.route;
+  const route = data?.route ?? data?.detour;
   let path: string;
   let labelX: number;
   let labelY: number;
@@ -20,7 +22,7 @@ export function HwfEdge(props: EdgeProps<Edge<HwfEdgeData>>) {
     const points = route.map((p) => ({ ...p }));
     points[0].y = sourceY;
     points[points.length - 1].y = targetY;
-    path = routePath(points);
+    path = data?.route ? routePath(points) : orthogonalPath(points);
     const mid = points[Math.floor(points.length / 2)];
     labelX = mid.x;
     labelY = mid.y;

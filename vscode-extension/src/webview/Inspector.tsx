@@ -1,20 +1,24 @@
 /**
  * The selected node's inspector: its id (renamed with every reference), then every
  * field of its kind with an input of the field's type (number with its range, a choice
- * for an enum, one line per list entry, a text box for prompts). Each Save is one
- * `hwf.edit.setField`, a minimal text edit the editor's undo undoes; the server's
- * checks come back as the node's defects.
+ * for an enum, one line per list entry, a text box for prompts, a condition with the
+ * server's completion). Each Save is one `hwf.edit.setField`, each Remove (an optional
+ * field the node sets) one `hwf.edit.removeField`: a minimal text edit the editor's undo
+ * undoes; the server's checks come back as the node's defects.
  */
 import { useState } from 'react';
+import { ExpressionInput, type Complete } from './ExpressionInput';
 import { fieldText, isLong, parseFieldText } from './fieldInput';
 import { FieldSpec, GraphNode, kindIcon } from './graphModel';
-import type { CanvasConfig, CanvasMessage } from './protocol';
+import type { CanvasConfig, CanvasMessage, ExpressionItem } from './protocol';
 
-export function Inspector({ node, config, post, onRenamed }: {
+export function Inspector({ node, config, post, onRenamed, complete }: {
   node: GraphNode;
   config: CanvasConfig;
   post: (m: CanvasMessage) => void;
   onRenamed: (id: string) => void;
+  /** The server's completion of node `id`'s `field` (the canvas's host answers). */
+  complete?: (id: string, field: string, text: string, offset: number) => Promise<ExpressionItem[]>;
 }) {
   const [newId, setNewId] = useState(node.id);
   const editable = config.editable;
@@ -61,6 +65,8 @@ export function Inspector({ node, config, post, onRenamed }: {
           cut={field.cut === true || (node.main?.field === field.name && node.main.cut === true)}
           editable={editable}
           save={(value) => post({ type: 'edit', edit: 'setField', id: node.id, field: field.name, value })}
+          remove={() => post({ type: 'edit', edit: 'removeField', id: node.id, field: field.name })}
+          complete={complete && field.name === 'expression' ? (text, offset) => complete(node.id, field.name, text, offset) : undefined}
         />
       ))}
       <button className="hwf-reveal" onClick={() => post({ type: 'reveal', id: node.id })}>
@@ -75,8 +81,19 @@ export function Inspector({ node, config, post, onRenamed }: {
   );
 }
 
-/** One field: its typed input, what is wrong with the text, and Save (Enter saves too; Ctrl+Enter in a text box). */
-function FieldRow({ field, main, cut, editable: canEdit, save }: { field: FieldSpec; main: boolean; cut: boolean; editable: boolean; save: (value: unknown) => void }) {
+/**
+ * One field: its typed input, what is wrong with the text, Save (Enter saves too; Ctrl+Enter
+ * in a text box) and, for an optional field the node sets, Remove.
+ */
+function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete }: {
+  field: FieldSpec;
+  main: boolean;
+  cut: boolean;
+  editable: boolean;
+  save: (value: unknown) => void;
+  remove: () => void;
+  complete: Complete | undefined;
+}) {
   // A value cut for the canvas (graph_view.SHOWN_CHARS) is shown, never saved back.
   const editable = canEdit && !cut;
   const initial = fieldText(field);
@@ -94,7 +111,17 @@ function FieldRow({ field, main, cut, editable: canEdit, save }: { field: FieldS
     placeholder: field.default !== undefined && field.default !== '' ? `default: ${Array.isArray(field.default) ? field.default.join(', ') : String(field.default)}` : field.required ? 'required' : '',
   };
   let input;
-  if (field.type === 'enum' && field.enum) {
+  if (field.name === 'expression' && field.type === 'string') {
+    input = (
+      <ExpressionInput
+        value={text}
+        onChange={setText}
+        onCommit={commit}
+        complete={complete}
+        inputProps={{ ...common, className: `hwf-field-input${main ? ' hwf-main-input' : ''}` }}
+      />
+    );
+  } else if (field.type === 'enum' && field.enum) {
     input = (
       <select className="hwf-field-input" value={text} disabled={!editable} data-field={field.name} onChange={(e) => setText(e.target.value)}>
         {!field.enum.includes(text) && <option value={text}>{text === '' ? '(not set)' : text}</option>}
@@ -154,9 +181,16 @@ function FieldRow({ field, main, cut, editable: canEdit, save }: { field: FieldS
       {error && <div className="hwf-field-error" role="alert">{error}</div>}
       {cut && <div className="hwf-side-note">Too long to edit here: edit it in the text.</div>}
       {editable && (
-        <button className={`hwf-save-field${main ? ' hwf-save-main' : ''}`} data-field={field.name} disabled={!canSave} onClick={commit}>
-          Save {field.name}
-        </button>
+        <div className="hwf-field-actions">
+          <button className={`hwf-save-field${main ? ' hwf-save-main' : ''}`} data-field={field.name} disabled={!canSave} onClick={commit}>
+            Save {field.name}
+          </button>
+          {!field.required && field.value !== undefined && (
+            <button className="hwf-remove-field" data-field={field.name} aria-label={`Remove ${field.name}`} title={`Remove ${field.name} from the node`} onClick={remove}>
+              Remove
+            </button>
+          )}
+        </div>
       )}
     </div>
   );

@@ -9,6 +9,8 @@
  * through the store (refused with its defects) with the revision of the stored copy the
  * draft was made from, so a copy another writer stored since is never overwritten
  * unasked (409: the tab offers to reload the stored copy or to overwrite it on purpose).
+ * The inspector's expression completion asks `POST /designs/{name}/complete` with the
+ * draft (the editor's completion code and the newest run, as in VS Code).
  * Runs start from the stored design; answer, respond and cancel act on the shown run.
  * The newest run is polled with the runs directory's stamp, so an idle poll reads no run
  * file. No DOM and no React here (unit tested with a fake fetch).
@@ -16,7 +18,7 @@
 import { asRunSummary, RunSummary, runsOf, stepsOfRun } from '../common/runModel';
 import type { DraftStore } from './draftStore';
 import { asGraphView, GraphView } from './graphModel';
-import { editFailureText, positionEntries } from './protocol';
+import { editFailureText, expressionItems, positionEntries } from './protocol';
 import type { CanvasMessage, EditRequest, Host, HostMessage, PositionEntry, RunRequest } from './protocol';
 
 export const ROUTES_BASE = '/api/plugins/visual-workflow';
@@ -319,6 +321,19 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       }
       case 'edit':
         return serial(() => edit(m));
+      case 'complete': {
+        // not queued behind edits: it reads the draft as it is now and changes nothing
+        let items: ReturnType<typeof expressionItems> = [];
+        try {
+          const draft = current?.text;
+          const body = { id: m.id, expression: m.text, offset: m.offset };
+          items = expressionItems(await post(`/designs/${design}/complete`, typeof draft === 'string' ? { ...body, text: draft } : body));
+        } catch {
+          // no suggestions: typing goes on
+        }
+        emit({ type: 'completions', request: m.request, items });
+        return;
+      }
       case 'undo':
         return serial(() => travel(undone, redone));
       case 'redo':

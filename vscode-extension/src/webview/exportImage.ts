@@ -4,7 +4,7 @@
  * out), so it is unit tested and the PNG is this SVG drawn on a canvas.
  */
 import type { XY } from './layout';
-import { routePath } from './geometry';
+import { orthogonalPath, routePath } from './geometry';
 
 export interface ExportNode {
   position: XY;
@@ -21,6 +21,8 @@ export interface ExportEdge {
   from: XY;
   to: XY;
   route?: XY[];
+  /** `route` is a detour (straight segments), drawn as the canvas draws it. */
+  detour?: boolean;
 }
 
 export interface ExportColors {
@@ -66,7 +68,7 @@ export function graphSvg(nodes: readonly ExportNode[], edges: readonly ExportEdg
   out.push(`<g transform="translate(${dx} ${dy})">`);
   for (const e of edges) {
     const d = e.route && e.route.length >= 2
-      ? routePath(e.route)
+      ? (e.detour ? orthogonalPath(e.route) : routePath(e.route))
       : `M ${e.from.x} ${e.from.y} C ${e.from.x} ${(e.from.y + e.to.y) / 2} ${e.to.x} ${(e.from.y + e.to.y) / 2} ${e.to.x} ${e.to.y}`;
     out.push(`<path d="${d}" fill="none" stroke="${esc(colors.edge)}" stroke-width="1.5" marker-end="url(#arrow)"/>`);
   }

@@ -4,9 +4,9 @@
  */
 import type { FieldSpec } from './graphModel';
 
-/** A multi-line text box (prompts, questions, conditions, notes, lists). */
+/** A multi-line text box (prompts, questions, notes, lists; a condition is one line, with completion). */
 export function isLong(field: FieldSpec): boolean {
-  return field.type === 'string-list' || ['prompt', 'question', 'expression', 'text'].includes(field.name);
+  return field.type === 'string-list' || ['prompt', 'question', 'text'].includes(field.name);
 }
 
 /** The text an input shows for the value (a list: one entry per line). */

@@ -1,6 +1,6 @@
 /**
  * Small geometry the canvas draws with, pure (unit tested): an edge's path through its
- * route, and where a node's hover card goes.
+ * route or its detour, and where a node's hover card goes.
  */
 import type { XY } from './layout';
 
@@ -14,6 +14,30 @@ export function routePath(points: readonly XY[]): string {
     const p = points[i];
     const q = points[i + 1];
     d += ` Q ${p.x} ${p.y} ${(p.x + q.x) / 2} ${(p.y + q.y) / 2}`;
+  }
+  const last = points[points.length - 1];
+  return `${d} L ${last.x} ${last.y}`;
+}
+
+/**
+ * A path through straight segments (a detour, detour.ts) with each corner rounded by at
+ * most `radius`, so the line stays within a few pixels of the segments it was checked as.
+ */
+export function orthogonalPath(points: readonly XY[], radius = 6): string {
+  if (points.length < 2) {
+    return '';
+  }
+  let d = `M ${points[0].x} ${points[0].y}`;
+  for (let i = 1; i < points.length - 1; i += 1) {
+    const [a, p, b] = [points[i - 1], points[i], points[i + 1]];
+    const r = Math.min(radius, Math.hypot(p.x - a.x, p.y - a.y) / 2, Math.hypot(b.x - p.x, b.y - p.y) / 2);
+    const toward = (q: XY) => {
+      const len = Math.hypot(q.x - p.x, q.y - p.y) || 1;
+      return { x: p.x + ((q.x - p.x) / len) * r, y: p.y + ((q.y - p.y) / len) * r };
+    };
+    const enter = toward(a);
+    const leave = toward(b);
+    d += ` L ${enter.x} ${enter.y} Q ${p.x} ${p.y} ${leave.x} ${leave.y}`;
   }
   const last = points[points.length - 1];
   return `${d} L ${last.x} ${last.y}`;

@@ -6,7 +6,8 @@
  */
 import type { Edge, Node } from '@xyflow/react';
 import type { StepInfo, StepState } from '../common/runModel';
-import { Box, DAGRE_LIMIT, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout } from './layout';
+import { detour, type Rect } from './detour';
+import { Box, DAGRE_LIMIT, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout, XY } from './layout';
 
 export type { Layout } from './layout';
 
@@ -220,6 +221,8 @@ export interface FlowOptions {
   previousKeys?: readonly string[];
   /** Edge routes of the last full layout (drawn while both ends stay put). */
   routes?: ReadonlyMap<string, Route>;
+  /** Nodes' drawn sizes where known (their heights follow their text): the detours go around those boxes. */
+  measured?: (key: string) => Box | undefined;
   /**
    * Give each node its handles up front: React Flow then renders only the nodes in view
    * from the start instead of every node once to measure them (seconds at 3,000).
@@ -257,6 +260,26 @@ export function toFlow(
   routed ??= new Map<string, Route>();
   const routes = liveRoutes(routed, positions);
   const offsets = endOffsets(edges, positions);
+  const boxes = new Map<string, Rect>();
+  const boxOf = (key: string): Rect => {
+    let box = boxes.get(key);
+    if (!box) {
+      const at = positions!.get(key) ?? { x: 0, y: 0 };
+      box = { ...at, ...(options.measured?.(key) ?? size(key)) };
+      boxes.set(key, box);
+    }
+    return box;
+  };
+  // An edge whose route no longer fits goes around the other nodes (a graph dagre lays out: past that, a curve)
+  const detourOf = (from: string, to: string, offset: { sourceOffset: number; targetOffset: number } | undefined): XY[] | undefined => {
+    if (ids.length > DAGRE_LIMIT) return undefined;
+    const source = boxOf(from);
+    const target = boxOf(to);
+    const others = ids.filter((k) => k !== from && k !== to).map(boxOf);
+    const start = { x: source.x + source.width / 2 + (offset?.sourceOffset ?? 0), y: source.y + source.height };
+    const end = { x: target.x + target.width / 2 + (offset?.targetOffset ?? 0), y: target.y };
+    return detour(start, end, source, target, others);
+  };
   const nodes = ordered.map((node, i): Node<HwfNodeData> => ({
     id: ids[i],
     type: 'hwf',
@@ -278,6 +301,7 @@ export function toFlow(
     const id = edgeId(e.from, e.to);
     const defects = e.defects ?? [];
     const route = routes.get(id);
+    const around = route ? undefined : detourOf(e.from, e.to, offsets.get(id));
     return {
       id,
       type: 'hwf',
@@ -288,7 +312,7 @@ export function toFlow(
       label: defects.length > 0 ? '!' : undefined,
       ariaLabel: `after: ${e.from} → ${e.to}${defects.length ? ` (${defects.map((d) => d.message).join('; ')})` : ''}`,
       markerEnd: { type: 'arrowclosed' as never, width: 18, height: 18 },
-      data: { defects, route: route?.points, ...offsets.get(id) },
+      data: { defects, route: route?.points, ...(around ? { detour: around } : {}), ...offsets.get(id) },
     };
   });
   return { nodes, edges: flowEdges, positions, routes: routed, keys: ids, byKey };

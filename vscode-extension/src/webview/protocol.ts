@@ -12,7 +12,19 @@ export type EditRequest =
   | { edit: 'addNode'; kind: string; after: string | null }
   | { edit: 'deleteNode'; id: string }
   | { edit: 'renameNode'; id: string; newId: string }
-  | { edit: 'setField'; id: string; field: string; value: unknown };
+  | { edit: 'setField'; id: string; field: string; value: unknown }
+  | { edit: 'removeField'; id: string; field: string };
+
+/** One completion of a condition's expression (`hwf.completeExpression`, docs/commands.md): accepting it replaces [start, end) of the expression, in UTF-16 code units, with `text`. */
+export interface ExpressionItem {
+  label: string;
+  kind: string;
+  text: string;
+  start: number;
+  end: number;
+  detail?: string;
+  documentation?: string;
+}
 
 export type RunRequest =
   | { action: 'start' }
@@ -40,7 +52,9 @@ export type CanvasMessage =
   | { type: 'undo' }
   | { type: 'redo' }
   /** The drawn graph as an image: SVG text, or a PNG as a `data:` URL. */
-  | { type: 'export'; format: 'png' | 'svg'; data: string };
+  | { type: 'export'; format: 'png' | 'svg'; data: string }
+  /** The inspector asks what may be typed at `offset` of node `id`'s `field` (its expression): answered by `completions` with the same `request`. */
+  | { type: 'complete'; request: number; id: string; field: string; text: string; offset: number };
 
 /** A node's key and top-left corner (an array, so no id is ever an object key). */
 export type PositionEntry = [string, number, number];
@@ -61,7 +75,9 @@ export type HostMessage =
   | { type: 'config'; config: CanvasConfig }
   | { type: 'notice'; text: string }
   /** The positions stored for this document (sent before its first graph). */
-  | { type: 'positions'; entries: PositionEntry[] };
+  | { type: 'positions'; entries: PositionEntry[] }
+  /** The server's items for the `complete` message `request` (none when it could not answer). */
+  | { type: 'completions'; request: number; items: ExpressionItem[] };
 
 /** Where the canvas lives: it only ever talks to this. */
 export interface Host {
@@ -84,7 +100,28 @@ export function editCommand(uri: string, request: EditRequest): { command: strin
       return { command: 'hwf.edit.renameNode', args: [uri, request.id, request.newId] };
     case 'setField':
       return { command: 'hwf.edit.setField', args: [uri, request.id, request.field, request.value] };
+    case 'removeField':
+      return { command: 'hwf.edit.removeField', args: [uri, request.id, request.field] };
   }
+}
+
+/** The server command that completes the inspector's expression (docs/commands.md, `hwf.completeExpression`). */
+export function completeCommand(uri: string, request: { id: string; text: string; offset: number }): { command: string; args: unknown[] } {
+  return { command: 'hwf.completeExpression', args: [uri, request.id, request.text, request.offset] };
+}
+
+/** The items of a `hwf.completeExpression` answer (or the dashboard route's); anything malformed is left out. */
+export function expressionItems(answer: unknown): ExpressionItem[] {
+  const items = typeof answer === 'object' && answer !== null ? (answer as { items?: unknown }).items : undefined;
+  if (!Array.isArray(items)) {
+    return [];
+  }
+  return items.filter((i): i is ExpressionItem => {
+    if (typeof i !== 'object' || i === null) return false;
+    const item = i as Record<string, unknown>;
+    return str(item.label) && str(item.kind) && str(item.text) && Number.isInteger(item.start) && Number.isInteger(item.end) &&
+      (item.detail === undefined || str(item.detail)) && (item.documentation === undefined || str(item.documentation));
+  });
 }
 
 /** The server command for one run request on the design `uri`. */
@@ -103,7 +140,7 @@ export function runCommand(uri: string, request: RunRequest): { command: string;
   }
 }
 
-const EDITS = new Set(['connect', 'disconnect', 'addNode', 'deleteNode', 'renameNode', 'setField']);
+const EDITS = new Set(['connect', 'disconnect', 'addNode', 'deleteNode', 'renameNode', 'setField', 'removeField']);
 const ACTIONS = new Set(['start', 'fromHere', 'answer', 'respond', 'cancel']);
 const str = (v: unknown): v is string => typeof v === 'string';
 
@@ -134,6 +171,10 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
       return str(m.id) ? { type: 'reveal', id: m.id } : { invalid: 'reveal without id' };
     case 'step':
       return str(m.id) && str(m.runId) ? { type: 'step', runId: m.runId, id: m.id } : { invalid: 'step without runId and id' };
+    case 'complete':
+      return typeof m.request === 'number' && str(m.id) && str(m.field) && str(m.text) && Number.isInteger(m.offset)
+        ? { type: 'complete', request: m.request, id: m.id, field: m.field, text: m.text, offset: m.offset as number }
+        : { invalid: 'complete without request, id, field, text and offset' };
     case 'edit':
       return EDITS.has(String(m.edit)) && editArgsOk(m) ? (m as CanvasMessage) : { invalid: `bad edit ${String(m.edit)}` };
     case 'run':
@@ -154,6 +195,8 @@ function editArgsOk(m: Record<string, unknown>): boolean {
       return str(m.id);
     case 'renameNode':
       return str(m.id) && str(m.newId);
+    case 'removeField':
+      return str(m.id) && str(m.field);
     default:
       return str(m.id) && str(m.field) && 'value' in m;
   }
@@ -203,5 +246,7 @@ export function editFailureText(request: EditRequest, error: string): string {
       return `Cannot rename ${request.id} to ${request.newId}: ${reason}`;
     case 'setField':
       return `Cannot set ${request.field} of ${request.id}: ${reason}`;
+    case 'removeField':
+      return `Cannot remove ${request.field} of ${request.id}: ${reason}`;
   }
 }
