@@ -13,11 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsontext.jsontree import ParsedDocument
+from ..jsontext.positions import code_points, units
 from .completion_items import expression_items
 from .design import design_of
 from .run_info import RunInfo
 
 __all__ = ["ExpressionCompletionError", "complete_expression"]
+
+UTF16 = "utf-16"  # JavaScript strings count UTF-16 code units
 
 
 class ExpressionCompletionError(ValueError):
@@ -34,17 +37,17 @@ def complete_expression(doc: ParsedDocument, node_id: str, expression: str, offs
     info = design.by_id.get(node_id)
     if info is None:  # renamed or deleted meanwhile: nothing to offer, nothing wrong
         return {"items": []}
-    if not 0 <= offset <= _utf16_length(expression):
+    if not 0 <= offset <= units(expression, UTF16):
         raise ExpressionCompletionError(f"offset {offset} is outside the expression")
-    at = _code_points(expression, offset)
+    at = code_points(expression[:offset], offset, UTF16)  # a prefix at least that long
     items = expression_items(expression, at, design, info, run, in_json=False)
     items.sort(key=lambda item: (item.sort_text or item.label, item.label))
     out = []
     for item in items:
         entry: dict[str, Any] = {
             "label": item.label, "kind": item.kind, "text": item.insert_text,
-            "start": _utf16_length(expression[:item.start]),
-            "end": _utf16_length(expression[:item.end]),
+            "start": units(expression[:item.start], UTF16),
+            "end": units(expression[:item.end], UTF16),
         }
         if item.detail:
             entry["detail"] = item.detail
@@ -52,17 +55,3 @@ def complete_expression(doc: ParsedDocument, node_id: str, expression: str, offs
             entry["documentation"] = item.documentation
         out.append(entry)
     return {"items": out}
-
-
-def _utf16_length(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _code_points(text: str, utf16_offset: int) -> int:
-    """The index in `text` of a UTF-16 offset (inside a surrogate pair: after the pair)."""
-    units = 0
-    for index, char in enumerate(text):
-        if units >= utf16_offset:
-            return index
-        units += 2 if ord(char) > 0xFFFF else 1
-    return len(text)

@@ -16,7 +16,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _units(segment: str, encoding: str) -> int:
+def units(segment: str, encoding: str) -> int:
     """How many code units of `encoding` `segment` takes."""
     if encoding == "utf-32" or segment.isascii():
         return len(segment)
@@ -108,11 +108,11 @@ class LineIndex:
         """Units of text[start:offset] (start = the line's start)."""
         text = self.text
         if offset - start <= _CHUNK or encoding == "utf-32":
-            return _units(text[start:offset], encoding)
+            return units(text[start:offset], encoding)
         marks = self._marks(line, start, encoding)
         k = (offset - start) // _CHUNK
         base = start + k * _CHUNK
-        return marks[k] + _units(text[base:offset], encoding)
+        return marks[k] + units(text[base:offset], encoding)
 
     def _marks(self, line: int, start: int, encoding: str) -> list[int]:
         """Cumulative units at every _CHUNK code points of a long line, built once."""
@@ -123,7 +123,7 @@ class LineIndex:
             end = self.line_end(line)
             marks = [0]
             for base in range(start, end - _CHUNK + 1, _CHUNK):
-                marks.append(marks[-1] + _units(text[base : base + _CHUNK], encoding))
+                marks.append(marks[-1] + units(text[base : base + _CHUNK], encoding))
             self._checkpoints[key] = marks
         return marks
 
@@ -192,7 +192,7 @@ class LineIndex:
             k = bisect_right(marks, character) - 1
             start += k * _CHUNK
             character -= marks[k]
-        return start + _code_points(self.text[start : min(end, start + character)],
+        return start + code_points(self.text[start : min(end, start + character)],
                                     character, encoding)
 
 
@@ -209,7 +209,7 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _code_points(prefix: str, character: int, encoding: str) -> int:
+def code_points(prefix: str, character: int, encoding: str) -> int:
     """How many code points of `prefix` fit in `character` units of `encoding`."""
     if encoding == "utf-32" or prefix.isascii():
         return len(prefix)
@@ -233,9 +233,9 @@ def _code_points(prefix: str, character: int, encoding: str) -> int:
 
 def _walk_utf16(prefix: str, character: int) -> int:
     """Code points of `prefix` that fit in `character` UTF-16 units (raw surrogates present)."""
-    units = 0
+    seen = 0
     for count, char in enumerate(prefix):
-        units += 2 if ord(char) > 0xFFFF else 1
-        if units > character:
+        seen += 2 if ord(char) > 0xFFFF else 1
+        if seen > character:
             return count
     return len(prefix)
