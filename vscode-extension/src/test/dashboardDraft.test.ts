@@ -158,14 +158,20 @@ test('the dashboard host: undo back to the stored design drops the kept draft; w
   bare.host.dispose();
 });
 
-test('the dashboard host: a Save refused because another writer changed the design says so, keeps the draft, and overwrites only on purpose', async () => {
+/** A tab with a draft (an agent added) whose Save was just refused: hwf or the chat stored revision r7 meanwhile. */
+async function refusedSave() {
   const { calls, fetchJSON, state } = fakeStore();
   const storage = memoryStorage();
   const tab = await openTab(fetchJSON, storage);
   tab.host.post({ type: 'edit', edit: 'addNode', kind: 'agent', after: 'draft' });
   await settle();
-  Object.assign(state, { revision: 'r7', nodes: ['start', 'theirs'] }); // hwf or the chat saved it
+  Object.assign(state, { revision: 'r7', nodes: ['start', 'theirs'] });
   assert.equal(await tab.host.save(), false);
+  return { calls, state, storage, tab };
+}
+
+test('the dashboard host: a Save refused because another writer changed the design says so, keeps the draft, and overwrites only on purpose', async () => {
+  const { calls, state, storage, tab } = await refusedSave();
   const conflict = tab.last().conflict ?? '';
   assert.match(conflict, /^Not saved: ship was changed in the store after you opened it .*Reload the stored design \(your changes are dropped\), or overwrite it with yours\.$/);
   assert.ok(!tab.notices().includes(conflict), 'said once, by the toolbar, not again as a notice');
@@ -178,13 +184,7 @@ test('the dashboard host: a Save refused because another writer changed the desi
 });
 
 test('the dashboard host: after a conflict, reloading the stored design drops the draft and draws the other writer\'s copy', async () => {
-  const { calls, fetchJSON, state } = fakeStore();
-  const storage = memoryStorage();
-  const tab = await openTab(fetchJSON, storage);
-  tab.host.post({ type: 'edit', edit: 'addNode', kind: 'agent', after: 'draft' });
-  await settle();
-  Object.assign(state, { revision: 'r7', nodes: ['start', 'theirs'] });
-  assert.equal(await tab.host.save(), false);
+  const { calls, storage, tab } = await refusedSave();
   await tab.host.discard();
   assert.equal(tab.graphs().at(-1), 'start,theirs');
   assert.deepEqual([tab.last(), draftStore(storage).names()], [{ dirty: false, valid: undefined }, []]);
