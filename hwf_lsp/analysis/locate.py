@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..jsontext.jsontree import JsonNode, ParsedDocument, source_offset
+from ..jsontext.jsontree import JsonNode, ParsedDocument, peek_member, source_offset
 from ..workflow.defects import Defect
 from ..workflow.graph import find_cycle
 from ..workflow.validator import first_uses, trigger_indexes
@@ -73,15 +73,6 @@ def _one_char(doc: ParsedDocument, offset: int) -> tuple[int, int]:
     return offset, min(offset + 1, len(doc.text))
 
 
-def _last_member_value(node: JsonNode | None, key: str):
-    if node is None or node.members is None:
-        return None
-    for member in reversed(node.members):
-        if member.key == key:
-            return member
-    return None
-
-
 def node_object(doc: ParsedDocument, index: int) -> JsonNode | None:
     """The tree node of `nodes[index]` (the `nodes` member that counts: the last)."""
     nodes = doc.node_at_path(("nodes",))
@@ -94,7 +85,7 @@ def _graph_range(doc: ParsedDocument) -> tuple[int, int]:
     root = doc.root
     if root is None:
         return _one_char(doc, 0)
-    member = _last_member_value(root, "nodes")
+    member = peek_member(root, "nodes")
     if member is not None:
         return member.key_start, member.key_end
     return _one_char(doc, root.start)
@@ -108,7 +99,7 @@ def identity_span(doc: ParsedDocument, index: int) -> tuple[int, int]:
 
 def _identity_range(doc: ParsedDocument, obj: JsonNode) -> tuple[int, int]:
     """A node's id value, else its opening brace."""
-    member = _last_member_value(obj, "id")
+    member = peek_member(obj, "id")
     if member is not None and member.value is not None:
         return member.value.start, member.value.end
     if obj.kind != "object":
@@ -140,7 +131,7 @@ def _locate(doc: ParsedDocument, defect: Defect) -> tuple[int, int]:
         return _graph_range(doc)
     if obj.kind != "object" or defect.field is None:
         return _identity_range(doc, obj)
-    member = _last_member_value(obj, defect.field)
+    member = peek_member(obj, defect.field)
     if member is None:
         return _identity_range(doc, obj)
     value = member.value

@@ -36,6 +36,7 @@ __all__ = [
     "parse",
     "source_offset",
     "contains",
+    "peek_member",
 ]
 
 BOM = "\ufeff"
@@ -233,6 +234,8 @@ opened the next string instead (see resync.string_end)."""
 _WORD = _LazyPattern(r'[^ \t\n\r{}\[\]:,"]+')
 """A bare word: anything up to whitespace, punctuation or a quote."""
 _SKIP_WS = re.compile(r"[ \t\n\r]*")
+_NEXT_CONTAINER = re.compile(r"[ \t\n\r]*,[ \t\n\r]*(?=[\[{])")
+"""A comma and the opening bracket of the next item (`_Builder._valid_items`)."""
 _NUMBER = _LazyPattern(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _STRING_BODY = _LazyPattern(r'[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*\\?')
 """The rest of a string up to its closing quote or the end of its line (recovery)."""
@@ -392,6 +395,8 @@ class _Builder:
         """Whether some object repeats a key (lets duplicate_keys skip its walk)."""
         self.watch = _DuplicateWatch()
         self.scan = make_scanner(_StrictDecoder(self.watch))
+        self.invalid_at = -1
+        """Where `_valid_items` found a container that is not valid JSON as a whole."""
         self.balance: BracketBalance | None = None
         """The text's bracket balance, for a closer that matches an outer container."""
 
@@ -491,7 +496,31 @@ class _Builder:
             where = self._where(token)
             if where is _STOP or (where is not None and not self._place(token, where)):
                 break
+            if where == "item" and token.node is not None and token.node._source is not None:
+                pos = last_end = self._valid_items(pos)
         self._finish(self.stack, last_end, self.too_deep)
+
+    def _valid_items(self, pos: int) -> int:
+        """The valid containers that follow a valid item of the innermost array, each after
+        its comma, placed in one go; returns where the token loop goes on (at the first
+        item that is not one).  A design's `nodes` array around an error is mostly such
+        items: one C scan each, none of the token machinery."""
+        top = self.top
+        if top is None or len(self.stack) >= _SCAN_DEPTH:
+            return pos
+        text, items, values = self.text, top.node._items, top.py
+        next_item = _NEXT_CONTAINER.match
+        while (found := next_item(text, pos)) is not None:
+            node = self.valid_container(found.end())
+            if node is None:
+                self.invalid_at = found.end()  # the token loop goes on here: no second scan
+                break
+            node.parent = top.node
+            items.append(node)
+            if values is not None:
+                values.append(self.valid_value)
+            pos = node.end
+        return pos
 
     def _token(self, start: int) -> _Token:
         """The token at `start`: a string, a punctuation mark (a valid nested container
@@ -504,7 +533,8 @@ class _Builder:
         if punct in _PUNCT:
             node = None
             # The root is skipped: json.loads has just rejected the whole text.
-            if (punct == "{" or punct == "[") and 0 < len(self.stack) < _SCAN_DEPTH:
+            if (punct == "{" or punct == "[") and 0 < len(self.stack) < _SCAN_DEPTH \
+                    and start != self.invalid_at:
                 node = self.valid_container(start)
             return _Token(start, node.end if node else start + 1, punct, node)
         end = _WORD.pattern.match(text, start).end()
@@ -1194,6 +1224,36 @@ def _last_member(node: JsonNode, key: str) -> Member | None:
     for member in reversed(node.members):
         if member.key == key:
             return member
+    return None
+
+
+def peek_member(node: JsonNode | None, key: str) -> Member | None:
+    """The member of object `node` that counts for `key` (the last of that name), for its
+    offsets.  In an object whose members are not built yet, and whose decoded value mirrors
+    the text, only the members before it are skipped (in C) and none is built: locating a
+    finding needs one member of each node it names, and a keystroke locates a few dozen.
+    Such a member is not one of `node.members` (built later, when asked): use it for where
+    it is, never for identity."""
+    if node is None:
+        return None
+    py = node._py
+    if node._source is None or not isinstance(py, dict):
+        return _last_member(node, key)
+    if key not in py:
+        return None
+    text = node._source
+    skip = _SKIP_WS.match
+    pos = skip(text, node.start + 1).end()
+    for name in py:  # a mirrored object's keys are its members, in source order
+        key_end = _scanstring(text, pos + 1, True)[1]
+        colon = skip(text, key_end).end()
+        value_start = skip(text, colon + 1).end()
+        if name == key:
+            member = Member(key, pos, key_end, None, colon, node)
+            member.value = _lazy_value(text, value_start, node, -1, py[key])
+            return member
+        pos = skip(text, _SCAN_ONCE(text, value_start)[1]).end()
+        pos = skip(text, pos + 1).end()  # past the comma
     return None
 
 

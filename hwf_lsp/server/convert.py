@@ -29,10 +29,8 @@ RULE_LINKS: dict[str, str] = (
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
-    "information": types.DiagnosticSeverity.Information,
-    "info": types.DiagnosticSeverity.Information,
-    "hint": types.DiagnosticSeverity.Hint,
 }
+"""A Finding's severity (analysis.locate.Finding: 'error' or 'warning')."""
 
 
 def encoding_name(kind: Any) -> str:
@@ -60,23 +58,16 @@ def to_offset(lines: LineIndex, pos: types.Position, encoding: str) -> int:
     return lines.offset(pos.line, pos.character, encoding)
 
 
-def severity(name: Any) -> types.DiagnosticSeverity:
-    return _SEVERITY.get(str(getattr(name, "value", name)).lower(), types.DiagnosticSeverity.Error)
-
-
 def diagnostic(finding: Any, lines: LineIndex, encoding: str, uri: str = "") -> types.Diagnostic:
     """A check.Finding as a Diagnostic: code = the rule, source = "hwf", its related places
     (in `uri`), its tags and the link to its rule."""
-    data: dict[str, Any] = {}
-    for key in ("node", "field", "index"):
-        value = getattr(finding, key, None)
-        if value is not None:
-            data[key] = value
+    data = {key: value for key, value in (("node", finding.node), ("field", finding.field),
+                                          ("index", finding.index)) if value is not None}
     link = RULE_LINKS.get(finding.rule)
     return types.Diagnostic(
         range=to_range(lines, finding.start, finding.end, encoding),
         message=finding.msg,
-        severity=severity(finding.severity),
+        severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Error),
         code=finding.rule,
         code_description=types.CodeDescription(href=link) if link else None,
         source=SOURCE,

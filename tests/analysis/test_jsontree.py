@@ -26,6 +26,7 @@ from hwf_lsp.jsontext.jsontree import (
     contains,
     parse,
     path_of,
+    peek_member,
     source_offset,
 )
 
@@ -490,6 +491,53 @@ def test_scanning_valid_parts_changes_nothing(value: object, indent: object,
         [(m.key, m.key_start) for m in tokens.duplicate_keys()]
     if scanned.root is not None:
         same_tree(scanned.root, tokens.root, damaged, valid=False)
+
+
+@pytest.mark.parametrize("damaged", [
+    '{"nodes": [{"id": "a"}, {"id": "b"} x, {"id": "c"}, [1, 2], {"id": "d"}]}',
+    '{"nodes": [{"id": "a"},\n {"id": "b"x}, {"id": "c"} ,\n{"id": "d"}, 7, {"e": [1]}]}',
+    '[[1], [2, [3]], [4 5], [6], {"a": 1}, {"a": 1, "a": 2}]',
+    '[{"a": 1}, , {"b": 2}, {"c": 3},]',
+    '[{"a": 1}, {"b": 2} {"c": 3}, {"d": 4}',
+], ids=["after-an-item", "inside-an-item", "arrays", "empty-slot", "unclosed"])
+def test_valid_items_around_an_error_are_scanned_as_tokens_would_read_them(damaged: str) -> None:
+    """The items after a valid item of an array are placed in one go (`_valid_items`):
+    the same tree, value and issues as token by token."""
+    scanned = parse(damaged)
+    with token_by_token():
+        tokens = parse(damaged)
+    assert scanned.errors and scanned.errors == tokens.errors
+    assert scanned.to_python() == tokens.to_python()
+    same_tree(scanned.root, tokens.root, damaged, valid=False)
+
+
+def _spans(member):
+    if member is None:
+        return None
+    value = member.value
+    return (member.key, member.key_start, member.key_end, member.colon, value.kind, value.start,
+            value.end, value.value if value.kind not in ("object", "array") else None)
+
+
+@given(st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=6), st.sampled_from([None, 2]),
+       st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_peek_member_finds_what_members_has(value: dict, indent: object, damaged: bool) -> None:
+    """`peek_member` on a lazily scanned object (valid text, or an intact item beside an
+    error) gives the offsets of the member `members` builds, and None for an absent key."""
+    text = '{"nodes": [' + json.dumps(value, indent=indent) + (", x" if damaged else "") + "]}"
+    built = parse(text).node_at_path(("nodes", 0))
+    peeked = parse(text).node_at_path(("nodes", 0))
+    assert peeked._source is not None  # still lazy: peek_member must not build it
+    for key in [*value, "absent", ""]:
+        assert _spans(peek_member(peeked, key)) == _spans(jsontree._last_member(built, key))
+    assert peeked._source is not None
+
+
+def test_peek_member_of_an_object_with_duplicate_keys_is_the_last() -> None:
+    doc = parse('{"nodes": [{"id": "a", "id": "b", "x": 1}]}')
+    member = peek_member(doc.node_at_path(("nodes", 0)), "id")
+    assert (member.value.value, member.key_start) == ("b", 23)
 
 
 @pytest.mark.parametrize("suffix", ["", " ]"], ids=["valid", "recovered"])
