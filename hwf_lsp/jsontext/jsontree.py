@@ -384,9 +384,13 @@ class _Token:
 class _Builder:
     """One pass over the text: tokens -> tree (+ Python value when asked)."""
 
-    def __init__(self, text: str, with_values: bool) -> None:
+    def __init__(self, text: str, with_values: bool, first_error: int = -1) -> None:
         self.text = text
         self.with_values = with_values
+        self.first_error = first_error
+        """Where json.loads stopped on this text, when known: an array opened before it
+        is read item by item, since scanning the one that holds the error whole would
+        go up to it in vain (a design's `nodes`: half the text on every keystroke)."""
         self.issues: list[SyntaxIssue] = []
         self.root: JsonNode | None = None
         self.root_value: Any = None
@@ -533,8 +537,8 @@ class _Builder:
         if punct in _PUNCT:
             node = None
             # The root is skipped: json.loads has just rejected the whole text.
-            if (punct == "{" or punct == "[") and 0 < len(self.stack) < _SCAN_DEPTH \
-                    and start != self.invalid_at:
+            if (punct == "{" or (punct == "[" and start >= self.first_error)) \
+                    and 0 < len(self.stack) < _SCAN_DEPTH and start != self.invalid_at:
                 node = self.valid_container(start)
             return _Token(start, node.end if node else start + 1, punct, node)
         end = _WORD.pattern.match(text, start).end()
@@ -1096,8 +1100,8 @@ class ParsedDocument:
 
     # --- lazily built state ---
 
-    def _build(self, with_values: bool) -> None:
-        builder = _Builder(self.text, with_values)
+    def _build(self, with_values: bool, first_error: int = -1) -> None:
+        builder = _Builder(self.text, with_values, first_error)
         builder.run()
         self._root = builder.root
         self._errors = builder.issues
@@ -1345,7 +1349,10 @@ def parse(text: str) -> ParsedDocument:
     watch = _DuplicateWatch()
     try:  # json.loads refuses a leading BOM too: that text takes the slow way
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=watch)
-    except Exception:  # noqa: BLE001 - anything json.loads rejects goes the slow way
+    except json.JSONDecodeError as error:
+        doc._build(with_values=True, first_error=error.pos)
+        return doc
+    except Exception:  # noqa: BLE001 - anything else json.loads rejects goes the slow way
         doc._build(with_values=True)
         return doc
     return _valid(doc, value, watch.seen)

@@ -499,10 +499,12 @@ def test_scanning_valid_parts_changes_nothing(value: object, indent: object,
     '[[1], [2, [3]], [4 5], [6], {"a": 1}, {"a": 1, "a": 2}]',
     '[{"a": 1}, , {"b": 2}, {"c": 3},]',
     '[{"a": 1}, {"b": 2} {"c": 3}, {"d": 4}',
-], ids=["after-an-item", "inside-an-item", "arrays", "empty-slot", "unclosed"])
+    '{"nodes": [{"id": "a", "after": []}, {"id": "b"}], "n": [1, [2]], "x": tru}',
+], ids=["after-an-item", "inside-an-item", "arrays", "empty-slot", "unclosed", "after-the-arrays"])
 def test_valid_items_around_an_error_are_scanned_as_tokens_would_read_them(damaged: str) -> None:
-    """The items after a valid item of an array are placed in one go (`_valid_items`):
-    the same tree, value and issues as token by token."""
+    """The items after a valid item of an array are placed in one go (`_valid_items`), and
+    an array opened before the first error is read item by item: the same tree, value and
+    issues as token by token."""
     scanned = parse(damaged)
     with token_by_token():
         tokens = parse(damaged)
