@@ -452,7 +452,7 @@ class _Builder:
         shown = word if len(word) <= 30 else word[:30] + "…"
         return JsonNode("invalid", start, end), f"Unexpected '{shown}': expected a JSON value"
 
-    def valid_container(self, start: int) -> JsonNode | None:
+    def valid_container(self, start: int, parent_ref: Any = None) -> JsonNode | None:
         """A container at `start` that is valid JSON as a whole, scanned in C; else None.
 
         Most of a document being typed is valid: only the containers around the
@@ -460,15 +460,17 @@ class _Builder:
         """
         watch = self.watch
         watch.seen = False
+        text = self.text
         try:
-            value, end = self.scan(self.text, start)
+            value, end = self.scan(text, start)
         except (ValueError, RecursionError, StopIteration):
             return None
         seen = watch.seen
         if seen:
             self.duplicates = True
         self.valid_value = value if self.with_values else None
-        return _lazy_value(self.text, start, None, end, None if seen else value)
+        return _lazy_container("object" if text[start] == "{" else "array", start, end, text,
+                               None if seen else value, parent_ref)
 
     # the loop ----------------------------------------------------------------
     # One token at a time: read it (`_token`), decide where it goes given the innermost
@@ -514,12 +516,12 @@ class _Builder:
             return pos
         text, items, values = self.text, top.node._items, top.py
         next_item = _NEXT_CONTAINER.match
+        parent_ref = _ref(top.node)
         while (found := next_item(text, pos)) is not None:
-            node = self.valid_container(found.end())
+            node = self.valid_container(found.end(), parent_ref)
             if node is None:
                 self.invalid_at = found.end()  # the token loop goes on here: no second scan
                 break
-            node.parent = top.node
             items.append(node)
             if values is not None:
                 values.append(self.valid_value)
@@ -983,18 +985,20 @@ def _object_items(node: JsonNode, text: str, first: int, last_end: int,
     if spans is None:
         return None
     parent_ref = _ref(node)
-    lazy_object = _lazy_object
-    return [lazy_object(start, end, text, sub, parent_ref)
+    lazy_container = _lazy_container
+    return [lazy_container("object", start, end, text, sub, parent_ref)
             for start, end, sub in zip(*spans, py, strict=True)]
 
 
-def _lazy_object(start: int, end: int, source: str, py: Any, parent_ref: Any) -> JsonNode:
-    """An object of valid text whose members are built when asked (`py`: its value, when
-    that mirrors the text).  Every slot set here, no `__init__` call: a 5,000-node design
-    makes 5,000 of these per keystroke, at 0.3 us each instead of 0.5-0.6 us
+def _lazy_container(kind: str, start: int, end: int, source: str, py: Any,
+                    parent_ref: Any) -> JsonNode:
+    """An object or array of valid text whose children are built when asked (`py`: its
+    value, when that mirrors the text; `parent_ref`: a weak reference to its parent, shared
+    by its siblings).  Every slot set here, no `__init__` call: a 5,000-node design makes
+    5,000 of these per keystroke, at 0.3 us each instead of 0.5-0.6 us
     (tests/analysis/test_jsontree.py holds it to JsonNode's slots)."""
     node = _NEW_NODE(JsonNode)
-    node.kind = "object"
+    node.kind = kind
     node.start = start
     node.end = end
     node.value = node._members = node._items = node._member = None

@@ -562,12 +562,12 @@ def test_a_dropped_tree_is_freed_without_the_garbage_collector(suffix: str) -> N
             gc.enable()
 
 
-# --- a valid text with one string value changed: the base's tree, moved ----------------
+# --- lazily built nodes ---------------------------------------------------------------
 
 
 def test_a_lazy_object_sets_every_slot_a_node_has() -> None:
-    """`_lazy_object` skips `__init__`: a slot it forgot would raise on first read."""
-    node = jsontree._lazy_object(3, 9, '{"a": 1}', {"a": 1}, None)
+    """`_lazy_container` skips `__init__`: a slot it forgot would raise on first read."""
+    node = jsontree._lazy_container("object", 3, 9, '{"a": 1}', {"a": 1}, None)
     made = JsonNode("object", 3, 9)
     for slot in JsonNode.__slots__:
         if slot != "__weakref__":
