@@ -72,15 +72,28 @@ class Workbench {
     await waitFor(`the editor of ${name}`, () => this.page.locator('.editor-instance .monaco-editor .view-lines').first().isVisible());
   }
 
-  /** Runs a command through the command palette (F1), by its title. */
+  /**
+   * Runs a command through the command palette (F1), by its title. On a loaded machine a
+   * view the last click opened can take the focus late and close the palette (issue 33:
+   * "element is not visible" for 30 s): then it is opened again, and Enter is pressed only
+   * while the palette's input has the focus.
+   */
   async runCommand(title) {
-    await this.page.keyboard.press('Escape');
-    await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 10000 });
-    await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-    await waitFor(`"${title}" in the command palette`, () => row.isVisible(), { timeout: 10000 });
+    let opened = false;
+    await waitFor(`"${title}" in the command palette`, async () => {
+      if (!opened || !(await input.isVisible())) {
+        await this.page.keyboard.press('Escape');
+        await this.page.keyboard.press('F1');
+        await input.waitFor({ state: 'visible', timeout: 10000 });
+        opened = true;
+      }
+      if ((await input.inputValue()) !== `>${title}`) {
+        await input.fill(`>${title}`, { timeout: 2000 });
+      }
+      return (await row.isVisible()) && (await input.evaluate((el) => el === document.activeElement));
+    }, { timeout: 30000 });
     await this.page.keyboard.press('Enter');
   }
 
@@ -191,6 +204,10 @@ class Workbench {
     // The item, not its label: a badge (runs waiting) may cover the label.
     await click(this.page.locator('.part.activitybar .action-item:has(a[aria-label^="Hermes Workflow"])').first());
     await waitFor('the Hermes Workflow side bar', async () => /hermes workflow/i.test(await title.innerText()));
+    // The opened view takes the focus a moment later: wait for it (bounded), or it closes
+    // the command palette the next step opens.
+    await waitFor('the Runs view to take the focus', () => this.page.evaluate(
+      () => Boolean(document.activeElement?.closest('.part.sidebar'))), { timeout: 3000 }).catch(() => {});
   }
 
   /**
