@@ -34,8 +34,8 @@ from bench.scenarios import (
     import_pygls_once,
     measure_change_in_turns,
     measure_open,
-    measure_request,
     measure_request_after_edit,
+    measure_request_in_turns,
     peak_rss_after,
     start_session,
     sync_kind,
@@ -158,21 +158,24 @@ async def measure_servers(specs: list[ServerSpec], docs: list[Doc], root: Path,
                 opened.append((session, uri, base))
             log(f"  {doc.name:12} changes, in turns")
             await measure_changes(opened, doc, cfg, rows)
-            for (session, init), (_, uri, base) in zip(sessions, opened, strict=True):
-                if session.spec.name != "peer-pull":
-                    log(f"  {doc.name:12} {session.spec.name:10} requests")
-                    for op, capability, offset in (
-                        ("completion", "completionProvider", doc.completion_offset),
-                        ("hover", "hoverProvider", doc.hover_offset),
-                    ):
-                        if offers(init, capability):
-                            rows.append({**base, "op": op, **await measure_request(
-                                session, f"textDocument/{op}", uri, offset,
-                                cfg.request_samples, cfg.warmup)})
-                            rows.append({**base, "op": f"{op}-after-edit",
-                                         **await measure_request_after_edit(
-                                             session, f"textDocument/{op}", doc, uri, offset,
-                                             cfg.samples, cfg.warmup)})
+            for op, capability, offset in (
+                ("completion", "completionProvider", doc.completion_offset),
+                ("hover", "hoverProvider", doc.hover_offset),
+            ):
+                asked = [(session, uri, base) for (session, init), (_, uri, base)
+                         in zip(sessions, opened, strict=True)
+                         if session.spec.name != "peer-pull" and offers(init, capability)]
+                log(f"  {doc.name:12} {op}, in turns")
+                measured = await measure_request_in_turns(
+                    [(session, uri) for session, uri, _ in asked], f"textDocument/{op}",
+                    offset, cfg.request_samples, cfg.warmup)
+                for (session, uri, base), result in zip(asked, measured, strict=True):
+                    rows.append({**base, "op": op, **result})
+                    rows.append({**base, "op": f"{op}-after-edit",
+                                 **await measure_request_after_edit(
+                                     session, f"textDocument/{op}", doc, uri, offset,
+                                     cfg.samples, cfg.warmup)})
+            for session, uri, _ in opened:
                 await session.close(uri)
         typing_doc = design_with_nodes(50)
         for session, _ in sessions:
