@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,14 @@ async def measure_change(session: Session, doc: Doc, uri: str, samples: int,
     return (await measure_change_in_turns([(session, uri)], doc, samples, warmup, edit, full))[0]
 
 
+def _turns(servers: int, rounds: int) -> Iterator[tuple[int, int]]:
+    """(round, server index) of every sample: each round every server takes one, the first
+    of the round rotating."""
+    for k in range(rounds):
+        for turn in range(servers):
+            yield k, (k + turn) % servers
+
+
 async def measure_change_in_turns(sessions: list[tuple[Session, str]], doc: Doc, samples: int,
                                   warmup: int, edit: str = "prompt", full: bool = False
                                   ) -> list[dict[str, Any]]:
@@ -165,21 +174,19 @@ async def measure_change_in_turns(sessions: list[tuple[Session, str]], doc: Doc,
     counts: list[list[int]] = [[] for _ in sessions]
     failures = [0 for _ in sessions]
     walls = [0.0 for _ in sessions]
-    for k in range(warmup + samples):
-        for turn in range(len(sessions)):
-            index = (k + turn) % len(sessions)
-            session, uri = sessions[index]
-            began = time.perf_counter()
-            try:
-                seconds, count = await session.change(uri, offset, "xy"[k % 2], full)
-            except (TimeoutError, LspError):
-                failures[index] += 1
-                continue
-            finally:
-                walls[index] += time.perf_counter() - began
-            if k >= warmup:
-                times[index].append(seconds)
-                counts[index].append(count)
+    for k, index in _turns(len(sessions), warmup + samples):
+        session, uri = sessions[index]
+        began = time.perf_counter()
+        try:
+            seconds, count = await session.change(uri, offset, "xy"[k % 2], full)
+        except (TimeoutError, LspError):
+            failures[index] += 1
+            continue
+        finally:
+            walls[index] += time.perf_counter() - began
+        if k >= warmup:
+            times[index].append(seconds)
+            counts[index].append(count)
     return [{**summary(times[i]), "failures": failures[i],
              "diagnostics": max(counts[i], default=None), "wall_s": round(walls[i], 3)}
             for i in range(len(sessions))]
@@ -197,20 +204,17 @@ async def measure_request_in_turns(sessions: list[tuple[Session, str]], method: 
     times: list[list[float]] = [[] for _ in sessions]
     failures = [0 for _ in sessions]
     answered = [0 for _ in sessions]
-    for k in range(warmup + samples):
-        for turn in range(len(sessions)):
-            index = (k + turn) % len(sessions)
-            session, uri = sessions[index]
-            try:
-                result, seconds = await session.client.timed_request(
-                    method, {"textDocument": {"uri": uri}, "position": positions[index]},
-                    WAIT_S)
-            except (TimeoutError, LspError):
-                failures[index] += 1
-                continue
-            if k >= warmup:
-                times[index].append(seconds)
-                answered[index] += _answered(result)
+    for k, index in _turns(len(sessions), warmup + samples):
+        session, uri = sessions[index]
+        try:
+            result, seconds = await session.client.timed_request(
+                method, {"textDocument": {"uri": uri}, "position": positions[index]}, WAIT_S)
+        except (TimeoutError, LspError):
+            failures[index] += 1
+            continue
+        if k >= warmup:
+            times[index].append(seconds)
+            answered[index] += _answered(result)
     return [{**summary(times[i]), "failures": failures[i], "answered": answered[i]}
             for i in range(len(sessions))]
 
