@@ -234,6 +234,11 @@ opened the next string instead (see resync.string_end)."""
 _WORD = _LazyPattern(r'[^ \t\n\r{}\[\]:,"]+')
 """A bare word: anything up to whitespace, punctuation or a quote."""
 _SKIP_WS = re.compile(r"[ \t\n\r]*")
+_MEMBER_HEAD = re.compile(r'"(?:[^"\\]|\\.)*(")[ \t\n\r]*(:)[ \t\n\r]*', re.S)
+"""A key of valid JSON, its colon and the blanks up to its value (`peek_member`): groups 1
+and 2 are the key's closing quote and the colon."""
+_COMMA = re.compile(r"[ \t\n\r]*,?[ \t\n\r]*")
+"""The blanks and the comma between a member's value and the next key."""
 _NEXT_CONTAINER = re.compile(r"[ \t\n\r]*,[ \t\n\r]*(?=[\[{])")
 """A comma and the opening bracket of the next item (`_Builder._valid_items`)."""
 _NUMBER = _LazyPattern(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -1247,18 +1252,16 @@ def peek_member(node: JsonNode | None, key: str) -> Member | None:
     if key not in py:
         return None
     text = node._source
-    skip = _SKIP_WS.match
-    pos = skip(text, node.start + 1).end()
+    head = _MEMBER_HEAD.match
+    comma = _COMMA.match
+    pos = _SKIP_WS.match(text, node.start + 1).end()
     for name in py:  # a mirrored object's keys are its members, in source order
-        key_end = _scanstring(text, pos + 1, True)[1]
-        colon = skip(text, key_end).end()
-        value_start = skip(text, colon + 1).end()
+        found = head(text, pos)
         if name == key:
-            member = Member(key, pos, key_end, None, colon, node)
-            member.value = _lazy_value(text, value_start, node, -1, py[key])
+            member = Member(key, pos, found.end(1), None, found.start(2), node)
+            member.value = _lazy_value(text, found.end(), node, -1, py[key])
             return member
-        pos = skip(text, _SCAN_ONCE(text, value_start)[1]).end()
-        pos = skip(text, pos + 1).end()  # past the comma
+        pos = comma(text, _SCAN_ONCE(text, found.end())[1]).end()
     return None
 
 

@@ -180,7 +180,7 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     if runs is not None:
         try:
             top = doc.to_python()
-            run = runs.newest(design_name_for(top, uri_to_path(uri)))
+            run = runs.newest(design_name_for(top, path))
             if run is not None:
                 run = run.with_design(top)  # a foreign run's failed step, by this design
         except Exception:  # run data is a bonus, never a failure

@@ -369,8 +369,11 @@ def _check_color(check: _Checker, value: Any, _kinds: dict) -> None:
                      f"(no tint), got {show(value)}")
 
 
+_check_expression_payload = _check_payload("expression")
+
+
 def _check_expression(check: _Checker, value: Any, kind_of: dict[str, Any]) -> None:
-    _check_payload("expression")(check, value, kind_of)
+    _check_expression_payload(check, value, kind_of)
     if not isinstance(value, str) or not value.strip():
         return
     try:

@@ -165,11 +165,12 @@ class Validator:
                 except Exception:
                     log.exception("validation of %s failed", key)
                     return
-            now = server.open_text(key)
-            if now is None:
-                return
-            if now[0] != version or now[1] != text or not server.is_checked(key):
-                continue  # a newer version or new settings arrived: start over
+                # only this await lets other messages in: look again
+                now = server.open_text(key)
+                if now is None:
+                    return
+                if now[0] != version or now[1] != text or not server.is_checked(key):
+                    continue  # a newer version or new settings arrived: start over
             self._deliver(key, version, result)
             if epoch != self.runs_epoch:  # the runs changed during the check: again
                 result.stale = True
