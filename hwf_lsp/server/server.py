@@ -212,11 +212,8 @@ class HwfServer(LanguageServer):
         return is_test_path(uri_to_path(unquote(uri)))
 
     def is_checked(self, uri: str) -> bool:
-        """Whether the server checks the document: a design or a design test file (the
-        path is read once: asked on every keystroke)."""
-        key = unquote(uri)
-        return is_test_path(uri_to_path(key)) or is_design_uri(
-            key, self.settings.design_globs, self.folder_uris())
+        """Whether the server checks the document: a design or a design test file."""
+        return self.is_test_file(uri) or self.is_design(uri)
 
     @property
     def runs(self) -> RunsIndex:
