@@ -1,7 +1,6 @@
-"""A request read in the same breath as its keystroke (hover is answered at once, before
-the diagnostics' task runs) answers the new text, and that version is analysed once: the
-diagnostics reuse the request's analysis (PRODUCT.md: no request waits for more than one
-analysis of the document)."""
+"""A request read in the same breath as its keystroke answers the new text, and that
+version is analysed once: the request and the diagnostics share one analysis (PRODUCT.md:
+no request waits for more than one analysis of the document)."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ from support.lsp import message
 
 from hwf_lsp.server import documents
 from hwf_lsp.server import server as server_module
+from hwf_lsp.server.features import diagnostics
 from hwf_lsp.server.server import build_server
 
 DESIGN = {"name": "carry", "nodes": [
@@ -44,6 +44,7 @@ async def hover_with_keystroke(monkeypatch: pytest.MonkeyPatch) -> tuple[list, d
 
     monkeypatch.setattr(server_module, "analyse", counted)
     monkeypatch.setattr(documents, "analyse", counted)
+    monkeypatch.setattr(diagnostics, "analyse", counted)
     server = build_server()
     frames = Frames()
     server.protocol.set_writer(frames)
@@ -77,6 +78,6 @@ async def hover_with_keystroke(monkeypatch: pytest.MonkeyPatch) -> tuple[list, d
 
 async def test_a_hover_read_with_its_keystroke_answers_it_with_one_analysis(monkeypatch) -> None:
     parsed, answer = await hover_with_keystroke(monkeypatch)
-    assert parsed.count(2) == 1  # the hover's analysis, reused by the diagnostics
+    assert parsed.count(2) == 1  # one analysis, shared by the hover and the diagnostics
     value = answer["result"]["contents"]["value"]
     assert "agent" in value and "xWrite é😀 it" in value

@@ -2,9 +2,10 @@
 
 No debounce: a validation starts as soon as a change arrives and its result is
 published as soon as it is computed.  Per document there is at most one
-validation in flight.  A keystroke is checked on the event loop with the runs as
-last read; opening, saving and runs changing are checked in a worker thread, which
-may read the run history from disk, so the loop keeps reading edits meanwhile.
+validation in flight.  A keystroke is checked in its didChange handler, on the
+event loop, with the runs as last read: its diagnostics are out before the next
+message is read.  Opening, saving and runs changing are checked in a worker thread,
+which may read the run history from disk, so the loop keeps reading edits meanwhile.
 When a check finishes, its result is published only if no newer version arrived
 meanwhile; otherwise the newest text is checked next and the stale result is
 dropped.  `published` remembers the last version sent per document, so a version
@@ -72,13 +73,17 @@ class Validator:
         return self.server.analysis(key) or self.server.test_analysis(key)
 
     def schedule(self, uri: str) -> None:
-        """Validate `uri`'s newest text soon (one validation in flight per document)."""
+        """Validate `uri`'s newest text: at once when it needs no worker (a keystroke is
+        published before the next message is read, as the bare pygls floor does), else
+        in a task (one validation in flight per document)."""
         key = unquote(uri)
         self.uris.setdefault(key, uri)
         task = self.tasks.get(key)
         if task is not None and not task.done():
             return  # the running loop picks up the newest version when it finishes
-        self.tasks[key] = asyncio.get_running_loop().create_task(self._run(key))
+        pending = self._check_on_loop(key)
+        if pending is not None:
+            self.tasks[key] = asyncio.get_running_loop().create_task(self._run(key, pending))
 
     def _deliver(self, key: str, version: int | None, result: Analysis) -> None:
         """Keep `result` as the document's analysis and publish its findings, unless a
@@ -133,49 +138,58 @@ class Validator:
         self.uris.pop(key, None)
         self.pulled.pop(key, None)
 
-    async def _run(self, key: str) -> None:
+    def _check_on_loop(self, key: str) -> tuple[int | None, str] | None:
+        """Check `key`'s newest text where the loop can, and publish: None when done, else
+        the (version, text) the worker must check (opened, saved or runs changed: the
+        runs may be read from disk).  A keystroke is checked here with the runs as last
+        read (the watcher's thread reads the disk, and marks every analysis stale when
+        runs change)."""
+        server = self.server
+        current = server.open_text(key)
+        if current is None:
+            return None
+        if not server.is_checked(key):
+            if key in self.published:  # it stopped being a design: clear what we said
+                self.published.pop(key, None)
+                self._publish(key, None, [])
+            return None
+        version, text = current
+        cached = server.analyses.get(key)
+        if cached is None or cached.stale:
+            return current
+        if cached.version == version and cached.text == text:
+            result: Analysis = cached
+        else:
+            result = analyse(key, version, text, server.runs, home=server.settings.home())
+        self._deliver(key, version, result)
+        return None
+
+    async def _run(self, key: str, pending: tuple[int | None, str]) -> None:
+        """Check `pending` on the worker, then whatever newer text arrived meanwhile."""
         server = self.server
         loop = asyncio.get_running_loop()
-        while True:
-            epoch = self.runs_epoch  # a check on the worker may read the runs before a change
-            current = server.open_text(key)
-            if current is None:
+        while pending is not None:
+            epoch = self.runs_epoch  # the worker may read the runs before a change
+            version, text = pending
+            runs = server.runs
+            if runs is not None:
+                runs = runs.refreshing()  # the worker may check the disk
+            try:
+                result = await loop.run_in_executor(self.pool, functools.partial(
+                    analyse, key, version, text, runs, home=server.settings.home()))
+            except Exception:
+                log.exception("validation of %s failed", key)
                 return
-            if not server.is_checked(key):
-                if key in self.published:  # it stopped being a design: clear what we said
-                    self.published.pop(key, None)
-                    self._publish(key, None, [])
+            # only this await lets other messages in: look again
+            now = server.open_text(key)
+            if now is None:
                 return
-            version, text = current
-            cached = server.analyses.get(key)
-            if cached is not None and cached.version == version and cached.text == text \
-                    and not cached.stale:
-                result: Analysis = cached
-            elif cached is not None and not cached.stale:
-                # a keystroke: on the loop, with the runs as last read (the watcher's
-                # thread reads the disk, and marks every analysis stale when runs change)
-                result = analyse(key, version, text, server.runs, home=server.settings.home())
-            else:
-                runs = server.runs
-                if runs is not None:  # opened, saved or runs changed: the worker
-                    runs = runs.refreshing()  # may check the disk
-                try:
-                    result = await loop.run_in_executor(self.pool, functools.partial(
-                        analyse, key, version, text, runs, home=server.settings.home()))
-                except Exception:
-                    log.exception("validation of %s failed", key)
+            if now[0] == version and now[1] == text and server.is_checked(key):
+                self._deliver(key, version, result)
+                if epoch == self.runs_epoch:
                     return
-                # only this await lets other messages in: look again
-                now = server.open_text(key)
-                if now is None:
-                    return
-                if now[0] != version or now[1] != text or not server.is_checked(key):
-                    continue  # a newer version or new settings arrived: start over
-            self._deliver(key, version, result)
-            if epoch != self.runs_epoch:  # the runs changed during the check: again
-                result.stale = True
-                continue
-            return
+                result.stale = True  # the runs changed during the check: again
+            pending = self._check_on_loop(key)
 
     def _publish(self, key: str, version: int | None,
                  items: list[types.Diagnostic]) -> None:
