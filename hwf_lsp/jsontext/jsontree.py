@@ -701,7 +701,8 @@ class _Builder:
         if not member_follows(self.text, t.end):
             return state
         if state == _O_NEXT:
-            self.issue("Expected ',' or '}' after a member", t.start, t.end)
+            if not self._reported_after(top.member):  # junk before it: one error is enough
+                self.issue("Expected ',' or '}' after a member", t.start, t.end)
         elif state == _O_COLON:
             if not top.detached:
                 self._missing_colon(top)
@@ -710,6 +711,11 @@ class _Builder:
             self.issue("Expected a value", colon, colon + 1)
         top.state = _O_KEY
         return _O_KEY
+
+    def _reported_after(self, member: Member | None) -> bool:
+        """Whether an issue was reported past the end of `member` (the junk after it)."""
+        issues = self.issues
+        return bool(issues) and member is not None and issues[-1].start >= member.end
 
     def _missing_colon(self, top: _Frame) -> None:
         self.issue("Expected ':' after the property name",
@@ -781,7 +787,8 @@ class _Builder:
         elif t.punct == "{" and self._next_object(t, -1):
             return "item"
         elif t.is_value:
-            self.issue("Expected ',' or '}' after a member", t.start, t.token_end)
+            if not self._reported_after(top.member):
+                self.issue("Expected ',' or '}' after a member", t.start, t.token_end)
             return "detached"
         else:
             self.top = self._unexpected_in_object(self.stack, self.open_count, t.punct,

@@ -35,6 +35,12 @@ from hwf_lsp.jsontext.jsontree import (
 RECOVERY_CASES = [
     ('{"a": "abc\n}', {"a": "abc"}, ["Unterminated string"]),
     ('{"a": 1 "b": 2}', {"a": 1, "b": 2}, ["Expected ',' or '}' after a member"]),
+    # junk where the comma belongs: one error for the gap, not one more at the next key
+    ('{"a": "b"x\n "c": 1}', {"a": "b", "c": 1}, ["Expected ',' or '}' after a member"]),
+    ('{"a": 1 [2] "b": 2}', {"a": 1, "b": 2}, ["Expected ',' or '}' after a member"]),
+    ('{"a": 1 "x" "b": 2}', {"a": 1, "b": 2}, ["Expected ',' or '}' after a member"]),
+    ('{"a": 1 x "b": 2 y "c": 3}', {"a": 1, "b": 2, "c": 3},
+     ["Expected ',' or '}' after a member"] * 2),
     ('{"a": 1,}', {"a": 1}, ["Trailing comma"]),
     ("[1, 2,]", [1, 2], ["Trailing comma"]),
     ("[1,,2]", [1, 2], ["Expected a value before ','"]),
