@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { AgentChoice } from './common/agentChoice';
 import { CanvasPanels } from './common/canvas';
 import { Commands } from './common/commands';
+import { Debugger, DebugStops } from './common/debug';
 import { DesignTests, isTestFile } from './common/designTests';
 import { disposeLog, getLog } from './common/log';
 import { RunsModel } from './common/runs';
@@ -32,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   commands = new Commands(server, model, agents);
   const { provider, view } = createRunsView(model);
   const designTests = new DesignTests(server);
+  const stops = new DebugStops();
 
   context.subscriptions.push(
     server,
@@ -42,8 +44,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     new RunStatusBar(model, server),
     new ServerStatusItem(server),
-    new CanvasPanels(context.extensionUri, server, model, context.workspaceState),
+    new CanvasPanels(context.extensionUri, server, model, context.workspaceState, stops),
     designTests,
+    stops,
+    new Debugger(server, context.extensionPath, stops),
     server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
     view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
     vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),

@@ -12,6 +12,7 @@ import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import { ServerCommand, UiCommand } from './constants';
 import { canvasHtml, designNameFor, makeNonce, RedrawClock } from './canvasModel';
+import { canvasDebugState, DebugStops, toggleNodeBreakpoint } from './debug';
 import { errorText, getLog } from './log';
 import { Pickers } from './pickers';
 import { asRunSummary, newestRunOf, RunSummary, stepsOfRun } from './runModel';
@@ -35,6 +36,7 @@ export class CanvasPanels implements vscode.Disposable {
     private readonly server: ServerManager,
     private readonly model: RunsModel,
     private readonly state: vscode.Memento,
+    private readonly stops: DebugStops,
   ) {
     this.disposables.push(
       vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: (panel, saved) => this.restore(panel, saved) }),
@@ -74,7 +76,7 @@ export class CanvasPanels implements vscode.Disposable {
       return existing;
     }
     await this.server.ensureStarted();
-    const panel = new CanvasPanel(this.extensionUri, document, this.server, this.model, this.state, () => this.panels.delete(key));
+    const panel = new CanvasPanel(this.extensionUri, document, this.server, this.model, this.state, this.stops, () => this.panels.delete(key));
     this.panels.set(key, panel);
     return panel;
   }
@@ -91,7 +93,7 @@ export class CanvasPanels implements vscode.Disposable {
         return;
       }
       await this.server.ensureStarted();
-      this.panels.set(key, new CanvasPanel(this.extensionUri, document, this.server, this.model, this.state, () => this.panels.delete(key), webviewPanel));
+      this.panels.set(key, new CanvasPanel(this.extensionUri, document, this.server, this.model, this.state, this.stops, () => this.panels.delete(key), webviewPanel));
     } catch (error) {
       getLog().warn(`Canvas: not restored (${uri ?? 'unknown design'}): ${errorText(error)}`);
       webviewPanel.dispose(); // no empty editor group left behind
@@ -133,6 +135,7 @@ class CanvasPanel {
     private readonly server: ServerManager,
     private readonly model: RunsModel,
     private readonly state: vscode.Memento,
+    private readonly stops: DebugStops,
     onDisposed: () => void,
     restored?: vscode.WebviewPanel,
   ) {
@@ -173,6 +176,8 @@ class CanvasPanel {
       model.onDidChange(() => void this.sendRun()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.sendConfig()),
       server.onDidChangeState((state) => state === 'running' && void this.refresh()),
+      stops.onDidChange(() => this.sendDebug()),
+      vscode.debug.onDidChangeBreakpoints(() => this.sendDebug()),
     );
     this.panel.onDidDispose(() => {
       this.disposables.forEach((d) => d.dispose());
@@ -202,7 +207,12 @@ class CanvasPanel {
 
   private sendConfig(): void {
     const trusted = isTrusted();
-    this.post({ type: 'config', config: { editable: true, runsEnabled: trusted, answerable: trusted } });
+    this.post({ type: 'config', config: { editable: true, runsEnabled: trusted, answerable: trusted, debuggable: trusted } });
+  }
+
+  /** Where a debug session is stopped on this design, and the steps with a breakpoint (debug.ts). */
+  private sendDebug(): void {
+    this.post({ type: 'debug', ...canvasDebugState(this.document, this.graph?.nodes ?? [], this.stops) });
   }
 
   /** One `hwf.graph` in flight at a time; edits meanwhile ask once more after it. */
@@ -228,6 +238,7 @@ class CanvasPanel {
           this.clock.sentAs(this.seq, graph.version);
           this.post({ type: 'graph', graph, seq: this.seq });
           void this.sendRun();
+          this.sendDebug();
         }
       } while (this.again);
     } catch (error) {
@@ -314,6 +325,8 @@ class CanvasPanel {
         return;
       case 'complete':
         return this.complete(message);
+      case 'breakpoint':
+        return toggleNodeBreakpoint(this.document, this.graph?.nodes ?? [], message.id);
     }
   }
 

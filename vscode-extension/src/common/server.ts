@@ -315,9 +315,9 @@ export class ServerManager implements vscode.Disposable {
 
   /**
    * Where and how every Python process starts: outside every workspace folder, with
-   * PYTHONSAFEPATH (pythonModel.ts says why).
+   * PYTHONSAFEPATH (pythonModel.ts says why). The debug adapter starts so too (debug.ts).
    */
-  private probeContext(trusted: boolean): ProbeContext {
+  probeContext(trusted: boolean): ProbeContext {
     const folders = workspaceFolderPaths();
     try {
       fs.mkdirSync(this.directories.storage, { recursive: true });

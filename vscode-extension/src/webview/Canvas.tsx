@@ -81,6 +81,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
   const [config, setConfig] = useState<CanvasConfig>(DEFAULT_CONFIG);
   const [notice, setNotice] = useState<string>('');
+  const [debug, setDebug] = useState<{ stopped: string | null; breakpoints: string[] } | null>(null);
   /** Bumped when nodes move without a new graph (drag, Re-layout). */
   const [moves, setMoves] = useState(0);
   const [minimap, setMinimap] = useState<boolean | null>(null);
@@ -126,6 +127,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
         case 'completions':
           completing.current.get(m.request)?.(m.items);
           completing.current.delete(m.request);
+          break;
+        case 'debug':
+          setDebug({ stopped: m.stopped, breakpoints: m.breakpoints });
           break;
       }
     });
@@ -180,11 +184,11 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
       const size = flowInstance.getInternalNode(key)?.measured;
       return size?.width && size.height ? { width: size.width, height: size.height } : undefined;
     };
-    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG, measured });
+    const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, debug: config.debuggable ? debug ?? { stopped: null, breakpoints: [] } : undefined, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG, measured });
     placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
     return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph
-  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, moves]);
+  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, config.debuggable, debug, moves]);
 
   // Positions go to the host (stored per document, outside the design), a moment after they settle.
   const lastStored = useRef('');

@@ -12,6 +12,9 @@ import { stateClass } from '../common/runModel';
 import { defectText, HwfNodeData, kindIcon } from './graphModel';
 import type { CanvasMessage } from './protocol';
 
+/** The kinds a breakpoint stops before (a trigger and a note never run). */
+const STEPS: ReadonlySet<string> = new Set(['agent', 'condition', 'approval', 'output']);
+
 function mainText(value: unknown): string {
   if (value === undefined || value === null) {
     return '';
@@ -21,7 +24,7 @@ function mainText(value: unknown): string {
 
 export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: () => boolean) {
   return function HwfNode({ data }: NodeProps<Node<HwfNodeData>>) {
-    const { node, run, current, runsEnabled } = data;
+    const { node, run, current, runsEnabled, stopped, breakpoint, debuggable } = data;
     const [hover, setHover] = useState<ReturnType<typeof previewPlace> | null>(null);
     const box = useRef<HTMLDivElement | null>(null);
     // The card goes when the pointer is elsewhere, also when the element it entered was
@@ -39,6 +42,8 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
     if (defects.length) classes.push('hwf-has-defects');
     if (current) classes.push('hwf-current');
     if (run) classes.push(`hwf-state-${stateClass(run.state)}`);
+    if (stopped) classes.push('hwf-stopped');
+    if (breakpoint) classes.push('hwf-has-breakpoint');
     const main = mainText(node.main?.value);
     const preview = run && (run.detail || run.preview);
     return (
@@ -51,7 +56,20 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
         onMouseLeave={() => setHover(null)}
       >
         {node.kind !== 'note' && node.kind !== 'trigger' && <Handle type="target" position={Position.Top} />}
+        {stopped && <div className="hwf-stopped-label" role="status">⏸ stopped before this step</div>}
         <div className="hwf-node-head">
+          {debuggable && STEPS.has(node.kind) && (
+            <button
+              className={`hwf-breakpoint nodrag${breakpoint ? ' hwf-breakpoint-on' : ''}`}
+              title={breakpoint ? `Remove the breakpoint before ${node.id}` : `Stop before ${node.id} runs (a breakpoint on its line)`}
+              aria-label={`Breakpoint on ${node.id}`}
+              aria-pressed={Boolean(breakpoint)}
+              onClick={(e) => {
+                e.stopPropagation();
+                post({ type: 'breakpoint', id: node.id });
+              }}
+            />
+          )}
           <span className="hwf-kind-icon" aria-hidden="true">{kindIcon(node.kind)}</span>
           <span className="hwf-node-title">{node.title || node.id}</span>
           {defects.length > 0 && <span className="hwf-defect-badge" aria-label={`${defects.length} problems`}>{defects.length}</span>}

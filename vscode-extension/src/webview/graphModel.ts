@@ -104,6 +104,10 @@ export interface HwfNodeData extends Record<string, unknown> {
   current: boolean;
   /** Hosts without edits or runs hide their buttons. */
   runsEnabled: boolean;
+  /** The debugger: a session is stopped before this node; it has a breakpoint; breakpoints can be toggled. */
+  stopped?: boolean;
+  breakpoint?: boolean;
+  debuggable?: boolean;
 }
 
 export const NODE_WIDTH = 240;
@@ -228,6 +232,8 @@ export interface FlowOptions {
    * from the start instead of every node once to measure them (seconds at 3,000).
    */
   handles?: boolean;
+  /** The debugger's state (a host with a debugger): the node stopped before, the steps with a breakpoint. */
+  debug?: { stopped: string | null; breakpoints: readonly string[] };
 }
 
 /** An edge's key: JSON of its ends, so no two pairs of ids ever share one. */
@@ -295,6 +301,9 @@ export function toFlow(
       run: options.runs?.get(node.id),
       current: options.current === node.id,
       runsEnabled: options.runsEnabled ?? true,
+      ...(options.debug
+        ? { debuggable: true, stopped: options.debug.stopped === node.id, breakpoint: options.debug.breakpoints.includes(node.id) }
+        : {}),
     },
   }));
   const flowEdges = edges.map((e): Edge => {

@@ -54,7 +54,9 @@ export type CanvasMessage =
   /** The drawn graph as an image: SVG text, or a PNG as a `data:` URL. */
   | { type: 'export'; format: 'png' | 'svg'; data: string }
   /** The inspector asks what may be typed at `offset` of node `id`'s `field` (its expression): answered by `completions` with the same `request`. */
-  | { type: 'complete'; request: number; id: string; field: string; text: string; offset: number };
+  | { type: 'complete'; request: number; id: string; field: string; text: string; offset: number }
+  /** Add or remove the breakpoint on node `id` (its first line; the host's debugger). */
+  | { type: 'breakpoint'; id: string };
 
 /** A node's key and top-left corner (an array, so no id is ever an object key). */
 export type PositionEntry = [string, number, number];
@@ -65,6 +67,8 @@ export interface CanvasConfig {
   runsEnabled: boolean;
   /** Answer / respond in place (true wherever runs are shown). */
   answerable: boolean;
+  /** Breakpoints on nodes can be toggled (a host with a debugger: VS Code). */
+  debuggable?: boolean;
 }
 
 /** Host → canvas. */
@@ -77,7 +81,9 @@ export type HostMessage =
   /** The positions stored for this document (sent before its first graph). */
   | { type: 'positions'; entries: PositionEntry[] }
   /** The server's items for the `complete` message `request` (none when it could not answer). */
-  | { type: 'completions'; request: number; items: ExpressionItem[] };
+  | { type: 'completions'; request: number; items: ExpressionItem[] }
+  /** The debugger: the node a session is stopped before (none: not stopped here), the steps with a breakpoint. */
+  | { type: 'debug'; stopped: string | null; breakpoints: string[] };
 
 /** Where the canvas lives: it only ever talks to this. */
 export interface Host {
@@ -169,6 +175,8 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
       return typeof m.seq === 'number' ? { type: m.type, seq: m.seq } : { invalid: `${String(m.type)} without seq` };
     case 'reveal':
       return str(m.id) ? { type: 'reveal', id: m.id } : { invalid: 'reveal without id' };
+    case 'breakpoint':
+      return str(m.id) ? { type: 'breakpoint', id: m.id } : { invalid: 'breakpoint without id' };
     case 'step':
       return str(m.id) && str(m.runId) ? { type: 'step', runId: m.runId, id: m.id } : { invalid: 'step without runId and id' };
     case 'complete':
