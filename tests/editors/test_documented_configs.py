@@ -20,7 +20,8 @@ from hwf_lsp.server.design_test_documents import is_test_path
 
 CONFIGS = [("tested", "neovim-0.11"), ("tested", "neovim-0.11-completion"),
            ("tested", "neovim-0.7"), ("tested", "emacs-eglot"), ("tested", "emacs-eglot-yasnippet"),
-           ("documented", "helix"), ("documented", "zed")]
+           ("tested", "emacs-dap-mode"), ("documented", "helix"), ("documented", "zed"),
+           ("documented", "neovim-nvim-dap")]
 
 
 @pytest.mark.parametrize(("kind", "name"), CONFIGS, ids=[name for _, name in CONFIGS])
