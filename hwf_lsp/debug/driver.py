@@ -1,0 +1,374 @@
+"""The debug run on a worker thread: the Runner's `before_step` hook is where it stops.
+
+The adapter's main thread reads requests; the run advances on a worker thread
+(`Runner.advance`, `answer`, `respond`, as `hwf` calls them).  Before each step the hook
+checks the design file on disk (changed -> reported, stopped, never run stale), prints
+logpoints, and stops when asked to (entry, a breakpoint, `next`, `pause`): stopping is the
+worker waiting on a condition until the client says `continue`, `next` or goes away.
+Going away sets the run's `Interrupt`: the runner then stops at that clean point and
+persists the run as resumable (`hwf resume` finishes it), as Ctrl-C does to `hwf run`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hwf_lsp.debug.breakpoints import NodeBreakpoint, decide
+from hwf_lsp.debug.launch_args import LaunchConfig, LaunchError
+from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.design_test_run import RecordingDelivery, ReplayedAgent
+from hwf_lsp.workflow.interrupts import Interrupt
+from hwf_lsp.workflow.locks import RunLock
+from hwf_lsp.workflow.names import hermes_home
+from hwf_lsp.workflow.rerun import prepare_rerun
+from hwf_lsp.workflow.run_facts import failed_step
+from hwf_lsp.workflow.runner import Runner, iso_utc
+from hwf_lsp.workflow.seams import CallableAgentSeam, agent_seam_from_env
+from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
+from hwf_lsp.workflow.trust import read_model_gate
+
+log = logging.getLogger(__name__)
+
+DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
+DEBUG_KEY = "debug"
+"""The run file's mark of a debug run: `{adapter, edits, testCase?, replay?}`."""
+PARKED = ("awaiting_approval", "awaiting_agent")
+FINISHED = ("completed", "failed", "cancelled")
+
+Send = Callable[[str, dict[str, Any]], None]
+"""(event name, body): how the driver tells the client."""
+
+
+@dataclass
+class Stop:
+    """Where the run stands still: before `node` (a hook stop) or parked at it."""
+
+    node: str
+    reason: str
+    description: str
+    parked: bool = False
+    breakpoints: list[int] = field(default_factory=list)
+
+
+class RunDriver:
+    """One debug run: created at launch, advanced on a worker thread, stopped in the hook."""
+
+    def __init__(self, config: LaunchConfig, send: Send, home: Path | None = None) -> None:
+        self.config = config
+        self.send = send
+        self.home = home if home is not None else hermes_home()
+        self.runs = RunStore(self.home / RUNS_DIRNAME)
+        self.interrupt = Interrupt()
+        self.cond = threading.Condition()
+        self.breakpoints: list[NodeBreakpoint] = []
+        self.state: dict[str, Any] = {}
+        self.stop: Stop | None = None
+        self.command: str | None = None
+        self.stepping = False
+        self.entry = config.stop_on_entry
+        self.pause_requested = False
+        self.stale: str | None = None
+        """Why the design on disk no longer is the launched one (then nothing runs)."""
+        self.answered: set[str] = set()
+        self.worker: threading.Thread | None = None
+        self.runner = self._runner()
+
+    # --- set-up --------------------------------------------------------------
+
+    def _runner(self) -> Runner:
+        config = self.config
+        if config.case is not None:
+            agent: Any = CallableAgentSeam(ReplayedAgent(config.case.agents))
+            delivery: Delivery = RecordingDelivery(config.case.failing_deliveries)
+        else:
+            try:
+                agent = agent_seam_from_env(config.agent_command, hermes_home=str(self.home))
+            except ValueError as exc:
+                raise LaunchError("agentCommand", f"{exc} (or $HWF_AGENT_COMMAND)") from None
+            channel = config.delivery_command or os.environ.get(DELIVERY_ENV) or None
+            try:
+                argv = shlex.split(channel) if channel else None
+            except ValueError as exc:
+                raise LaunchError("deliveryCommand", f"{exc} (or ${DELIVERY_ENV})") from None
+            delivery = Delivery(notify=self._notify, channel_argv=argv or None)
+        return Runner(self.runs, agent=agent, delivery=delivery,
+                      allow_model_override=read_model_gate(self.home).permits,
+                      designs=DesignStore(self.home / DESIGNS_DIRNAME),
+                      interrupt=self.interrupt, before_step=self._before_step)
+
+    def create_run(self) -> list[str]:
+        """Create the (not yet advanced) run, marked as a debug run; notices for the user."""
+        config = self.config
+        notices: list[str] = []
+        if config.replay or config.from_node:
+            from_node = config.from_node or self._failed_step_of(config.replay)
+            try:
+                state, notices = prepare_rerun(self.runs, config.design, from_node,
+                                               name=config.name, base_run_id=config.replay)
+            except FileNotFoundError:
+                raise LaunchError("replay", f"no run {config.replay} in {self.runs.root}") \
+                    from None
+            except ValueError as exc:
+                raise LaunchError("replay" if config.replay else "from", str(exc)) from None
+        else:
+            state = self.runner.create(config.design, name=config.name)
+        state[DEBUG_KEY] = config.marker()
+        self.runs.save(state)
+        self.state = state
+        return notices
+
+    def _failed_step_of(self, run_id: str | None) -> str:
+        try:
+            base = self.runs.load(str(run_id))
+        except FileNotFoundError:
+            raise LaunchError("replay", f"no run {run_id} in {self.runs.root}") from None
+        except ValueError as exc:
+            raise LaunchError("replay", str(exc)) from None
+        step = failed_step(base)
+        if step is None:
+            raise LaunchError("from", f"run {run_id} did not fail ({base.get('status')}): "
+                              "say from which node to replay it")
+        return step
+
+    @property
+    def run_id(self) -> str:
+        return str(self.state.get("run_id"))
+
+    # --- the worker ----------------------------------------------------------
+
+    def start(self) -> None:
+        self._work(self.runner.advance, self.run_id)
+
+    def answer(self, choice: str) -> None:
+        self._work(self.runner.answer, self.run_id, choice)
+
+    def respond(self, value: Any, structured: bool) -> None:
+        given = {"structured": value} if structured else {"output": value}
+        self._work(self.runner.respond, self.run_id, **given)
+
+    def busy(self) -> bool:
+        return self.worker is not None and self.worker.is_alive()
+
+    def _work(self, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> None:
+        with self.cond:
+            self.stop = None
+
+        def run() -> None:
+            try:
+                state = fn(*args, **kwargs)
+            except Exception as exc:
+                log.warning("the run could not go on", exc_info=True)
+                self._output("stderr", f"{exc}\n")
+                state = self._on_disk()
+                if state is None or state.get("status") not in PARKED:
+                    self._finished(state)
+                    return
+            self._after(state)
+
+        self.worker = threading.Thread(target=run, name=f"hwf-debug-{self.run_id}",
+                                       daemon=True)
+        self.worker.start()
+
+    def _on_disk(self) -> dict[str, Any] | None:
+        try:
+            return self.runs.load(self.run_id)
+        except (OSError, ValueError):
+            return None
+
+    def _after(self, state: dict[str, Any]) -> None:
+        self.state = state
+        status = state.get("status")
+        if status in PARKED:
+            if self._auto_answer(state):
+                return
+            self._park(state)
+        elif status in FINISHED:
+            self._finished(state)
+        # else: interrupted (the client went away): resumable, nothing to tell
+
+    def _auto_answer(self, state: dict[str, Any]) -> bool:
+        """A test case answers its approvals itself, once each (as `hwf test` does)."""
+        case = self.config.case
+        pending = state.get("pending") or {}
+        node = pending.get("node")
+        if case is None or state.get("status") != "awaiting_approval" \
+                or node not in case.answers or node in self.answered:
+            return False
+        self.answered.add(node)
+        self._output("console", f"{node}: answered {case.answers[node]!r} (test case)\n")
+        self.answer(case.answers[node])
+        return True
+
+    def _park(self, state: dict[str, Any]) -> None:
+        pending = state.get("pending") or {}
+        node = str(pending.get("node"))
+        if state["status"] == "awaiting_approval":
+            options = " | ".join(map(str, pending.get("options") or []))
+            description = f"waiting for approval: {pending.get('question', '')}"
+            hint = f"answer it in the debug console: answer <{options}>"
+        else:
+            description = f"waiting for agent {node!r}"
+            hint = "give its result in the debug console: respond <JSON or text>"
+        self._output("console", f"{description} — {hint}\n")
+        self._stopped(Stop(node, "pause", description, parked=True))
+
+    def _finished(self, state: dict[str, Any] | None) -> None:
+        status = state.get("status") if state else "stopped"
+        error = f": {state.get('error')}" if state and state.get("error") else ""
+        self._output("console", f"run {self.run_id} {status}{error}\n")
+        self.send("exited", {"exitCode": 0 if status == "completed" else 1})
+        self.send("terminated", {})
+
+    # --- the hook (worker thread) ---------------------------------------------
+
+    def _before_step(self, state: dict[str, Any], node: dict[str, Any]) -> None:
+        self.state = state
+        if self.interrupt.is_set():
+            return  # the client left: the runner stops here, resumable
+        node_id = str(node.get("id"))
+        stop = self._stale_stop(node_id) or self._wanted_stop(state, node_id)
+        if stop is None:
+            return
+        self._stopped(stop)
+        with self.cond:
+            while self.command is None:
+                self.cond.wait()
+            command, self.command = self.command, None
+            self.stop = None
+            self.stepping = command == "next"
+            self.pause_requested = False
+
+    def _stale_stop(self, node_id: str) -> Stop | None:
+        if self.stale is None:
+            try:
+                text = self.config.design_path.read_text(encoding="utf-8-sig")
+            except OSError as exc:
+                text = f"<unreadable: {exc}>"
+            if text == self.config.design_text:
+                return None
+            self.stale = (f"the design {self.config.design_path} changed on disk since the "
+                          "launch: the run stops here and runs nothing of the new text; "
+                          "restart the debug session to debug the new design")
+            self._output("important", self.stale + "\n")
+        return Stop(node_id, "exception", "the design changed on disk")
+
+    def _wanted_stop(self, state: dict[str, Any], node_id: str) -> Stop | None:
+        hit = decide(self.breakpoints, node_id, state.get("outputs") or {})
+        for line in hit.logs:
+            self._output("console", line + "\n")
+        if self.entry:
+            self.entry = False
+            return Stop(node_id, "entry", f"before {node_id!r} (entry)")
+        if hit.stop_ids:
+            return Stop(node_id, "breakpoint", f"breakpoint before {node_id!r}",
+                        breakpoints=hit.stop_ids)
+        if self.stepping:
+            return Stop(node_id, "step", f"before {node_id!r}")
+        if self.pause_requested:
+            return Stop(node_id, "pause", f"paused before {node_id!r}")
+        return None
+
+    def _stopped(self, stop: Stop) -> None:
+        with self.cond:
+            self.stop = stop
+        body: dict[str, Any] = {"reason": stop.reason, "description": stop.description,
+                                "threadId": 1, "allThreadsStopped": True,
+                                "text": stop.node}
+        if stop.breakpoints:
+            body["hitBreakpointIds"] = stop.breakpoints
+        self.send("stopped", body)
+
+    # --- from the session (main thread) ----------------------------------------
+
+    def resume(self, command: str) -> str | None:
+        """`continue` or `next`: None when the run goes on, else why it cannot."""
+        with self.cond:
+            stop = self.stop
+            if stop is None:
+                return "the run is not stopped"
+            if self.stale is not None:
+                return self.stale
+            if stop.parked:
+                return (f"{stop.description}: answer it in the debug console "
+                        "(`answer <option>` or `respond <JSON or text>`)")
+            self.command = command
+            self.cond.notify_all()
+        return None
+
+    def pause(self) -> None:
+        with self.cond:
+            self.pause_requested = True
+
+    def pin_output(self, node: str, path: tuple[str | int, ...], value: Any) -> Any:
+        """`setVariable`: the run's output of `node` (at `path`) becomes `value` for the
+        rest of the run, recorded as the user's edit in the run file (persisted now).
+        Stopped before a step, the worker holds the run's lock and waits: the live state is
+        changed.  Parked, the run is on disk: it is changed under its lock."""
+        with self.cond:
+            stop = self.stop
+            if stop is None:
+                raise ValueError("the run is not stopped")
+            if not stop.parked:
+                return self._pin(self.state, node, path, value)
+            with RunLock(self.runs.root, self.run_id):
+                self.state = self.runs.load(self.run_id)
+                return self._pin(self.state, node, path, value)
+
+    def _pin(self, state: dict[str, Any], node: str, path: tuple[str | int, ...],
+             value: Any) -> Any:
+        outputs = state.get("outputs") or {}
+        if node not in outputs:
+            raise ValueError(f"{node!r} has no output yet: only the output of a step "
+                             "that ran can be changed")
+        old = _replace(outputs, node, path, value)
+        edit: dict[str, Any] = {"node": node, "old": old, "new": value,
+                                "at": iso_utc(self.runner.clock())}
+        if path:
+            edit["path"] = list(path)
+        state.setdefault(DEBUG_KEY, self.config.marker()).setdefault("edits", []).append(edit)
+        state["log"].append({"at": edit["at"], "node": node, "event": "edited",
+                             "detail": "output changed in the debugger"})
+        state["updated_at"] = edit["at"]
+        self.runs.save(state)
+        return old
+
+    def disconnect(self, wait_s: float = 10.0) -> None:
+        """The client left: stop at a clean point, the run resumable; wait for the worker."""
+        self.interrupt.interrupt("the debugger disconnected")
+        with self.cond:
+            self.command = "disconnect"
+            self.cond.notify_all()
+        if self.worker is not None:
+            self.worker.join(wait_s)
+
+    def _notify(self, text: str) -> None:
+        self._output("console", f"[notification] {text}\n")
+
+    def _output(self, category: str, text: str) -> None:
+        self.send("output", {"category": category, "output": text})
+
+
+def _replace(outputs: dict[str, Any], node: str, path: tuple[str | int, ...], value: Any) -> Any:
+    """Set `outputs[node]` at `path` to `value`; the old value (ValueError if absent)."""
+    if not path:
+        old, outputs[node] = outputs[node], value
+        return old
+    parent = outputs[node]
+    for key in path[:-1]:
+        parent = parent[key]
+    last = path[-1]
+    if isinstance(parent, list):
+        if not isinstance(last, int) or not 0 <= last < len(parent):
+            raise ValueError(f"no item {last} to change")
+    elif not isinstance(parent, dict) or last not in parent:
+        raise ValueError(f"no key {last!r} to change")
+    old = parent[last]
+    parent[last] = value
+    return old
