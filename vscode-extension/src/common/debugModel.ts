@@ -117,8 +117,8 @@ export interface LaunchDefaults {
 /**
  * A launch configuration made whole: F5 with no launch.json debugs the active design; the
  * agent and delivery commands come from the settings when the configuration names none
- * (a design file never chooses them, and neither does a launch.json it ships: these are
- * the user's). An error message when there is nothing to debug.
+ * (a design file never chooses them: these are the user's), except for a design test
+ * case, which calls no command. An error message when there is nothing to debug.
  */
 export function completeLaunch(config: Record<string, unknown>, defaults: LaunchDefaults): HwfLaunch | { error: string } {
   const launch: HwfLaunch = { ...config, type: DEBUG_TYPE, request: typeof config.request === 'string' ? config.request : 'launch', name: typeof config.name === 'string' ? config.name : '' };
@@ -130,6 +130,9 @@ export function completeLaunch(config: Record<string, unknown>, defaults: Launch
   }
   if (!launch.name) {
     launch.name = launch.design ? `Debug ${baseName(String(launch.design))}` : 'Debug a workflow';
+  }
+  if (launch.testCase !== undefined) {
+    return launch; // the case's mocked agents and recorded deliveries: no command is called
   }
   if (launch.agentCommand === undefined && defaults.agentCommand.length > 0) {
     launch.agentCommand = shellJoin(defaults.agentCommand);

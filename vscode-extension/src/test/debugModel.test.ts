@@ -81,8 +81,9 @@ test('completeLaunch: F5 debugs the active design with the settings\' commands; 
   });
   const own = completeLaunch({ type: 'hwf', request: 'launch', name: 'mine', design: '/x.hwf.json', agentCommand: 'my-agent', stopOnEntry: true }, defaults);
   assert.deepEqual(own, { type: 'hwf', request: 'launch', name: 'mine', design: '/x.hwf.json', agentCommand: 'my-agent', stopOnEntry: true });
-  const testCase = completeLaunch({ testCase: '/w/t.hwf-test.json#c' }, { ...defaults, activeDesign: undefined });
-  assert.equal('design' in testCase, false, 'a test case names its design through its file');
+  const testCase = completeLaunch({ testCase: '/w/t.hwf-test.json#c', design: '/w/d.hwf.json' }, { ...defaults, deliveryCommand: ['deliver'] });
+  assert.deepEqual(testCase, { type: 'hwf', request: 'launch', name: 'Debug d.hwf.json', testCase: '/w/t.hwf-test.json#c', design: '/w/d.hwf.json' },
+    'a test case runs its mocked agents: no agent or delivery command from the settings');
   assert.deepEqual(completeLaunch({}, { agentCommand: [], deliveryCommand: [] }), {
     error: 'Open a design (or name one with "design" in the launch configuration) to debug it.',
   });
