@@ -20,6 +20,7 @@ const { matchProblems } = require('./lib/expectations');
 const { canvasSteps } = require('./canvas');
 const { canvasLevelTwoSteps } = require('./canvas-level-two');
 const { completionSteps } = require('./completion-and-fixes');
+const { debuggerSteps } = require('./debugger');
 const { designTestSteps } = require('./design-tests');
 const { hermesAgentSteps } = require('./hermes-agent');
 
@@ -248,6 +249,7 @@ async function main() {
     await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
     await canvasLevelTwoSteps({ step, world, wb, page, shot });
     await designTestSteps({ step, repo, world, wb, page, shot });
+    await debuggerSteps({ step, repo, world, wb, page, shot, runFiles });
 
     await step('a settings change applies without a reload: with no agent command a run parks, a typed response completes it', async () => {
       const settingsFile = path.join(world.folder, '.vscode', 'settings.json');
