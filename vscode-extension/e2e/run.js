@@ -365,10 +365,11 @@ async function restrictedMode(world, shot) {
       const problems = await wb.problems();
       return problems.filter((p) => p.source === 'hwf').length >= 10 ? problems : false;
     }, { timeout: 60000, interval: 1000 });
-    // The server hides its run lenses when told runsEnabled: false (it has answered for
-    // this file: its problems are shown; give the lens request a moment too).
+    // The server hides its run lenses when told runsEnabled: false, and the extension its
+    // "Debug" lens (the server has answered for this file: its problems are shown; give
+    // the lens request a moment too).
     await page.waitForTimeout(2000);
-    const lenses = await page.locator('.codelens-decoration a', { hasText: /run from here|start run/i }).count();
+    const lenses = await page.locator('.codelens-decoration a', { hasText: /run from here|start run|\bdebug\b/i }).count();
     if (lenses > 0) {
       throw new Error(`${lenses} run code lenses in Restricted Mode`);
     }
