@@ -380,6 +380,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                        ("created_at", "created"), ("updated_at", "updated")):
         if state.get(key):
             out(f"  {label}: {state[key]}")
+    for line in render.debug_lines(state):
+        out(line)
     for line in render.step_lines(state):
         out(line)
     if state.get("error"):
