@@ -74,6 +74,8 @@ class RunDriver:
         self.stepping = False
         self.entry = config.stop_on_entry
         self.pause_requested = False
+        self.no_debug = False
+        """`noDebug` ("Run without debugging"): no breakpoint, entry or step stops."""
         self.stale: str | None = None
         """Why the design on disk no longer is the launched one (then nothing runs)."""
         self.answered: set[str] = set()
@@ -260,6 +262,8 @@ class RunDriver:
         return Stop(node_id, "exception", "the design changed on disk")
 
     def _wanted_stop(self, state: dict[str, Any], node_id: str) -> Stop | None:
+        if self.no_debug:
+            return None
         hit = decide(self.breakpoints, node_id, state.get("outputs") or {})
         for line in hit.logs:
             self._output("console", line + "\n")

@@ -135,6 +135,7 @@ class Session:
         except LaunchError as exc:
             raise RequestFailed(f"invalid launch argument {exc}") from None
         self.config, self.driver = config, driver
+        driver.no_debug = arguments.get("noDebug") is True
         driver.breakpoints = self.breakpoints.get(config.design_path.resolve(), [])
         self.event("thread", {"reason": "started", "threadId": THREAD_ID})
         for notice in notices:
