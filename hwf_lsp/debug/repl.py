@@ -13,6 +13,7 @@ result, read or change outputs, test a condition.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from hwf_lsp.debug.values import lookup, parse_given, parse_reference, shown
 from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition
 from hwf_lsp.workflow.run_facts import approval_options
 
-HELP = __doc__.split("\n\n", 1)[1].rstrip()
+HELP = textwrap.dedent(__doc__.split("\n\n", 1)[1]).strip()
 
 
 class ReplError(ValueError):

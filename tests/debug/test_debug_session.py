@@ -4,6 +4,7 @@ edit outputs, step, park and answer, test-case and replay launches (docs/debuggi
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from support.dap_client import called, hwf, line_of, run_file
@@ -143,6 +144,7 @@ def test_a_real_run_parks_at_its_agents_and_is_answered_from_the_console(
                            "context": "repl"})
     assert client.wait_event("stopped", after=mark)["description"].startswith(
         "waiting for approval")
+    client.ok("evaluate", {"expression": "set out.draft edited at the park"})
     wrong = client.request("evaluate", {"expression": "answer maybe", "context": "repl"})
     assert not wrong["success"] and "approve, reject" in wrong["message"]
     assert client.ok("evaluate", {"expression": "out.review.score"})["result"] == "9"
@@ -152,7 +154,9 @@ def test_a_real_run_parks_at_its_agents_and_is_answered_from_the_console(
     client.wait_event("terminated", after=mark)
     run = run_file(home)
     assert (run["status"], run["outputs"]["draft"], run["answers"]) == (
-        "completed", "the notes", {"sign-off": "reject"})
+        "completed", "edited at the park", {"sign-off": "reject"})
+    assert [(e["old"], e["new"]) for e in run["debug"]["edits"]] == [
+        ("the notes", "edited at the park")]
 
 
 def test_a_test_case_launch_calls_no_agent_and_marks_the_run(
@@ -240,3 +244,68 @@ def test_disconnect_mid_run_leaves_it_resumable(design: Path, dap, home: Path,
         assert run_file(home, run_id)["status"] == "awaiting_approval", resumed.stdout
         hwf(home, "answer", run_id, "approve", "--agent-command", agent_command)
         assert run_file(home, run_id)["status"] == "completed"
+
+
+# console line -> its result, or the words of its error (stopped before `good-enough`)
+CONSOLE = [
+    ("out.review.score", "8"),
+    ("out.review", '{"verdict": "approve", "score": 8, "issues": []}'),
+    ("out.review.issues.0", "error: out.review.issues.0: no value in this run"),
+    ("out.review.score < 7", "false"),
+    ("out.review.nope == 1", "false (out.review: <output> has no key 'nope')"),
+    ("set out.review.score 3", "out.review.score: 8 -> 3"),
+    ("set out.publish 1", "error: 'publish' has no output yet"),
+    ("set out.review.score", "error: usage: set out.<node>[.<path>]"),
+    ("answer approve", "error: the run is not waiting for an approval"),
+    ("respond x", "error: the run is not waiting for an agent"),
+    ("print(1)", "error: 'print(1)': not a command, an output or a condition"),
+    ("help", "answer <option>"),
+]
+
+
+def test_console_commands(design: Path, dap) -> None:
+    client = dap()
+    client.start({"design": str(design),
+                  "testCase": f"{design.parent / 'review-flow.hwf-test.json'}#{GOOD}"},
+                 {str(design): [{"line": line_of(design, '"id": "good-enough"')}]})
+    client.wait_event("stopped")
+    for line, want in CONSOLE:
+        response = client.request("evaluate", {"expression": line, "context": "repl"})
+        got = response["body"]["result"] if response["success"] else \
+            f"error: {response['message']}"
+        assert got.startswith(want), (line, got)
+    status = client.ok("evaluate", {"expression": "status"})["result"]
+    assert "awaiting" not in status and ": running (" in status
+
+
+def wait_for_call(calls: Path, node: str) -> None:
+    deadline = time.monotonic() + 30
+    while node not in called(calls) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert node in called(calls)
+
+
+def test_pause_stops_before_the_next_node(design: Path, dap, agent_command: str,
+                                          calls: Path) -> None:
+    client = dap(HWF_TEST_SLOW="draft", HWF_TEST_SLEEP="1")
+    client.start({"design": str(design), "agentCommand": agent_command})
+    wait_for_call(calls, "draft")
+    client.ok("pause", {"threadId": 1})
+    stopped = client.wait_event("stopped")
+    assert (stopped["reason"], stopped["text"]) == ("pause", "review")
+
+
+def test_disconnect_while_an_agent_works_stops_it_and_leaves_the_run_resumable(
+        design: Path, dap, home: Path, agent_command: str, calls: Path) -> None:
+    client = dap(HWF_TEST_SLOW="draft")
+    client.start({"design": str(design), "agentCommand": agent_command})
+    wait_for_call(calls, "draft")
+    started = time.monotonic()
+    assert client.request("disconnect")["success"]
+    assert client.close() == 0
+    assert time.monotonic() - started < 10  # the agent was stopped, not waited for (30 s)
+    run = run_file(home)
+    assert run["status"] == "running" and run["log"][-1]["event"] == "interrupted"
+    assert run["outputs"] == {} and run.get("attempts") == {}
+    hwf(home, "resume", run["run_id"], "--agent-command", agent_command)
+    assert run_file(home)["status"] == "awaiting_approval"
