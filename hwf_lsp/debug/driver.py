@@ -11,6 +11,7 @@ persists the run as resumable (`hwf resume` finishes it), as Ctrl-C does to `hwf
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import shlex
@@ -22,6 +23,7 @@ from typing import Any
 
 from hwf_lsp.debug.breakpoints import NodeBreakpoint, decide
 from hwf_lsp.debug.launch_args import LaunchConfig, LaunchError
+from hwf_lsp.workflow.conditions import resolve_path
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.design_test_run import RecordingDelivery, ReplayedAgent
 from hwf_lsp.workflow.interrupts import Interrupt
@@ -31,7 +33,13 @@ from hwf_lsp.workflow.rerun import prepare_rerun
 from hwf_lsp.workflow.run_facts import failed_step
 from hwf_lsp.workflow.runner import Runner, iso_utc
 from hwf_lsp.workflow.seams import CallableAgentSeam, agent_seam_from_env
-from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
+from hwf_lsp.workflow.stores import (
+    DESIGNS_DIRNAME,
+    RUNS_DIRNAME,
+    DesignStore,
+    RunStore,
+    read_text_file,
+)
 from hwf_lsp.workflow.trust import read_model_gate
 
 log = logging.getLogger(__name__)
@@ -250,8 +258,8 @@ class RunDriver:
     def _stale_stop(self, node_id: str) -> Stop | None:
         if self.stale is None:
             try:
-                text = self.config.design_path.read_text(encoding="utf-8-sig")
-            except OSError as exc:
+                text = read_text_file(self.config.design_path)
+            except (OSError, ValueError) as exc:
                 text = f"<unreadable: {exc}>"
             if text == self.config.design_text:
                 return None
@@ -322,8 +330,14 @@ class RunDriver:
             if not stop.parked:
                 return self._pin(self.state, node, path, value)
             with RunLock(self.runs.root, self.run_id):
-                self.state = self.runs.load(self.run_id)
-                return self._pin(self.state, node, path, value)
+                on_disk = self.runs.load(self.run_id)
+                if (on_disk.get("status"), on_disk.get("cursor")) != (
+                        self.state.get("status"), self.state.get("cursor")):
+                    raise ValueError("the run moved on outside the debugger (answered or "
+                                     "resumed elsewhere): restart the debug session")
+                old = self._pin(on_disk, node, path, value)
+            _replace(self.state["outputs"], node, path, copy.deepcopy(value))  # as shown
+            return old
 
     def _pin(self, state: dict[str, Any], node: str, path: tuple[str | int, ...],
              value: Any) -> Any:
@@ -364,15 +378,13 @@ def _replace(outputs: dict[str, Any], node: str, path: tuple[str | int, ...], va
     if not path:
         old, outputs[node] = outputs[node], value
         return old
-    parent = outputs[node]
-    for key in path[:-1]:
-        parent = parent[key]
+    found, parent = resolve_path(outputs[node], path[:-1])
     last = path[-1]
-    if isinstance(parent, list):
-        if not isinstance(last, int) or not 0 <= last < len(parent):
-            raise ValueError(f"no item {last} to change")
-    elif not isinstance(parent, dict) or last not in parent:
-        raise ValueError(f"no key {last!r} to change")
-    old = parent[last]
-    parent[last] = value
-    return old
+    if found and isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
+        old, parent[last] = parent[last], value
+        return old
+    if found and isinstance(parent, dict) and str(last) in parent:
+        old, parent[str(last)] = parent[str(last)], value
+        return old
+    where = ".".join(["out", node, *map(str, path)])
+    raise ValueError(f"{where}: no such value to change")

@@ -65,7 +65,7 @@ class Session:
             "variables": self.variables_request, "setVariable": self.set_variable,
             "continue": self.continue_, "next": self.next_, "stepIn": self.next_,
             "stepOut": self.next_, "pause": self.pause, "evaluate": self.evaluate,
-            "disconnect": self.disconnect, "terminate": self.disconnect,
+            "disconnect": self.disconnect, "terminate": self.terminate,
         }
 
     # --- plumbing -------------------------------------------------------------
@@ -251,10 +251,7 @@ class Session:
             driver.pin_output(node, path, value)
         except ValueError as exc:
             raise RequestFailed(str(exc)) from None
-        parent = Container(value, node, path[:-1]) if path else Container(
-            {node: value}, outputs_root=True)
-        shown_var = self.variables.variable(name, value, parent if path else parent)
-        return {key: shown_var[key] for key in ("value", "type", "variablesReference")}
+        return self.variables.describe(value, node, path)
 
     # --- moving on ----------------------------------------------------------------
 
@@ -287,6 +284,12 @@ class Session:
         if isinstance(result.value, dict | list) and result.value:
             handle = self.variables.handle(Container(result.value))
         return {"result": shown(result.text), "variablesReference": handle}
+
+    def terminate(self, arguments: dict[str, Any]) -> None:
+        """Stop the run at a clean point, resumable; the client then disconnects."""
+        if self.driver is not None:
+            self.driver.disconnect()
+        self.event("terminated", {})
 
     def disconnect(self, arguments: dict[str, Any]) -> None:
         """The run stops at a clean point, resumable (`hwf resume`); the session ends."""

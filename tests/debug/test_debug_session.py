@@ -95,6 +95,11 @@ def test_a_whole_output_set_as_json_text_or_plain_text(design: Path, dap, home: 
     refused = client.request("setVariable", {"variablesReference": ref, "name": "publish",
                                              "value": "1"})
     assert not refused["success"] and "has no output yet" in refused["message"]
+    input_ref = next(s["variablesReference"] for s in client.ok("scopes", {"frameId": 1})[
+        "scopes"] if s["name"].startswith("Input of"))
+    read_only = client.request("setVariable", {"variablesReference": input_ref,
+                                               "name": "expression", "value": "1"})
+    assert not read_only["success"] and "read-only" in read_only["message"]
     mark = client.mark()
     client.ok("continue", {"threadId": 1})
     client.wait_event("terminated", after=mark)
@@ -309,3 +314,17 @@ def test_disconnect_while_an_agent_works_stops_it_and_leaves_the_run_resumable(
     assert run["outputs"] == {} and run.get("attempts") == {}
     hwf(home, "resume", run["run_id"], "--agent-command", agent_command)
     assert run_file(home)["status"] == "awaiting_approval"
+
+
+def test_terminate_leaves_the_run_resumable_and_says_terminated(
+        design: Path, dap, home: Path, agent_command: str) -> None:
+    client = dap()
+    client.start({"design": str(design), "agentCommand": agent_command, "stopOnEntry": True})
+    client.wait_event("stopped")
+    mark = client.mark()
+    assert client.request("terminate")["success"]
+    client.wait_event("terminated", after=mark)
+    assert client.request("disconnect")["success"]
+    assert client.close() == 0
+    run = run_file(home)
+    assert run["status"] == "running" and run["log"][-1]["event"] == "interrupted"
