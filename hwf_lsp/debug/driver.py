@@ -111,7 +111,8 @@ class RunDriver:
         return Runner(self.runs, agent=agent, delivery=delivery,
                       allow_model_override=read_model_gate(self.home).permits,
                       designs=DesignStore(self.home / DESIGNS_DIRNAME),
-                      interrupt=self.interrupt, before_step=self._before_step)
+                      interrupt=self.interrupt, before_step=self._before_step,
+                      on_event=self._progress)
 
     def create_run(self) -> list[str]:
         """Create the (not yet advanced) run, marked as a debug run; notices for the user."""
@@ -128,7 +129,10 @@ class RunDriver:
             except ValueError as exc:
                 raise LaunchError("replay" if config.replay else "from", str(exc)) from None
         else:
-            state = self.runner.create(config.design, name=config.name)
+            try:
+                state = self.runner.create(config.design, name=config.name)
+            except (OSError, ValueError) as exc:
+                raise LaunchError("design", f"cannot start a run: {exc}") from None
         state[DEBUG_KEY] = config.marker()
         self.runs.save(state)
         self.state = state
@@ -365,6 +369,15 @@ class RunDriver:
             self.cond.notify_all()
         if self.worker is not None:
             self.worker.join(wait_s)
+
+    def _progress(self, event: dict[str, Any]) -> None:
+        """One console line per step that ends (the runner's events), as `hwf run` prints."""
+        if event.get("event") == "step-finish" and event.get("outcome") not in (
+                "parked", "interrupted"):
+            self._output("console", f"#{event.get('index', 0) + 1}/{event.get('total')} "
+                         f"{event.get('node')} ({event.get('kind')}): {event.get('outcome')}\n")
+        elif event.get("event") == "step-answered":
+            self._output("console", f"{event.get('node')}: {event.get('kind')} answered\n")
 
     def _notify(self, text: str) -> None:
         self._output("console", f"[notification] {text}\n")

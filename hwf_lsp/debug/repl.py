@@ -4,7 +4,8 @@ result, read or change outputs, test a condition.
     answer <option>            answer the approval the run waits for
     respond <JSON or text>     give the agent step the run waits for its result
                                (JSON that is no string is its structured result)
-    out.<node>[.<path>]        the value of an output (or part of it)
+    out.<node>[.<path>]        the value of an output (or part of it); a bare node id
+                               is its output
     out.<node>.<path> <op> <literal>   a condition, evaluated as the run would
     set out.<node>[.<path>] <JSON or text>   change an output (as setVariable does)
     status                     the run: id, status, file
@@ -101,6 +102,8 @@ def _set(rest: str, driver: RunDriver) -> ReplResult:
 
 
 def _read(line: str, outputs: dict[str, Any]) -> ReplResult:
+    if line in outputs:  # a bare node id (what an editor sends for a hover): its output
+        return ReplResult(shown(outputs[line]), outputs[line])
     reference = parse_reference(line)
     if reference is not None:
         found, value = lookup(outputs, *reference)

@@ -254,6 +254,7 @@ def test_disconnect_mid_run_leaves_it_resumable(design: Path, dap, home: Path,
 # console line -> its result, or the words of its error (stopped before `good-enough`)
 CONSOLE = [
     ("out.review.score", "8"),
+    ("draft", "Features: dark mode. Fixes: login timeout."),
     ("out.review", '{"verdict": "approve", "score": 8, "issues": []}'),
     ("out.review.issues.0", "error: out.review.issues.0: no value in this run"),
     ("out.review.score < 7", "false"),
