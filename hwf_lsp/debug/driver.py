@@ -303,8 +303,8 @@ class RunDriver:
 
     # --- from the session (main thread) ----------------------------------------
 
-    def resume(self, command: str) -> str | None:
-        """`continue` or `next`: None when the run goes on, else why it cannot."""
+    def cannot_resume(self) -> str | None:
+        """Why `continue` or `next` cannot go on now; None when they can (`release`)."""
         with self.cond:
             stop = self.stop
             if stop is None:
@@ -314,9 +314,14 @@ class RunDriver:
             if stop.parked:
                 return (f"{stop.description}: answer it in the debug console "
                         "(`answer <option>` or `respond <JSON or text>`)")
+        return None
+
+    def release(self, command: str) -> None:
+        """Let the worker go on: `continue` or `next` (sent after the request's response,
+        so the client never reads the next `stopped` before it)."""
+        with self.cond:
             self.command = command
             self.cond.notify_all()
-        return None
 
     def pause(self) -> None:
         with self.cond:

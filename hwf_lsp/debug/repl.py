@@ -15,6 +15,7 @@ result, read or change outputs, test a condition.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +36,9 @@ class ReplResult:
     text: str
     value: Any = None
     """An output's value, for the client to expand (None: nothing to expand)."""
-    resumed: bool = False
-    """The command moved a parked run on (the client is told it continued)."""
+    resume: Callable[[], None] | None = None
+    """What moves the parked run on, done once the response is sent (the client is told
+    it continued)."""
 
 
 def run_command(line: str, driver: RunDriver | None) -> ReplResult:
@@ -73,8 +75,8 @@ def _answer(choice: str, driver: RunDriver) -> ReplResult:
     options = approval_options(pending.get("options"))
     if choice not in options:
         raise ReplError(f"answer one of: {', '.join(options)} (e.g. answer {options[0]})")
-    driver.answer(choice)
-    return ReplResult(f"{pending.get('node')}: answered {choice!r}", resumed=True)
+    return ReplResult(f"{pending.get('node')}: answered {choice!r}",
+                      resume=lambda: driver.answer(choice))
 
 
 def _respond(given: str, driver: RunDriver) -> ReplResult:
@@ -83,9 +85,9 @@ def _respond(given: str, driver: RunDriver) -> ReplResult:
         raise ReplError('respond needs the result: respond {"score": 9} or respond some text')
     value = parse_given(given)
     structured = not isinstance(value, str)
-    driver.respond(value, structured)
     return ReplResult(f"{pending.get('node')}: responded with "
-                      f"{'structured ' if structured else ''}{shown(value, 200)}", resumed=True)
+                      f"{'structured ' if structured else ''}{shown(value, 200)}",
+                      resume=lambda: driver.respond(value, structured))
 
 
 def _set(rest: str, driver: RunDriver) -> ReplResult:

@@ -56,6 +56,9 @@ class Session:
         self.next_breakpoint_id = 1
         self.variables = VariableTable()
         self.done = False
+        self.later: list[Callable[[], None]] = []
+        """What a handler leaves to do once its response is written (start or release
+        the worker): the client reads the response before the events that follow."""
         self.handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
             "initialize": self.initialize, "launch": self.launch, "attach": self.attach,
             "setBreakpoints": self.set_breakpoints,
@@ -78,6 +81,7 @@ class Session:
         handler = self.handlers.get(command) if isinstance(command, str) else None
         arguments = message.get("arguments")
         arguments = arguments if isinstance(arguments, dict) else {}
+        self.later.clear()
         try:
             if handler is None:
                 raise RequestFailed(f"the workflow debugger does not support {command!r}")
@@ -92,6 +96,8 @@ class Session:
         self.respond(message, body)
         if command == "initialize":
             self.event("initialized", {})
+        for then in self.later:
+            then()
 
     def respond(self, request: dict[str, Any], body: Any, error: str | None = None) -> None:
         response: dict[str, Any] = {"type": "response", "request_seq": request.get("seq"),
@@ -144,7 +150,7 @@ class Session:
                               f"debug run {driver.run_id} of {config.name} "
                               f"({driver.runs.path(driver.run_id)})\n"})
         if self.configured:
-            driver.start()
+            self.later.append(driver.start)
 
     def set_breakpoints(self, arguments: dict[str, Any]) -> dict[str, Any]:
         source = arguments.get("source") if isinstance(arguments.get("source"), dict) else {}
@@ -172,7 +178,7 @@ class Session:
     def configuration_done(self, arguments: dict[str, Any]) -> None:
         self.configured = True
         if self.driver is not None and self.driver.worker is None:
-            self.driver.start()
+            self.later.append(self.driver.start)
 
     # --- where the run stands ---------------------------------------------------
 
@@ -256,9 +262,11 @@ class Session:
     # --- moving on ----------------------------------------------------------------
 
     def _resume(self, command: str) -> None:
-        problem = self._driver().resume(command)
+        driver = self._driver()
+        problem = driver.cannot_resume()
         if problem is not None:
             raise RequestFailed(problem)
+        self.later.append(lambda: driver.release(command))
 
     def continue_(self, arguments: dict[str, Any]) -> dict[str, Any]:
         self._resume("continue")
@@ -278,8 +286,10 @@ class Session:
             result = run_command(expression, self.driver)
         except ReplError as exc:
             raise RequestFailed(str(exc)) from None
-        if result.resumed:
-            self.event("continued", {"threadId": THREAD_ID, "allThreadsContinued": True})
+        if result.resume is not None:
+            self.later += [lambda: self.event("continued", {"threadId": THREAD_ID,
+                                                            "allThreadsContinued": True}),
+                           result.resume]
         handle = 0
         if isinstance(result.value, dict | list) and result.value:
             handle = self.variables.handle(Container(result.value))

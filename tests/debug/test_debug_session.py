@@ -119,8 +119,11 @@ def test_stop_on_entry_then_next_runs_one_node_at_a_time(design: Path, dap, home
     while True:
         seen.append(event["text"])
         mark = client.mark()
-        client.ok("next", {"threadId": 1})
+        seq = client.send("next", {"threadId": 1})
         name, event = client.wait_any(("stopped", "terminated"), after=mark)
+        order = client.arrivals
+        answered = order.index(f"response {seq}")
+        assert f"event {name}" in order[answered:], order  # the response came first
         if name == "terminated":
             break
         assert event["reason"] == "step", event

@@ -35,6 +35,8 @@ class DapClient:
         self.events: list[dict[str, Any]] = []
         """Every event seen so far, in order."""
         self.responses: dict[int, dict[str, Any]] = {}
+        self.arrivals: list[str] = []
+        """Every message as it arrived: `response <request seq>` or `event <name>`."""
         threading.Thread(target=self._read, daemon=True).start()
 
     # --- wire ----------------------------------------------------------------
@@ -74,6 +76,9 @@ class DapClient:
         if message is None:
             raise EOFError("the adapter closed its stdout: "
                            + (self.stderr_text() if self.process.poll() is not None else ""))
+        self.arrivals.append(f"response {message.get('request_seq')}"
+                             if message.get("type") == "response"
+                             else f"{message.get('type')} {message.get('event')}")
         if message.get("type") == "event":
             self.events.append(message)
         elif message.get("type") == "response":
