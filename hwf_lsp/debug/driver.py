@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import os
-import shlex
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +22,7 @@ from typing import Any
 from hwf_lsp.debug.breakpoints import NodeBreakpoint, decide
 from hwf_lsp.debug.launch_args import LaunchConfig, LaunchError
 from hwf_lsp.workflow.conditions import resolve_path
-from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.delivery import DELIVERY_ENV, Delivery, channel_argv_from_env
 from hwf_lsp.workflow.design_test_run import RecordingDelivery, ReplayedAgent
 from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.locks import RunLock
@@ -44,7 +42,6 @@ from hwf_lsp.workflow.trust import read_model_gate
 
 log = logging.getLogger(__name__)
 
-DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
 DEBUG_KEY = "debug"
 """The run file's mark of a debug run: `{adapter, edits, testCase?, replay?}`."""
 PARKED = ("awaiting_approval", "awaiting_agent")
@@ -102,12 +99,11 @@ class RunDriver:
                 agent = agent_seam_from_env(config.agent_command, hermes_home=str(self.home))
             except ValueError as exc:
                 raise LaunchError("agentCommand", f"{exc} (or $HWF_AGENT_COMMAND)") from None
-            channel = config.delivery_command or os.environ.get(DELIVERY_ENV) or None
             try:
-                argv = shlex.split(channel) if channel else None
+                argv = channel_argv_from_env(config.delivery_command)
             except ValueError as exc:
                 raise LaunchError("deliveryCommand", f"{exc} (or ${DELIVERY_ENV})") from None
-            delivery = Delivery(notify=self._notify, channel_argv=argv or None)
+            delivery = Delivery(notify=self._notify, channel_argv=argv)
         return Runner(self.runs, agent=agent, delivery=delivery,
                       allow_model_override=read_model_gate(self.home).permits,
                       designs=DesignStore(self.home / DESIGNS_DIRNAME),
