@@ -67,6 +67,10 @@ class FrameReader:
                     return length
                 continue  # stray blank lines between frames
             seen += 1
+            glued = text.lower().find(b"content-length:")
+            if glued > 0:  # junk glued before the next frame's header: resync there
+                log.warning("skipping %d bytes before a header", glued)
+                text, length, seen = text[glued:], -1, 1
             name, sep, value = text.partition(b":")
             if sep and name.strip().lower() == b"content-length":
                 try:

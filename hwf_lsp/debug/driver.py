@@ -11,9 +11,8 @@ persists the run as resumable (`hwf resume` finishes it), as Ctrl-C does to `hwf
 
 from __future__ import annotations
 
+import copy
 import logging
-import os
-import shlex
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,8 @@ from typing import Any
 
 from hwf_lsp.debug.breakpoints import NodeBreakpoint, decide
 from hwf_lsp.debug.launch_args import LaunchConfig, LaunchError
-from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.conditions import resolve_path
+from hwf_lsp.workflow.delivery import DELIVERY_ENV, Delivery, channel_argv_from_env
 from hwf_lsp.workflow.design_test_run import RecordingDelivery, ReplayedAgent
 from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.locks import RunLock
@@ -31,12 +31,17 @@ from hwf_lsp.workflow.rerun import prepare_rerun
 from hwf_lsp.workflow.run_facts import failed_step
 from hwf_lsp.workflow.runner import Runner, iso_utc
 from hwf_lsp.workflow.seams import CallableAgentSeam, agent_seam_from_env
-from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
+from hwf_lsp.workflow.stores import (
+    DESIGNS_DIRNAME,
+    RUNS_DIRNAME,
+    DesignStore,
+    RunStore,
+    read_text_file,
+)
 from hwf_lsp.workflow.trust import read_model_gate
 
 log = logging.getLogger(__name__)
 
-DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
 DEBUG_KEY = "debug"
 """The run file's mark of a debug run: `{adapter, edits, testCase?, replay?}`."""
 PARKED = ("awaiting_approval", "awaiting_agent")
@@ -74,6 +79,8 @@ class RunDriver:
         self.stepping = False
         self.entry = config.stop_on_entry
         self.pause_requested = False
+        self.no_debug = False
+        """`noDebug` ("Run without debugging"): no breakpoint, entry or step stops."""
         self.stale: str | None = None
         """Why the design on disk no longer is the launched one (then nothing runs)."""
         self.answered: set[str] = set()
@@ -92,16 +99,16 @@ class RunDriver:
                 agent = agent_seam_from_env(config.agent_command, hermes_home=str(self.home))
             except ValueError as exc:
                 raise LaunchError("agentCommand", f"{exc} (or $HWF_AGENT_COMMAND)") from None
-            channel = config.delivery_command or os.environ.get(DELIVERY_ENV) or None
             try:
-                argv = shlex.split(channel) if channel else None
+                argv = channel_argv_from_env(config.delivery_command)
             except ValueError as exc:
                 raise LaunchError("deliveryCommand", f"{exc} (or ${DELIVERY_ENV})") from None
-            delivery = Delivery(notify=self._notify, channel_argv=argv or None)
+            delivery = Delivery(notify=self._notify, channel_argv=argv)
         return Runner(self.runs, agent=agent, delivery=delivery,
                       allow_model_override=read_model_gate(self.home).permits,
                       designs=DesignStore(self.home / DESIGNS_DIRNAME),
-                      interrupt=self.interrupt, before_step=self._before_step)
+                      interrupt=self.interrupt, before_step=self._before_step,
+                      on_event=self._progress)
 
     def create_run(self) -> list[str]:
         """Create the (not yet advanced) run, marked as a debug run; notices for the user."""
@@ -118,7 +125,10 @@ class RunDriver:
             except ValueError as exc:
                 raise LaunchError("replay" if config.replay else "from", str(exc)) from None
         else:
-            state = self.runner.create(config.design, name=config.name)
+            try:
+                state = self.runner.create(config.design, name=config.name)
+            except (OSError, ValueError) as exc:
+                raise LaunchError("design", f"cannot start a run: {exc}") from None
         state[DEBUG_KEY] = config.marker()
         self.runs.save(state)
         self.state = state
@@ -248,8 +258,8 @@ class RunDriver:
     def _stale_stop(self, node_id: str) -> Stop | None:
         if self.stale is None:
             try:
-                text = self.config.design_path.read_text(encoding="utf-8-sig")
-            except OSError as exc:
+                text = read_text_file(self.config.design_path)
+            except (OSError, ValueError) as exc:
                 text = f"<unreadable: {exc}>"
             if text == self.config.design_text:
                 return None
@@ -260,6 +270,8 @@ class RunDriver:
         return Stop(node_id, "exception", "the design changed on disk")
 
     def _wanted_stop(self, state: dict[str, Any], node_id: str) -> Stop | None:
+        if self.no_debug:
+            return None
         hit = decide(self.breakpoints, node_id, state.get("outputs") or {})
         for line in hit.logs:
             self._output("console", line + "\n")
@@ -287,8 +299,8 @@ class RunDriver:
 
     # --- from the session (main thread) ----------------------------------------
 
-    def resume(self, command: str) -> str | None:
-        """`continue` or `next`: None when the run goes on, else why it cannot."""
+    def cannot_resume(self) -> str | None:
+        """Why `continue` or `next` cannot go on now; None when they can (`release`)."""
         with self.cond:
             stop = self.stop
             if stop is None:
@@ -298,9 +310,14 @@ class RunDriver:
             if stop.parked:
                 return (f"{stop.description}: answer it in the debug console "
                         "(`answer <option>` or `respond <JSON or text>`)")
+        return None
+
+    def release(self, command: str) -> None:
+        """Let the worker go on: `continue` or `next` (sent after the request's response,
+        so the client never reads the next `stopped` before it)."""
+        with self.cond:
             self.command = command
             self.cond.notify_all()
-        return None
 
     def pause(self) -> None:
         with self.cond:
@@ -318,8 +335,14 @@ class RunDriver:
             if not stop.parked:
                 return self._pin(self.state, node, path, value)
             with RunLock(self.runs.root, self.run_id):
-                self.state = self.runs.load(self.run_id)
-                return self._pin(self.state, node, path, value)
+                on_disk = self.runs.load(self.run_id)
+                if (on_disk.get("status"), on_disk.get("cursor")) != (
+                        self.state.get("status"), self.state.get("cursor")):
+                    raise ValueError("the run moved on outside the debugger (answered or "
+                                     "resumed elsewhere): restart the debug session")
+                old = self._pin(on_disk, node, path, value)
+            _replace(self.state["outputs"], node, path, copy.deepcopy(value))  # as shown
+            return old
 
     def _pin(self, state: dict[str, Any], node: str, path: tuple[str | int, ...],
              value: Any) -> Any:
@@ -348,6 +371,15 @@ class RunDriver:
         if self.worker is not None:
             self.worker.join(wait_s)
 
+    def _progress(self, event: dict[str, Any]) -> None:
+        """One console line per step that ends (the runner's events), as `hwf run` prints."""
+        if event.get("event") == "step-finish" and event.get("outcome") not in (
+                "parked", "interrupted"):
+            self._output("console", f"#{event.get('index', 0) + 1}/{event.get('total')} "
+                         f"{event.get('node')} ({event.get('kind')}): {event.get('outcome')}\n")
+        elif event.get("event") == "step-answered":
+            self._output("console", f"{event.get('node')}: {event.get('kind')} answered\n")
+
     def _notify(self, text: str) -> None:
         self._output("console", f"[notification] {text}\n")
 
@@ -360,15 +392,13 @@ def _replace(outputs: dict[str, Any], node: str, path: tuple[str | int, ...], va
     if not path:
         old, outputs[node] = outputs[node], value
         return old
-    parent = outputs[node]
-    for key in path[:-1]:
-        parent = parent[key]
+    found, parent = resolve_path(outputs[node], path[:-1])
     last = path[-1]
-    if isinstance(parent, list):
-        if not isinstance(last, int) or not 0 <= last < len(parent):
-            raise ValueError(f"no item {last} to change")
-    elif not isinstance(parent, dict) or last not in parent:
-        raise ValueError(f"no key {last!r} to change")
-    old = parent[last]
-    parent[last] = value
-    return old
+    if found and isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
+        old, parent[last] = parent[last], value
+        return old
+    if found and isinstance(parent, dict) and str(last) in parent:
+        old, parent[str(last)] = parent[str(last)], value
+        return old
+    where = ".".join(["out", node, *map(str, path)])
+    raise ValueError(f"{where}: no such value to change")

@@ -22,6 +22,8 @@ class NodeLines:
     kind: str | None
     first: int
     last: int
+    at: int
+    """The line the stack shows for it: its `id` member's, else its object's first."""
 
 
 def node_lines(text: str) -> list[NodeLines]:
@@ -34,7 +36,9 @@ def node_lines(text: str) -> list[NodeLines]:
             continue
         first = lines.position(info.obj.start)[0]
         last = lines.position(max(info.obj.start, info.obj.end - 1))[0]
-        found.append(NodeLines(info.id, info.kind, first, last))
+        id_member = info.member("id")
+        at = lines.position(id_member.key_start)[0] if id_member is not None else first
+        found.append(NodeLines(info.id, info.kind, first, last, at))
     return found
 
 
@@ -47,5 +51,5 @@ def node_at_line(nodes: list[NodeLines], line: int) -> NodeLines | None:
 
 
 def line_of(nodes: list[NodeLines], node_id: str) -> int | None:
-    """The first line (0-based) of `node_id`'s object."""
-    return next((n.first for n in nodes if n.id == node_id), None)
+    """The line (0-based) the stack shows for `node_id` (its `id` member's)."""
+    return next((n.at for n in nodes if n.id == node_id), None)

@@ -4,7 +4,8 @@ result, read or change outputs, test a condition.
     answer <option>            answer the approval the run waits for
     respond <JSON or text>     give the agent step the run waits for its result
                                (JSON that is no string is its structured result)
-    out.<node>[.<path>]        the value of an output (or part of it)
+    out.<node>[.<path>]        the value of an output (or part of it); a bare node id
+                               is its output
     out.<node>.<path> <op> <literal>   a condition, evaluated as the run would
     set out.<node>[.<path>] <JSON or text>   change an output (as setVariable does)
     status                     the run: id, status, file
@@ -13,6 +14,8 @@ result, read or change outputs, test a condition.
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +24,7 @@ from hwf_lsp.debug.values import lookup, parse_given, parse_reference, shown
 from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition
 from hwf_lsp.workflow.run_facts import approval_options
 
-HELP = __doc__.split("\n\n", 1)[1].rstrip()
+HELP = textwrap.dedent(__doc__.split("\n\n", 1)[1]).strip()
 
 
 class ReplError(ValueError):
@@ -33,8 +36,9 @@ class ReplResult:
     text: str
     value: Any = None
     """An output's value, for the client to expand (None: nothing to expand)."""
-    resumed: bool = False
-    """The command moved a parked run on (the client is told it continued)."""
+    resume: Callable[[], None] | None = None
+    """What moves the parked run on, done once the response is sent (the client is told
+    it continued)."""
 
 
 def run_command(line: str, driver: RunDriver | None) -> ReplResult:
@@ -71,8 +75,8 @@ def _answer(choice: str, driver: RunDriver) -> ReplResult:
     options = approval_options(pending.get("options"))
     if choice not in options:
         raise ReplError(f"answer one of: {', '.join(options)} (e.g. answer {options[0]})")
-    driver.answer(choice)
-    return ReplResult(f"{pending.get('node')}: answered {choice!r}", resumed=True)
+    return ReplResult(f"{pending.get('node')}: answered {choice!r}",
+                      resume=lambda: driver.answer(choice))
 
 
 def _respond(given: str, driver: RunDriver) -> ReplResult:
@@ -81,9 +85,9 @@ def _respond(given: str, driver: RunDriver) -> ReplResult:
         raise ReplError('respond needs the result: respond {"score": 9} or respond some text')
     value = parse_given(given)
     structured = not isinstance(value, str)
-    driver.respond(value, structured)
     return ReplResult(f"{pending.get('node')}: responded with "
-                      f"{'structured ' if structured else ''}{shown(value, 200)}", resumed=True)
+                      f"{'structured ' if structured else ''}{shown(value, 200)}",
+                      resume=lambda: driver.respond(value, structured))
 
 
 def _set(rest: str, driver: RunDriver) -> ReplResult:
@@ -100,6 +104,8 @@ def _set(rest: str, driver: RunDriver) -> ReplResult:
 
 
 def _read(line: str, outputs: dict[str, Any]) -> ReplResult:
+    if line in outputs:  # a bare node id (what an editor sends for a hover): its output
+        return ReplResult(shown(outputs[line]), outputs[line])
     reference = parse_reference(line)
     if reference is not None:
         found, value = lookup(outputs, *reference)

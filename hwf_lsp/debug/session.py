@@ -56,6 +56,9 @@ class Session:
         self.next_breakpoint_id = 1
         self.variables = VariableTable()
         self.done = False
+        self.later: list[Callable[[], None]] = []
+        """What a handler leaves to do once its response is written (start or release
+        the worker): the client reads the response before the events that follow."""
         self.handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
             "initialize": self.initialize, "launch": self.launch, "attach": self.attach,
             "setBreakpoints": self.set_breakpoints,
@@ -65,7 +68,7 @@ class Session:
             "variables": self.variables_request, "setVariable": self.set_variable,
             "continue": self.continue_, "next": self.next_, "stepIn": self.next_,
             "stepOut": self.next_, "pause": self.pause, "evaluate": self.evaluate,
-            "disconnect": self.disconnect, "terminate": self.disconnect,
+            "disconnect": self.disconnect, "terminate": self.terminate,
         }
 
     # --- plumbing -------------------------------------------------------------
@@ -78,6 +81,7 @@ class Session:
         handler = self.handlers.get(command) if isinstance(command, str) else None
         arguments = message.get("arguments")
         arguments = arguments if isinstance(arguments, dict) else {}
+        self.later.clear()
         try:
             if handler is None:
                 raise RequestFailed(f"the workflow debugger does not support {command!r}")
@@ -92,6 +96,8 @@ class Session:
         self.respond(message, body)
         if command == "initialize":
             self.event("initialized", {})
+        for then in self.later:
+            then()
 
     def respond(self, request: dict[str, Any], body: Any, error: str | None = None) -> None:
         response: dict[str, Any] = {"type": "response", "request_seq": request.get("seq"),
@@ -135,6 +141,7 @@ class Session:
         except LaunchError as exc:
             raise RequestFailed(f"invalid launch argument {exc}") from None
         self.config, self.driver = config, driver
+        driver.no_debug = arguments.get("noDebug") is True
         driver.breakpoints = self.breakpoints.get(config.design_path.resolve(), [])
         self.event("thread", {"reason": "started", "threadId": THREAD_ID})
         for notice in notices:
@@ -143,7 +150,7 @@ class Session:
                               f"debug run {driver.run_id} of {config.name} "
                               f"({driver.runs.path(driver.run_id)})\n"})
         if self.configured:
-            driver.start()
+            self.later.append(driver.start)
 
     def set_breakpoints(self, arguments: dict[str, Any]) -> dict[str, Any]:
         source = arguments.get("source") if isinstance(arguments.get("source"), dict) else {}
@@ -171,7 +178,7 @@ class Session:
     def configuration_done(self, arguments: dict[str, Any]) -> None:
         self.configured = True
         if self.driver is not None and self.driver.worker is None:
-            self.driver.start()
+            self.later.append(self.driver.start)
 
     # --- where the run stands ---------------------------------------------------
 
@@ -250,17 +257,16 @@ class Session:
             driver.pin_output(node, path, value)
         except ValueError as exc:
             raise RequestFailed(str(exc)) from None
-        parent = Container(value, node, path[:-1]) if path else Container(
-            {node: value}, outputs_root=True)
-        shown_var = self.variables.variable(name, value, parent if path else parent)
-        return {key: shown_var[key] for key in ("value", "type", "variablesReference")}
+        return self.variables.describe(value, node, path)
 
     # --- moving on ----------------------------------------------------------------
 
     def _resume(self, command: str) -> None:
-        problem = self._driver().resume(command)
+        driver = self._driver()
+        problem = driver.cannot_resume()
         if problem is not None:
             raise RequestFailed(problem)
+        self.later.append(lambda: driver.release(command))
 
     def continue_(self, arguments: dict[str, Any]) -> dict[str, Any]:
         self._resume("continue")
@@ -280,12 +286,20 @@ class Session:
             result = run_command(expression, self.driver)
         except ReplError as exc:
             raise RequestFailed(str(exc)) from None
-        if result.resumed:
-            self.event("continued", {"threadId": THREAD_ID, "allThreadsContinued": True})
+        if result.resume is not None:
+            self.later += [lambda: self.event("continued", {"threadId": THREAD_ID,
+                                                            "allThreadsContinued": True}),
+                           result.resume]
         handle = 0
         if isinstance(result.value, dict | list) and result.value:
             handle = self.variables.handle(Container(result.value))
         return {"result": shown(result.text), "variablesReference": handle}
+
+    def terminate(self, arguments: dict[str, Any]) -> None:
+        """Stop the run at a clean point, resumable; the client then disconnects."""
+        if self.driver is not None:
+            self.driver.disconnect()
+        self.event("terminated", {})
 
     def disconnect(self, arguments: dict[str, Any]) -> None:
         """The run stops at a clean point, resumable (`hwf resume`); the session ends."""

@@ -104,10 +104,16 @@ class VariableTable:
         return self.handles.get(ident) if isinstance(ident, int) else None
 
     def variable(self, name: str, value: Any, parent: Container) -> dict[str, Any]:
-        """One DAP Variable; an object or list gets a handle to expand it."""
+        """One DAP Variable, a child of `parent`."""
         node, path = _child_place(parent, name)
-        found: dict[str, Any] = {"name": name, "value": _summary(value),
-                                 "type": _type(value), "variablesReference": 0}
+        return {"name": name, **self.describe(value, node, path)}
+
+    def describe(self, value: Any, node: str | None = None,
+                 path: tuple[str | int, ...] = ()) -> dict[str, Any]:
+        """A value as DAP shows it; an object or list gets a handle to expand it, and (part
+        of) an output its `out.node.path` as `evaluateName`."""
+        found: dict[str, Any] = {"value": _summary(value), "type": _type(value),
+                                 "variablesReference": 0}
         if node is not None:
             found["evaluateName"] = ".".join(["out", node, *map(str, path)])
         if isinstance(value, dict | list) and value:

@@ -35,6 +35,8 @@ class DapClient:
         self.events: list[dict[str, Any]] = []
         """Every event seen so far, in order."""
         self.responses: dict[int, dict[str, Any]] = {}
+        self.arrivals: list[str] = []
+        """Every message as it arrived: `response <request seq>` or `event <name>`."""
         threading.Thread(target=self._read, daemon=True).start()
 
     # --- wire ----------------------------------------------------------------
@@ -74,6 +76,9 @@ class DapClient:
         if message is None:
             raise EOFError("the adapter closed its stdout: "
                            + (self.stderr_text() if self.process.poll() is not None else ""))
+        self.arrivals.append(f"response {message.get('request_seq')}"
+                             if message.get("type") == "response"
+                             else f"{message.get('type')} {message.get('event')}")
         if message.get("type") == "event":
             self.events.append(message)
         elif message.get("type") == "response":
@@ -99,10 +104,15 @@ class DapClient:
     def wait_event(self, name: str, timeout: float = TIMEOUT_S, after: int = 0
                    ) -> dict[str, Any]:
         """The body of the first `name` event at index >= `after` in `events`."""
+        return self.wait_any((name,), timeout, after)[1]
+
+    def wait_any(self, names: tuple[str, ...], timeout: float = TIMEOUT_S, after: int = 0
+                 ) -> tuple[str, dict[str, Any]]:
+        """(name, body) of the first event named in `names` at index >= `after`."""
         while True:
             for event in self.events[after:]:
-                if event["event"] == name:
-                    return event.get("body") or {}
+                if event["event"] in names:
+                    return event["event"], event.get("body") or {}
             self._pump(timeout)
 
     def mark(self) -> int:
@@ -145,3 +155,36 @@ class DapClient:
             self.ok("setBreakpoints", {"source": {"path": path}, "breakpoints": bps})
         self.ok("configurationDone")
         return response
+
+
+# --- what a debug run left behind ----------------------------------------------
+
+
+def hwf(home: Path, *args: str, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    """`hwf ARGS` with this $HERMES_HOME."""
+    return subprocess.run([sys.executable, "-m", "hwf_lsp.cli", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60,
+                          env={**os.environ, "HERMES_HOME": str(home),
+                               "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def run_file(home: Path, run_id: str | None = None) -> dict[str, Any]:
+    """The run file (the only one when no id is given)."""
+    runs = sorted((home / "workflow-runs").glob("*.json"))
+    path = home / "workflow-runs" / f"{run_id}.json" if run_id else runs[-1]
+    if run_id is None:
+        assert len(runs) == 1, runs
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def line_of(path: Path, needle: str) -> int:
+    """The 1-based line of the first line holding `needle`."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def called(calls: Path) -> list[str]:
+    return calls.read_text(encoding="utf-8").split() if calls.exists() else []
