@@ -46,12 +46,14 @@ def test_dap_mode_stops_before_publish_shows_review_edits_it_and_continues(tmp_p
     design = tmp_path / "review.hwf.json"
     text = review_flow_without_sign_off()
     design.write_text(text, encoding="utf-8")
-    publish_line = text.splitlines().index('      "id": "publish",') + 1  # inside its object
+    publish_line = text.splitlines().index('      "id": "publish",') + 1
+    # the breakpoint goes on the line below the id (any line of the node's object will do);
+    # the frame shows the node at its id line
     init = tmp_path / "init.el"
     init.write_text(snippet("tested", "emacs-dap-mode"), encoding="utf-8")
     out = tmp_path / "dap-result.json"
     env = user_env(tmp_path, HWF_DESIGN=str(design), HWF_OUT=str(out), HWF_TEMPLATE=TEMPLATE,
-                   HWF_BREAK_LINE=str(publish_line), HWF_EDIT_NAME="review",
+                   HWF_BREAK_LINE=str(publish_line + 1), HWF_EDIT_NAME="review",
                    HWF_EDIT_VALUE=json.dumps(EDITED),
                    HWF_AGENT_COMMAND=f"python3 {ECHO_AGENT}")
     proc = subprocess.run([emacs, "--batch", "-f", "package-activate-all", "-l", str(init),
@@ -62,8 +64,7 @@ def test_dap_mode_stops_before_publish_shows_review_edits_it_and_continues(tmp_p
     assert "error" not in seen, f"{seen['error']}\n{proc.stderr[-3000:]}"
 
     top, *upstream = seen["stopped"]
-    # the frame is at the node's first line, the `{` just above its id
-    assert (top["name"], top["line"], top["path"]) == ("publish (output)", publish_line - 1, str(design))
+    assert (top["name"], top["line"], top["path"]) == ("publish (output)", publish_line, str(design))
     assert [f["name"].split(" ")[0] for f in upstream] == ["good-enough", "review", "draft", "start"]
     assert seen["buffer"] == str(design), "dap-mode did not show the design at the stop"
     scopes = {s["name"]: named(s["variables"]) for s in seen["scopes"]}
