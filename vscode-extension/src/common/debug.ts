@@ -149,7 +149,7 @@ export class Debugger implements vscode.Disposable {
           this.stops.set(session.id, undefined);
         }
       },
-      onError: (error) => getLog().warn(`Debug adapter: ${errorText(error)}`),
+      onError: (error) => getLog().info(`Debug adapter stream: ${errorText(error)}`), // also the pipe closing at the end
       onExit: (code, signal) => {
         this.stops.set(session.id, undefined);
         if (code) {
