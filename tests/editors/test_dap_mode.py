@@ -11,11 +11,10 @@ says what happened: completed, `publish` delivered the edited value, the edit re
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
-from editor_support import REPO, editor, snippet, user_env
+from editor_support import REPO, editor, snippet
+from test_emacs import drive
 
 DRIVER = Path(__file__).with_name("dap_drive.el")
 TEMPLATE = "Hermes Workflow: debug this design"
@@ -40,7 +39,6 @@ def review_flow_without_sign_off() -> str:
 
 
 def test_dap_mode_stops_before_publish_shows_review_edits_it_and_continues(tmp_path: Path) -> None:
-    emacs = editor(shutil.which("emacs"), "Emacs")
     if not Path("/usr/share/emacs/site-lisp/elpa/dap-mode-0.7").is_dir():
         editor(None, "dap-mode (Debian's elpa-dap-mode)")
     design = tmp_path / "review.hwf.json"
@@ -49,19 +47,10 @@ def test_dap_mode_stops_before_publish_shows_review_edits_it_and_continues(tmp_p
     publish_line = text.splitlines().index('      "id": "publish",') + 1
     # the breakpoint goes on the line below the id (any line of the node's object will do);
     # the frame shows the node at its id line
-    init = tmp_path / "init.el"
-    init.write_text(snippet("tested", "emacs-dap-mode"), encoding="utf-8")
-    out = tmp_path / "dap-result.json"
-    env = user_env(tmp_path, HWF_DESIGN=str(design), HWF_OUT=str(out), HWF_TEMPLATE=TEMPLATE,
-                   HWF_BREAK_LINE=str(publish_line + 1), HWF_EDIT_NAME="review",
-                   HWF_EDIT_VALUE=json.dumps(EDITED),
-                   HWF_AGENT_COMMAND=f"python3 {ECHO_AGENT}")
-    proc = subprocess.run([emacs, "--batch", "-f", "package-activate-all", "-l", str(init),
-                           "-l", str(DRIVER)], env=env, cwd=tmp_path, timeout=150,
-                          capture_output=True, text=True)
-    assert out.exists(), f"Emacs wrote no result (exit {proc.returncode}): {proc.stderr[-3000:]}"
-    seen = json.loads(out.read_text(encoding="utf-8"))
-    assert "error" not in seen, f"{seen['error']}\n{proc.stderr[-3000:]}"
+    seen = drive(snippet("tested", "emacs-dap-mode"), design, tmp_path, driver=DRIVER, timeout=150,
+                 HWF_TEMPLATE=TEMPLATE, HWF_BREAK_LINE=str(publish_line + 1),
+                 HWF_EDIT_NAME="review", HWF_EDIT_VALUE=json.dumps(EDITED),
+                 HWF_AGENT_COMMAND=f"python3 {ECHO_AGENT}")
 
     top, *upstream = seen["stopped"]
     assert (top["name"], top["line"], top["path"]) == ("publish (output)", publish_line, str(design))

@@ -21,15 +21,17 @@ from hwf_lsp.workflow.vocabulary import STEP_KINDS
 DRIVER = Path(__file__).with_name("eglot_drive.el")
 
 
-def drive(config: str, opened: Path, tmp_path: Path, **asks: str) -> dict:
-    """Open `opened` in Emacs with `config` as the init file; what the driver saw (HWF_* asks)."""
+def drive(config: str, opened: Path, tmp_path: Path, driver: Path = DRIVER, timeout: int = 90,
+          **asks: str) -> dict:
+    """Open `opened` in Emacs with `config` as the init file, then `driver`; what the driver
+    saw (HWF_* asks)."""
     emacs = editor(shutil.which("emacs"), "Emacs")
     init = tmp_path / "init.el"
     init.write_text(config, encoding="utf-8")
     out = tmp_path / "emacs-result.json"
     env = user_env(tmp_path, HWF_DESIGN=str(opened), HWF_OUT=str(out), **asks)
     proc = subprocess.run([emacs, "--batch", "-f", "package-activate-all", "-l", str(init),
-                           "-l", str(DRIVER)], env=env, cwd=tmp_path, timeout=90,
+                           "-l", str(driver)], env=env, cwd=tmp_path, timeout=timeout,
                           capture_output=True, text=True)
     assert out.exists(), f"Emacs wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
     seen = json.loads(out.read_text(encoding="utf-8"))
