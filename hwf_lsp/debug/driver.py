@@ -60,6 +60,8 @@ class Stop:
     description: str
     parked: bool = False
     breakpoints: list[int] = field(default_factory=list)
+    failed: bool = False
+    """The run failed at `node`: shown for inspection; going on ends the session."""
 
 
 class RunDriver:
@@ -199,6 +201,11 @@ class RunDriver:
             if self._auto_answer(state):
                 return
             self._park(state)
+        elif status == "failed" and not self.no_debug:
+            node = failed_step(state) or ""
+            self._output("stderr", f"run {self.run_id} failed: {state.get('error')}\n")
+            self._stopped(Stop(node, "exception", f"failed: {state.get('error')}",
+                               failed=True))
         elif status in FINISHED:
             self._finished(state)
         # else: interrupted (the client went away): resumable, nothing to tell
@@ -314,8 +321,12 @@ class RunDriver:
 
     def release(self, command: str) -> None:
         """Let the worker go on: `continue` or `next` (sent after the request's response,
-        so the client never reads the next `stopped` before it)."""
+        so the client never reads the next `stopped` before it).  At a failure, the end."""
         with self.cond:
+            if self.stop is not None and self.stop.failed:
+                self.stop = None
+                self._finished(self.state)
+                return
             self.command = command
             self.cond.notify_all()
 
@@ -332,6 +343,9 @@ class RunDriver:
             stop = self.stop
             if stop is None:
                 raise ValueError("the run is not stopped")
+            if stop.failed:
+                raise ValueError(f"run {self.run_id} failed: nothing runs after an edit; "
+                                 f"replay it (launch with \"replay\": \"{self.run_id}\")")
             if not stop.parked:
                 return self._pin(self.state, node, path, value)
             with RunLock(self.runs.root, self.run_id):

@@ -104,8 +104,9 @@ def _set(rest: str, driver: RunDriver) -> ReplResult:
 
 
 def _read(line: str, outputs: dict[str, Any]) -> ReplResult:
-    if line in outputs:  # a bare node id (what an editor sends for a hover): its output
-        return ReplResult(shown(outputs[line]), outputs[line])
+    bare = line.strip('"')
+    if bare in outputs:  # a node id (what an editor sends for a hover): its output
+        return ReplResult(shown(outputs[bare]), outputs[bare])
     reference = parse_reference(line)
     if reference is not None:
         found, value = lookup(outputs, *reference)

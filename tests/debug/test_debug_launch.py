@@ -115,3 +115,38 @@ def test_frame_reader(raw: bytes, messages: list) -> None:
     while (message := reader.read()) is not None:
         got.append(message)
     assert got == messages
+
+
+# requests out of order, or with junk arguments -> success, or the words of the error
+OUT_OF_ORDER = [
+    ("threads", {}, True),
+    ("stackTrace", {"threadId": 1}, "no run: launch a design first"),
+    ("scopes", {"frameId": 1}, "no run"),
+    ("variables", {"variablesReference": 99}, True),
+    ("variables", {"variablesReference": "x"}, True),
+    ("setVariable", {"variablesReference": 1, "name": "a", "value": "1"}, "no run"),
+    ("continue", {"threadId": 1}, "no run"),
+    ("next", {"threadId": 1}, "no run"),
+    ("pause", {"threadId": 1}, "no run"),
+    ("evaluate", {"expression": "answer approve"}, "no run yet"),
+    ("evaluate", {"expression": "help"}, True),
+    ("evaluate", {}, "evaluate needs an expression"),
+    ("setBreakpoints", {"source": "junk", "breakpoints": "junk"}, True),
+    ("setBreakpoints", {"source": {"path": "/nonexistent"}, "breakpoints": [{"line": "x"}]},
+     True),
+    ("configurationDone", {}, True),
+    ("attach", {}, "does not attach"),
+]
+
+
+def test_requests_out_of_order_are_answered_and_the_adapter_lives(dap) -> None:
+    client = dap()
+    client.ok("initialize", {"adapterID": "hwf"})
+    for command, arguments, want in OUT_OF_ORDER:
+        response = client.request(command, arguments)
+        if want is True:
+            assert response["success"], (command, response)
+        else:
+            assert not response["success"] and want in response["message"], (command, response)
+    assert client.request("disconnect")["success"]
+    assert client.close() == 0

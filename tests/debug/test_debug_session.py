@@ -332,3 +332,22 @@ def test_terminate_leaves_the_run_resumable_and_says_terminated(
     assert client.close() == 0
     run = run_file(home)
     assert run["status"] == "running" and run["log"][-1]["event"] == "interrupted"
+
+
+def test_a_failed_run_stops_at_its_failure_then_ends(design: Path, dap, home: Path,
+                                                     agent_command: str) -> None:
+    client = dap(HWF_TEST_FAIL="review")
+    client.start({"design": str(design), "agentCommand": agent_command})
+    stopped = client.wait_event("stopped")
+    assert (stopped["reason"], stopped["text"]) == ("exception", "review")
+    assert "failed after 3 attempts" in stopped["description"]
+    frames = client.ok("stackTrace", {"threadId": 1})["stackFrames"]
+    assert frames[0]["line"] == line_of(design, '"id": "review"')
+    assert "draft" in variables(client, "Outputs")
+    refused = client.request("evaluate", {"expression": "set out.draft x"})
+    assert not refused["success"] and '"replay"' in refused["message"]
+    mark = client.mark()
+    client.ok("continue", {"threadId": 1})
+    assert client.wait_event("exited", after=mark) == {"exitCode": 1}
+    client.wait_event("terminated", after=mark)
+    assert run_file(home)["status"] == "failed"
