@@ -225,6 +225,8 @@ test('parseCanvasMessage passes good messages and drops bad ones with a reason',
     [{ type: 'complete', request: 1, id: 'gate', field: 'expression', text: 'out.', offset: 4 }, true],
     [{ type: 'complete', request: 1, id: 'gate', field: 'expression', text: 'out.', offset: 1.5 }, false],
     [{ type: 'complete', id: 'gate', field: 'expression', text: 'out.', offset: 4 }, false],
+    [{ type: 'breakpoint', id: 'publish' }, true],
+    [{ type: 'breakpoint' }, false],
     [{ type: 'run', action: 'start' }, true],
     [{ type: 'run', action: 'answer', runId: 'r', choice: 'approve' }, true],
     [{ type: 'run', action: 'respond', runId: 'r' }, false],
@@ -236,6 +238,19 @@ test('parseCanvasMessage passes good messages and drops bad ones with a reason',
     const parsed = parseCanvasMessage(value);
     assert.equal(!('invalid' in parsed), ok, JSON.stringify(value));
   }
+});
+
+test('toFlow with the debugger\'s state: the stopped node and the steps with a breakpoint; none of it without a debugger', () => {
+  const debug = toFlow(REVIEW_FLOW, { debug: { stopped: 'publish', breakpoints: ['publish', 'review'] } }).nodes;
+  const marks = (id: string) => {
+    const data = debug.find((n) => n.data.node.id === id)!.data;
+    return [data.debuggable, data.stopped, data.breakpoint];
+  };
+  assert.deepEqual(marks('publish'), [true, true, true]);
+  assert.deepEqual(marks('review'), [true, false, true]);
+  assert.deepEqual(marks('draft'), [true, false, false]);
+  const plain = toFlow(REVIEW_FLOW, {}).nodes.map((n) => Object.keys(n.data).filter((k) => ['debuggable', 'stopped', 'breakpoint'].includes(k)));
+  assert.deepEqual(plain.flat(), [], 'a host without a debugger (the dashboard) draws no debug marks');
 });
 
 test('the panel HTML has a strict CSP: our nonce for the one script, no remote, no inline', () => {
