@@ -89,6 +89,7 @@ async function debuggerSteps({ step, repo, world, wb, page, shot, runFiles }) {
       'hwf.delivery.command': ['env', `HWF_CHANNEL_LOG=${channelLog}`, 'python3', path.join(repo, 'examples', 'channels', 'print_channel.py')],
     }, null, 2));
     designText = writeDesign(repo, world.folder);
+    await wb.runCommand('View: Close All Editors'); // another canvas open (an earlier step's) would be a second webview
     await wb.runCommand('Refresh Explorer'); // the file is new: the explorer lists it after a refresh
     await wb.openFile(DESIGN);
     const canvasLens = page.locator('.codelens-decoration a', { hasText: /open canvas/i }).first();
