@@ -72,6 +72,32 @@ def verify(requested: list[Any], nodes: list[NodeLines], line_base: int, next_id
     return shown, kept
 
 
+def verify_names(requested: list[Any], plan_ids: list[str] | None, design_name: str,
+                 next_id: int) -> tuple[list[dict[str, Any]], list[NodeBreakpoint]]:
+    """DAP `Breakpoint`s for `FunctionBreakpoint`s, whose `name` is a step id (what a
+    canvas knows of a node), and the verified ones.  `plan_ids` None: nothing launched."""
+    shown: list[dict[str, Any]] = []
+    kept: list[NodeBreakpoint] = []
+    for offset, given in enumerate(requested):
+        ident = next_id + offset
+        name = given.get("name") if isinstance(given, dict) else None
+        condition, message = _condition(given.get("condition") if isinstance(given, dict)
+                                        else None)
+        if plan_ids is None:
+            message = "launch the design first: a node breakpoint names a step of it"
+        elif name not in plan_ids:
+            message = (f"{name!r} is not a step of design {design_name!r} (steps: "
+                       f"{', '.join(plan_ids)})")
+        entry: dict[str, Any] = {"id": ident, "verified": message is None}
+        if message is None:
+            kept.append(NodeBreakpoint(ident, str(name), condition))
+            entry["message"] = f"stops before {name!r} runs"
+        else:
+            entry["message"] = message
+        shown.append(entry)
+    return shown, kept
+
+
 def _condition(text: Any) -> tuple[Condition | None, str | None]:
     if not isinstance(text, str) or not text.strip():
         return None, None

@@ -20,30 +20,18 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.debug.breakpoints import NodeBreakpoint, decide
-from hwf_lsp.debug.launch_args import LaunchConfig, LaunchError
-from hwf_lsp.workflow.conditions import resolve_path
-from hwf_lsp.workflow.delivery import DELIVERY_ENV, Delivery, channel_argv_from_env
-from hwf_lsp.workflow.design_test_run import RecordingDelivery, ReplayedAgent
+from hwf_lsp.debug.launch_args import LaunchConfig
+from hwf_lsp.debug.pins import pin, replace_value
+from hwf_lsp.debug.run_setup import create_debug_run, make_runner
 from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.locks import RunLock
 from hwf_lsp.workflow.names import hermes_home
-from hwf_lsp.workflow.rerun import prepare_rerun
 from hwf_lsp.workflow.run_facts import failed_step
-from hwf_lsp.workflow.runner import Runner, iso_utc
-from hwf_lsp.workflow.seams import CallableAgentSeam, agent_seam_from_env
-from hwf_lsp.workflow.stores import (
-    DESIGNS_DIRNAME,
-    RUNS_DIRNAME,
-    DesignStore,
-    RunStore,
-    read_text_file,
-)
-from hwf_lsp.workflow.trust import read_model_gate
+from hwf_lsp.workflow.runner import iso_utc
+from hwf_lsp.workflow.stores import read_text_file
 
 log = logging.getLogger(__name__)
 
-DEBUG_KEY = "debug"
-"""The run file's mark of a debug run: `{adapter, edits, testCase?, replay?}`."""
 PARKED = ("awaiting_approval", "awaiting_agent")
 FINISHED = ("completed", "failed", "cancelled")
 
@@ -71,7 +59,6 @@ class RunDriver:
         self.config = config
         self.send = send
         self.home = home if home is not None else hermes_home()
-        self.runs = RunStore(self.home / RUNS_DIRNAME)
         self.interrupt = Interrupt()
         self.cond = threading.Condition()
         self.breakpoints: list[NodeBreakpoint] = []
@@ -87,67 +74,15 @@ class RunDriver:
         """Why the design on disk no longer is the launched one (then nothing runs)."""
         self.answered: set[str] = set()
         self.worker: threading.Thread | None = None
-        self.runner = self._runner()
-
-    # --- set-up --------------------------------------------------------------
-
-    def _runner(self) -> Runner:
-        config = self.config
-        if config.case is not None:
-            agent: Any = CallableAgentSeam(ReplayedAgent(config.case.agents))
-            delivery: Delivery = RecordingDelivery(config.case.failing_deliveries)
-        else:
-            try:
-                agent = agent_seam_from_env(config.agent_command, hermes_home=str(self.home))
-            except ValueError as exc:
-                raise LaunchError("agentCommand", f"{exc} (or $HWF_AGENT_COMMAND)") from None
-            try:
-                argv = channel_argv_from_env(config.delivery_command)
-            except ValueError as exc:
-                raise LaunchError("deliveryCommand", f"{exc} (or ${DELIVERY_ENV})") from None
-            delivery = Delivery(notify=self._notify, channel_argv=argv)
-        return Runner(self.runs, agent=agent, delivery=delivery,
-                      allow_model_override=read_model_gate(self.home).permits,
-                      designs=DesignStore(self.home / DESIGNS_DIRNAME),
-                      interrupt=self.interrupt, before_step=self._before_step,
-                      on_event=self._progress)
+        self.runner = make_runner(config, self.home, interrupt=self.interrupt,
+                                  before_step=self._before_step, on_event=self._progress,
+                                  notify=self._notify)
+        self.runs = self.runner.runs
 
     def create_run(self) -> list[str]:
-        """Create the (not yet advanced) run, marked as a debug run; notices for the user."""
-        config = self.config
-        notices: list[str] = []
-        if config.replay or config.from_node:
-            from_node = config.from_node or self._failed_step_of(config.replay)
-            try:
-                state, notices = prepare_rerun(self.runs, config.design, from_node,
-                                               name=config.name, base_run_id=config.replay)
-            except FileNotFoundError:
-                raise LaunchError("replay", f"no run {config.replay} in {self.runs.root}") \
-                    from None
-            except ValueError as exc:
-                raise LaunchError("replay" if config.replay else "from", str(exc)) from None
-        else:
-            try:
-                state = self.runner.create(config.design, name=config.name)
-            except (OSError, ValueError) as exc:
-                raise LaunchError("design", f"cannot start a run: {exc}") from None
-        state[DEBUG_KEY] = config.marker()
-        self.runs.save(state)
-        self.state = state
+        """Create the (not yet advanced) run; notices for the user."""
+        self.state, notices = create_debug_run(self.runner, self.config)
         return notices
-
-    def _failed_step_of(self, run_id: str | None) -> str:
-        try:
-            base = self.runs.load(str(run_id))
-        except FileNotFoundError:
-            raise LaunchError("replay", f"no run {run_id} in {self.runs.root}") from None
-        except ValueError as exc:
-            raise LaunchError("replay", str(exc)) from None
-        step = failed_step(base)
-        if step is None:
-            raise LaunchError("from", f"run {run_id} did not fail ({base.get('status')}): "
-                              "say from which node to replay it")
-        return step
 
     @property
     def run_id(self) -> str:
@@ -355,24 +290,13 @@ class RunDriver:
                     raise ValueError("the run moved on outside the debugger (answered or "
                                      "resumed elsewhere): restart the debug session")
                 old = self._pin(on_disk, node, path, value)
-            _replace(self.state["outputs"], node, path, copy.deepcopy(value))  # as shown
+            replace_value(self.state["outputs"], node, path, copy.deepcopy(value))  # as shown
             return old
 
     def _pin(self, state: dict[str, Any], node: str, path: tuple[str | int, ...],
              value: Any) -> Any:
-        outputs = state.get("outputs") or {}
-        if node not in outputs:
-            raise ValueError(f"{node!r} has no output yet: only the output of a step "
-                             "that ran can be changed")
-        old = _replace(outputs, node, path, value)
-        edit: dict[str, Any] = {"node": node, "old": old, "new": value,
-                                "at": iso_utc(self.runner.clock())}
-        if path:
-            edit["path"] = list(path)
-        state.setdefault(DEBUG_KEY, self.config.marker()).setdefault("edits", []).append(edit)
-        state["log"].append({"at": edit["at"], "node": node, "event": "edited",
-                             "detail": "output changed in the debugger"})
-        state["updated_at"] = edit["at"]
+        old = pin(state, node, path, value, iso_utc(self.runner.clock()),
+                  self.config.marker())
         self.runs.save(state)
         return old
 
@@ -399,20 +323,3 @@ class RunDriver:
 
     def _output(self, category: str, text: str) -> None:
         self.send("output", {"category": category, "output": text})
-
-
-def _replace(outputs: dict[str, Any], node: str, path: tuple[str | int, ...], value: Any) -> Any:
-    """Set `outputs[node]` at `path` to `value`; the old value (ValueError if absent)."""
-    if not path:
-        old, outputs[node] = outputs[node], value
-        return old
-    found, parent = resolve_path(outputs[node], path[:-1])
-    last = path[-1]
-    if found and isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
-        old, parent[last] = parent[last], value
-        return old
-    if found and isinstance(parent, dict) and str(last) in parent:
-        old, parent[str(last)] = parent[str(last)], value
-        return old
-    where = ".".join(["out", node, *map(str, path)])
-    raise ValueError(f"{where}: no such value to change")

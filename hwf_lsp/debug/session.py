@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.debug.breakpoints import NodeBreakpoint, verify
+from hwf_lsp.debug.breakpoints import NodeBreakpoint, verify, verify_names
 from hwf_lsp.debug.dap_framing import FrameWriter
 from hwf_lsp.debug.driver import RunDriver
 from hwf_lsp.debug.launch_args import LaunchConfig, LaunchError, parse_launch
@@ -32,6 +32,7 @@ CAPABILITIES: dict[str, Any] = {
     "supportsSetVariable": True,
     "supportsConditionalBreakpoints": True,
     "supportsLogPoints": True,
+    "supportsFunctionBreakpoints": True,
     "supportsEvaluateForHovers": True,
     "supportsTerminateRequest": True,
     "supportTerminateDebuggee": False,
@@ -53,6 +54,9 @@ class Session:
         self.driver: RunDriver | None = None
         self.configured = False
         self.breakpoints: dict[Path, list[NodeBreakpoint]] = {}
+        """Line breakpoints by the resolved path of their file."""
+        self.by_name: list[NodeBreakpoint] = []
+        """Function breakpoints: a step id as their name."""
         self.next_breakpoint_id = 1
         self.variables = VariableTable()
         self.done = False
@@ -62,6 +66,7 @@ class Session:
         self.handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
             "initialize": self.initialize, "launch": self.launch, "attach": self.attach,
             "setBreakpoints": self.set_breakpoints,
+            "setFunctionBreakpoints": self.set_function_breakpoints,
             "setExceptionBreakpoints": lambda _: {"breakpoints": []},
             "configurationDone": self.configuration_done, "threads": self.threads,
             "stackTrace": self.stack_trace, "scopes": self.scopes,
@@ -142,7 +147,7 @@ class Session:
             raise RequestFailed(f"invalid launch argument {exc}") from None
         self.config, self.driver = config, driver
         driver.no_debug = arguments.get("noDebug") is True
-        driver.breakpoints = self.breakpoints.get(config.design_path.resolve(), [])
+        self._arm()
         self.event("thread", {"reason": "started", "threadId": THREAD_ID})
         for notice in notices:
             self.event("output", {"category": "console", "output": f"note: {notice}\n"})
@@ -168,12 +173,26 @@ class Session:
         shown_bps, kept = verify(requested, node_lines(text), self.line_base,
                                  self.next_breakpoint_id)
         self.next_breakpoint_id += len(requested)
-        key = Path(path).resolve()
-        self.breakpoints[key] = kept
-        if self.config is not None and self.driver is not None \
-                and key == self.config.design_path.resolve():
-            self.driver.breakpoints = kept
+        self.breakpoints[Path(path).resolve()] = kept
+        self._arm()
         return {"breakpoints": shown_bps}
+
+    def set_function_breakpoints(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        requested = arguments.get("breakpoints")
+        requested = requested if isinstance(requested, list) else []
+        config = self.config
+        shown_bps, self.by_name = verify_names(
+            requested, config.plan_ids if config else None, config.name if config else "",
+            self.next_breakpoint_id)
+        self.next_breakpoint_id += len(requested)
+        self._arm()
+        return {"breakpoints": shown_bps}
+
+    def _arm(self) -> None:
+        """The run's breakpoints: the lines of the launched design's file, and by name."""
+        if self.config is not None and self.driver is not None:
+            self.driver.breakpoints = [
+                *self.breakpoints.get(self.config.design_path.resolve(), []), *self.by_name]
 
     def configuration_done(self, arguments: dict[str, Any]) -> None:
         self.configured = True

@@ -105,3 +105,22 @@ def test_a_logpoint_prints_its_message_and_does_not_stop(design: Path, dap) -> N
     client.wait_event("terminated")
     assert "score is 8, <no value>\n" in client.output()
     assert not [e for e in client.events if e["event"] == "stopped"]
+
+
+def test_node_breakpoints_by_name(design: Path, dap) -> None:
+    """A function breakpoint names a step (what the canvas knows of a node)."""
+    client = dap()
+    client.ok("initialize", {"adapterID": "hwf"})
+    early = client.ok("setFunctionBreakpoints", {"breakpoints": [{"name": "publish"}]})
+    assert "launch the design first" in early["breakpoints"][0]["message"]
+    client.request("launch", {"design": str(design), "testCase": case_of(design, GOOD)})
+    shown = client.ok("setFunctionBreakpoints", {"breakpoints": [
+        {"name": "start"}, {"name": "nope"}, {"name": "review", "condition": "out.x <"},
+        {"name": "publish", "condition": "out.review.score == 8"}]})["breakpoints"]
+    assert [bp["verified"] for bp in shown] == [False, False, False, True]
+    assert "'start' is not a step" in shown[0]["message"]
+    assert "is not valid" in shown[2]["message"]
+    client.ok("configurationDone")
+    stopped = client.wait_event("stopped")
+    assert (stopped["reason"], stopped["text"], stopped["hitBreakpointIds"]) == (
+        "breakpoint", "publish", [shown[3]["id"]])
