@@ -51,6 +51,7 @@ LAYERS = {
     "analysis": ("hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes"),
     "cli": ("hwf_lsp.server",),
     "hermes": ("hwf_lsp.server", "hwf_lsp.analysis", "hwf_lsp.jsontext"),
+    "debug": ("hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes"),
 }
 ALLOWED = {
     # module: the banned packages it may import, and why

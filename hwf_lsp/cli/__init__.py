@@ -200,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
     cancel = add("cancel", "cancel a run (a parked or running one)")
     cancel.add_argument("run_id", metavar="RUN_ID")
     _add_home_option(cancel)
+
+    add("debug-adapter", "the workflow debugger: the Debug Adapter Protocol on stdin/stdout "
+        "(for an editor's debug client; docs/debugging.md)")
     from hwf_lsp.hermes.cli import add_hermes_command  # `hwf hermes ...`: the Hermes plugin
 
     add_hermes_command(sub)
@@ -231,6 +234,10 @@ def _main(argv: Sequence[str] | None) -> int:
             from hwf_lsp.cli.check import run_check
 
             return run_check(args.paths, args.format)
+        if args.command == "debug-adapter":
+            from hwf_lsp.debug.adapter import main as debug_adapter
+
+            return debug_adapter()
         if args.command == "test":
             from hwf_lsp.cli.test_command import run_tests
 

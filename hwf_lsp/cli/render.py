@@ -197,10 +197,33 @@ def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
         if s.get("corrupt"):
             waiting = f"corrupt: {s['corrupt']}"
         status = "corrupt" if s.get("corrupt") else str(s.get("status"))
+        if s.get("debug"):  # a debug run (hwf debug-adapter): marked, last on its line
+            waiting = f"{waiting} [debug]".lstrip()
         lines.append(f"{str(s.get('run_id')):<14}{str(s.get('name')):<20}"
                      f"{status:<19}{str(s.get('progress')):<10}{str(s.get('updated_at') or '-'):<26}"
                      f"{waiting}".rstrip())
     return lines
+
+
+def debug_lines(state: dict[str, Any]) -> list[str]:
+    """`hwf show`: a debug run's mark (hwf debug-adapter) and the outputs the user edited."""
+    mark = state.get("debug")
+    if not isinstance(mark, dict):
+        return []
+    edits = [e for e in mark.get("edits") or [] if isinstance(e, dict)]
+    how = ", ".join(f"{key} {mark[key]}" for key in ("testCase", "replay") if mark.get(key))
+    lines = [f"  debug run{' (' + how + ')' if how else ''}: {len(edits)} edit"
+             f"{'s' if len(edits) != 1 else ''} by the user"]
+    for edit in edits:
+        where = ".".join(["out", str(edit.get("node")), *map(str, edit.get("path") or [])])
+        lines.append(f"    {edit.get('at')} {where}: {json_text(edit.get('old'))} -> "
+                     f"{json_text(edit.get('new'))}")
+    return lines
+
+
+def json_text(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def step_view(state: dict[str, Any], node_id: str) -> tuple[dict[str, Any], list[str]]:

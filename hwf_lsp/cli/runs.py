@@ -9,8 +9,6 @@ because the state is on disk after every step.
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,7 @@ from hwf_lsp.cli.errors import (
     out_json,
 )
 from hwf_lsp.cli.signals import StopOnSignals
-from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.delivery import DELIVERY_ENV, Delivery, channel_argv_from_env
 from hwf_lsp.workflow.json_values import NotStrictJson, strict_loads
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.names import hermes_home
@@ -52,7 +50,6 @@ from hwf_lsp.workflow.stores import (
 )
 from hwf_lsp.workflow.trust import ModelGate, read_model_gate
 
-DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
 STATUS_EXIT = {
     "completed": EXIT_OK,
     "failed": EXIT_FAILED,
@@ -105,9 +102,8 @@ def make_runner(args: argparse.Namespace, runs: RunStore, designs: DesignStore,
         agent = agent_seam_from_env(args.agent_command, hermes_home=str(home_of(args)))
     except ValueError as exc:  # shlex: unbalanced quotes
         raise CliError(f"--agent-command / $HWF_AGENT_COMMAND: {exc}") from None
-    channel = args.delivery_command or os.environ.get(DELIVERY_ENV) or None
     try:
-        channel_argv = shlex.split(channel) if channel else None
+        channel_argv = channel_argv_from_env(args.delivery_command)
     except ValueError as exc:
         raise CliError(f"--delivery-command / ${DELIVERY_ENV}: {exc}") from None
     return Runner(
@@ -380,6 +376,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                        ("created_at", "created"), ("updated_at", "updated")):
         if state.get(key):
             out(f"  {label}: {state[key]}")
+    for line in render.debug_lines(state):
+        out(line)
     for line in render.step_lines(state):
         out(line)
     if state.get("error"):

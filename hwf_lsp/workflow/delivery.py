@@ -10,7 +10,9 @@ it never fails the run.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import shlex
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +20,8 @@ from hwf_lsp.workflow.json_values import strict_dumps
 from hwf_lsp.workflow.processes import CommandTimedOut, run_command
 
 DEFAULT_CHANNEL_TIMEOUT_S = 30.0
+DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
+"""The channel delivery command when none is given (`hwf`, the debugger)."""
 ERROR_TAIL_CHARS = 500
 
 
@@ -122,3 +126,14 @@ class Delivery:
                 return f"channel command {how}" + (f": {detail}" if detail else "")
             return None
         return f"unknown delivery kind {deliver!r}"
+
+
+def channel_argv_from_env(command: str | None, env: Mapping[str, str] | None = None
+                          ) -> list[str] | None:
+    """The channel command given (`--delivery-command`, the debugger's `deliveryCommand`),
+    else $HWF_DELIVERY_COMMAND, split like a shell would (never run by one); None: no
+    channel.  ValueError for unbalanced quotes."""
+    if not command:
+        command = (os.environ if env is None else env).get(DELIVERY_ENV) or None
+    argv = shlex.split(command) if command else None
+    return argv or None

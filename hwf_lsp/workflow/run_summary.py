@@ -84,6 +84,8 @@ def run_summary(state: dict[str, Any], runs_root: Path | str,
     for key in ("base_run", "from_node", "stale"):
         if key in state:
             summary[key] = state[key]
+    if isinstance(state.get("debug"), dict):  # a debug run (hwf debug-adapter) and its edits
+        summary["debug"] = state["debug"]
     problem = state_problem(state)
     if problem is not None:  # shown, not hidden: the other runs are listed as usual
         summary["corrupt"] = problem

@@ -213,6 +213,7 @@ class Runner:
         designs: DesignStore | None = None,
         interrupt: Interrupt | None = None,
         max_output_bytes: int | None = None,
+        before_step: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
     ) -> None:
         self.runs = runs
         self.agent = agent
@@ -228,6 +229,10 @@ class Runner:
         self.interrupt = interrupt
         self.max_output_bytes = output_limit() if max_output_bytes is None else max_output_bytes
         """A stored agent output or response is cut past this many bytes of JSON."""
+        self.before_step = before_step
+        """Called with (state, node) before a step runs (not for one passed over): the
+        debugger waits there to stop *before* a node, and may pin upstream outputs in the
+        state (persisted with the step).  Then a cancel or an interrupt is honoured first."""
 
     # --- public -----------------------------------------------------------
 
@@ -356,14 +361,26 @@ class Runner:
             if node["id"] in state["outputs"] or node["id"] in state["skipped"]:
                 state["cursor"] = cursor + 1  # already has a result (run from here)
                 continue
-            if self._interrupted():
-                self._interrupt(state, node["id"])
+            if self._stopped_before(state, node):
                 return state
             outcome = self._step(state, node, cursor, len(plan))
             if outcome == "parked" and self._cancel_requested(state):
                 return self._cancel(state)  # the cancel came while it parked
             if outcome in ("parked", "failed", "cancelled", "interrupted"):
                 return state
+
+    def _stopped_before(self, state: dict[str, Any], node: dict[str, Any]) -> bool:
+        """The `before_step` hook (the debugger), then a cancel or an interrupt that came
+        meanwhile: True when the run stopped before `node` (cancelled, or resumable)."""
+        if self.before_step is not None:
+            self.before_step(state, node)
+            if self._cancel_requested(state):
+                self._cancel(state)
+                return True
+        if self._interrupted():
+            self._interrupt(state, node["id"])
+            return True
+        return False
 
     def _step(self, state: dict[str, Any], node: dict[str, Any], index: int, total: int) -> str:
         node_id, kind = node["id"], node.get("type")

@@ -512,3 +512,53 @@ def test_kill_9_at_a_crash_point_then_resume(tmp_path: Path, label: str, nth: in
     keys = {json.loads(line)["key"] for line in (home / "sink.jsonl").read_text().splitlines()}
     assert keys == {f"{run_id}:s1", f"{run_id}:s3"}
     assert not [p for p in runs.root.iterdir() if p.name.startswith(".tmp-")]
+
+
+# --- the before_step hook (the debugger stops there) --------------------------------
+
+
+def test_before_step_sees_each_step_that_runs_in_order_and_may_pin_an_upstream_output(
+        runs: RunStore) -> None:
+    """Called before every step that runs (not for one passed over); a value the hook puts
+    in `outputs` is what the next steps read, and is persisted with the step."""
+    seen: list[tuple[str, list[str]]] = []
+
+    def hook(state: dict, node: dict) -> None:
+        seen.append((node["id"], sorted(state["outputs"])))
+        if node["id"] == "out":
+            state["outputs"]["work"] = "pinned"
+
+    runner = Runner(runs, agent=CountingAgent(), before_step=hook)
+    state = runner.start(design(agent(), agent("more", "work"), output("out", "more", "work")))
+    assert seen == [("work", []), ("more", ["work"]), ("out", ["more", "work"])]
+    assert state["outputs"]["out"] == {"more": "more done", "work": "pinned"}
+    assert runs.load(state["run_id"])["outputs"]["work"] == "pinned"
+
+
+def test_an_interrupt_set_in_before_step_stops_the_run_resumable_before_that_node(
+        runs: RunStore) -> None:
+    from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted
+
+    interrupt = Interrupt()
+    agent_seam = CountingAgent()
+
+    def hook(state: dict, node: dict) -> None:
+        if node["id"] == "more":
+            interrupt.interrupt("the debugger disconnected")
+
+    runner = Runner(runs, agent=agent_seam, interrupt=interrupt, before_step=hook)
+    state = runner.start(design(agent(), agent("more", "work")))
+    assert was_interrupted(state) and state["log"][-1]["node"] == "more"
+    assert agent_seam.calls == ["work"]
+    done = Runner(runs, agent=agent_seam).advance(state["run_id"])
+    assert done["status"] == "completed" and agent_seam.calls == ["work", "more"]
+
+
+def test_a_cancel_asked_while_before_step_waits_is_honoured_before_the_node(
+        runs: RunStore) -> None:
+    cancel = threading.Event()
+    agent_seam = CountingAgent()
+    runner = Runner(runs, agent=agent_seam, cancel_event=cancel,
+                    before_step=lambda state, node: cancel.set())
+    state = runner.start(design(agent()))
+    assert state["status"] == "cancelled" and agent_seam.calls == []
