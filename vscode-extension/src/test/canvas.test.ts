@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../common/canvasModel';
 import { RunSummary, stepsOfRun } from '../common/runModel';
 import { dashboardHost, DraftState, FetchJSON, routeError } from '../webview/dashboardHost';
-import { asGraphView, edgeId, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
+import { edgeId, NODE_WIDTH, reuseUnchanged, toFlow } from '../webview/flowElements';
+import { asGraphView, GraphView, nodeAt, nodeRuns } from '../webview/graphModel';
 import { completeCommand, editCommand, expressionItems, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
 
 const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });

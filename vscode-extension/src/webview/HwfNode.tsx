@@ -9,7 +9,8 @@ import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { previewPlace } from './geometry';
 import { stateClass } from '../common/runModel';
-import { defectText, HwfNodeData, kindIcon } from './graphModel';
+import type { HwfNodeData } from './flowElements';
+import { defectText, kindIcon } from './graphModel';
 import type { CanvasMessage } from './protocol';
 
 function mainText(value: unknown): string {
