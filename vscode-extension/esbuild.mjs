@@ -26,12 +26,12 @@ const browser = {
 if (dashboard) {
   await esbuild.build({
     ...browser,
-    entryPoints: { 'canvas-dashboard': 'src/webview/dashboard.tsx' },
+    entryPoints: { 'canvas-dashboard': 'src/dashboard/dashboard.tsx' },
     outdir: '../hwf_lsp/hermes/dashboard/dist',
   });
 } else if (!tests) {
   await esbuild.build({
-    entryPoints: ['src/extension.ts'],
+    entryPoints: ['src/vscode/extension.ts'],
     bundle: true,
     format: 'cjs',
     platform: 'node',

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { crossings, detour, Rect, simplified, STUB } from '../webview/detour';
 import { orthogonalPath } from '../webview/geometry';
 import { edgeId, toFlow } from '../webview/flowElements';
-import type { GraphView } from '../webview/graphModel';
+import type { GraphView } from '../model/graphModel';
 import type { XY } from '../webview/layout';
 
 const box = (x: number, y: number, width = 240, height = 84): Rect => ({ x, y, width, height });

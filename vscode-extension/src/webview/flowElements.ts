@@ -5,7 +5,7 @@
  */
 import type { Edge, Node } from '@xyflow/react';
 import { detour, type Rect } from './detour';
-import { GraphEdge, GraphNode, GraphView, inPlanOrder, NodeRun } from './graphModel';
+import { GraphEdge, GraphNode, GraphView, inPlanOrder, NodeRun } from '../model/graphModel';
 import { Box, DAGRE_LIMIT, fullLayout, Layout, LayoutEdge, liveRoutes, Route, stableLayout, XY } from './layout';
 
 export interface HwfNodeData extends Record<string, unknown> {

@@ -7,7 +7,7 @@ import './canvas.css';
 import './page.css';
 import { createRoot } from 'react-dom/client';
 import { Canvas } from './Canvas';
-import type { CanvasMessage, Host, HostMessage } from './protocol';
+import type { CanvasMessage, Host, HostMessage } from '../model/protocol';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; setState?(state: unknown): void };
 

@@ -4,7 +4,7 @@
  * API: the extension, the canvas and the Hermes dashboard tab share it (drawing it is
  * webview/flowElements.ts).
  */
-import type { StepInfo, StepState } from '../common/runModel';
+import type { StepInfo, StepState } from './runModel';
 
 export interface Position {
   line: number;

@@ -2,7 +2,7 @@
  * The messages between the canvas and its host (the VS Code extension through
  * postMessage, or the Hermes dashboard's fetch adapter). One spelling for both sides.
  */
-import type { RunSummary, StepInfo } from '../common/runModel';
+import type { RunSummary, StepInfo } from './runModel';
 import type { GraphView } from './graphModel';
 
 /** The edit commands of the contract (`hwf.edit.<name>`), with their arguments after the uri. */
