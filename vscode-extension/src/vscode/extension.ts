@@ -1,6 +1,6 @@
 /**
  * Entry point: wires the parts together and nothing else. Each part lives in
- * src/common/ with one job (see README "How it is built").
+ * src/vscode/ with one job, their pure halves in src/model/ (see README "How it is built").
  */
 import * as vscode from 'vscode';
 import { AgentChoice } from './agentChoice';

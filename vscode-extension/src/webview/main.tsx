@@ -1,6 +1,6 @@
 /**
  * The VS Code webview's entry: the canvas with a host that talks postMessage to the
- * extension (src/common/canvas.ts).
+ * extension (src/vscode/canvas.ts).
  */
 import '@xyflow/react/dist/style.css';
 import './canvas.css';
