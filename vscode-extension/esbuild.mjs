@@ -56,6 +56,7 @@ if (tests) {
     platform: 'node',
     target: 'node18',
     outdir: 'dist/test',
+    external: ['typescript'], // importRules.ts reads imports with the compiler's scanner: loaded from node_modules, not bundled
     mainFields: ['module', 'main'],
     logLevel: 'warning',
   });
