@@ -18,7 +18,7 @@ const { waitFor } = require('./lib/workbench');
 const { click } = require('./lib/click');
 const { matchProblems } = require('./lib/expectations');
 const { canvasSteps } = require('./canvas');
-const { canvasLevelTwoSteps } = require('./canvas-level-two');
+const { canvasEditingSteps } = require('./canvas-editing');
 const { completionSteps } = require('./completion-and-fixes');
 const { designTestSteps } = require('./design-tests');
 const { hermesAgentSteps } = require('./hermes-agent');
@@ -246,7 +246,7 @@ async function main() {
     });
 
     await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
-    await canvasLevelTwoSteps({ step, world, wb, page, shot });
+    await canvasEditingSteps({ step, world, wb, page, shot });
     await designTestSteps({ step, repo, world, wb, page, shot });
 
     await step('a settings change applies without a reload: with no agent command a run parks, a typed response completes it', async () => {

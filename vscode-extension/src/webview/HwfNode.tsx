@@ -8,9 +8,10 @@ import { Handle, NodeProps, Position, type Node } from '@xyflow/react';
 import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { previewPlace } from './geometry';
-import { stateClass } from '../common/runModel';
-import { defectText, HwfNodeData, kindIcon } from './graphModel';
-import type { CanvasMessage } from './protocol';
+import { stateClass } from '../model/runModel';
+import type { HwfNodeData } from './flowElements';
+import { defectText, kindIcon } from '../model/graphModel';
+import type { CanvasMessage } from '../model/protocol';
 
 function mainText(value: unknown): string {
   if (value === undefined || value === null) {
