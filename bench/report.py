@@ -102,14 +102,14 @@ def _verdict(target: str, measured: str, holds: bool | None,
 
 
 def change_ratio_holds(ratio: float) -> bool:
-    """hwf-lsp's p50 over the floor's: within 3× (PRODUCT.md's target)."""
+    """hwf-lsp's p50 over the floor's: within 3× (the target, bench/README.md)."""
     return ratio <= FLOOR_RATIO_LIMIT
 
 
 def _change_verdicts(rows: list[dict[str, Any]], by_doc: dict[tuple[str, str], dict[str, Any]],
                      op: str) -> list[dict[str, Any]]:
     """The 3×-floor target at 10 KB, 100 KB and 1 MB, read from the didChange rows of `op`.
-    The peers are compared in the tables, not judged: PRODUCT.md sets no target on them.
+    The peers are compared in the tables, not judged: no target is set on them.
     A verdict is decided only when every target size was measured (not in a smoke run)."""
     docs = {row["doc"] for row in rows}
     complete = all(doc in docs for doc in TARGET_SIZES)
@@ -135,7 +135,7 @@ def _beyond_limits_verdict(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each PRODUCT.md performance target with the figure that decides it (None: not measured).
+    """Each performance target (bench/README.md, "Targets") with the figure that decides it (None: not measured).
     The didChange targets are judged on both edits, the prompt keystroke and the id keystroke."""
     rows = results["latency"]
     by_doc = {(r["doc"], r["op"]): r for r in results["ratios"]}

@@ -26,12 +26,12 @@ const browser = {
 if (dashboard) {
   await esbuild.build({
     ...browser,
-    entryPoints: { 'canvas-dashboard': 'src/webview/dashboard.tsx' },
+    entryPoints: { 'canvas-dashboard': 'src/dashboard/dashboard.tsx' },
     outdir: '../hwf_lsp/hermes/dashboard/dist',
   });
 } else if (!tests) {
   await esbuild.build({
-    entryPoints: ['src/extension.ts'],
+    entryPoints: ['src/vscode/extension.ts'],
     bundle: true,
     format: 'cjs',
     platform: 'node',
@@ -56,6 +56,7 @@ if (tests) {
     platform: 'node',
     target: 'node18',
     outdir: 'dist/test',
+    external: ['typescript'], // importRules.ts reads imports with the compiler's scanner: loaded from node_modules, not bundled
     mainFields: ['module', 'main'],
     logLevel: 'warning',
   });

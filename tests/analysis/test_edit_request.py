@@ -104,7 +104,7 @@ def test_the_requests_are_the_canvas_messages_and_the_editors_commands() -> None
     from hwf_lsp.analysis.edit_request import EDIT_ARGUMENTS
     from hwf_lsp.server.features.canvas import EDITS
 
-    protocol = (Path(__file__).parents[2] / "vscode-extension" / "src" / "webview"
+    protocol = (Path(__file__).parents[2] / "vscode-extension" / "src" / "model"
                 / "protocol.ts").read_text(encoding="utf-8")
     union = protocol.split("export type EditRequest =", 1)[1].split(";\n\n", 1)[0]
     canvas = {m[1]: re.findall(r"(\w+):", m[2])

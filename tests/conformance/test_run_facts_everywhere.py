@@ -1,4 +1,5 @@
-"""One truth about a run (PRODUCT.md): every surface renders the engine's run facts.
+"""One truth about a run (docs/commands.md, "Run summary"): every surface renders the
+engine's run facts.
 
 The fixture runs (tests/support/fixture_runs.py) are real runs of the Runner covering
 every step state: failed delivery, rejected, answered with a custom choice, reused,

@@ -1,6 +1,6 @@
 """A request read in the same breath as its keystroke answers the new text, and that
-version is analysed once: the request and the diagnostics share one analysis (PRODUCT.md:
-no request waits for more than one analysis of the document)."""
+version is analysed once: the request and the diagnostics share one analysis
+(bench/README.md, "Targets": no request waits for more than one analysis of the document)."""
 
 from __future__ import annotations
 

@@ -39,14 +39,15 @@ WINDOW_S = 1.5
 P95_RATIO = 10.0
 FLOOR_S = 0.002
 """Hover's p95 while runs are written: within 10x its p95 in the quiet windows of the same
-test (at least 2 ms), not an absolute bound (PRODUCT.md: a ratio, or 10x headroom).
+test (at least 2 ms), not an absolute bound (bench/README.md, "Targets": a ratio, or 10x
+headroom).
 Measured on 2 shared cores: quiet p95 2-5 ms, writing p95 4-27 ms; the old full re-read on
 the loop measured p95 69 ms, max 307 ms (H10 saw stalls of 940 ms): every hover during
 writes waited, which this ratio catches; one descheduling (a single max) does not fail it."""
 MIN_WRITES = 10
 """Enough writes to exercise the watcher (a loaded machine made 61-142 in 6 s)."""
 SEEN_WITHIN_S = 3.0
-"""PRODUCT.md's 300 ms target for a run written elsewhere, with 10x headroom."""
+"""The 300 ms target (bench/README.md) for a run written elsewhere, with 10x headroom."""
 
 DESIGN = {"name": "scale-demo", "nodes": [
     {"id": "start", "type": "trigger"},

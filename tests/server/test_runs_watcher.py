@@ -15,8 +15,8 @@ from hwf_lsp.server.runs.watcher import RunsWatcher
 
 MODES = [pytest.param(True, id="events"), pytest.param(False, id="poll")]
 SEEN_WITHIN_S = 3.0
-"""PRODUCT.md's 300 ms for a run written elsewhere, with 10x headroom (a loaded machine
-delays a thread's wake; events still name the file, the poll says None)."""
+"""The 300 ms target (bench/README.md) for a run written elsewhere, with 10x headroom (a
+loaded machine delays a thread's wake; events still name the file, the poll says None)."""
 
 
 def write_atomic(path: Path, payload: object) -> None:

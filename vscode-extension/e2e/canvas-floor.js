@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// PRODUCT.md's canvas target, measured: the built canvas (dist/webview/canvas.js) against a
+// The canvas's latency target, measured (an edit is on the canvas within 2× what a bare page
+// with the same rendering and layout libraries takes to redraw the same graph, plus the
+// keystroke's diagnostics round trip): the built canvas (dist/webview/canvas.js) against a
 // bare page with the same libraries (floor/bare.tsx: React, React Flow, dagre), in the same
 // headless Chromium, on the same graphs (7 and 50 nodes): the first draw, and the redraw
 // after an edit (one node's main field changed), message → painted frame. Prints the

@@ -18,7 +18,7 @@ const { waitFor } = require('./lib/workbench');
 const { click } = require('./lib/click');
 const { matchProblems } = require('./lib/expectations');
 const { canvasSteps } = require('./canvas');
-const { canvasLevelTwoSteps } = require('./canvas-level-two');
+const { canvasEditingSteps } = require('./canvas-editing');
 const { completionSteps } = require('./completion-and-fixes');
 const { debuggerSteps } = require('./debugger');
 const { designTestSteps } = require('./design-tests');
@@ -247,7 +247,7 @@ async function main() {
     });
 
     await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
-    await canvasLevelTwoSteps({ step, world, wb, page, shot });
+    await canvasEditingSteps({ step, world, wb, page, shot });
     await designTestSteps({ step, repo, world, wb, page, shot });
     await debuggerSteps({ step, repo, world, wb, page, shot, runFiles });
 

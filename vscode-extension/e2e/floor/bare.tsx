@@ -1,5 +1,5 @@
-// The floor of the canvas's latency (PRODUCT.md: "within 2× the time a bare page with the
-// same rendering and layout libraries takes to draw the same graph"): React, React Flow
+// The floor of the canvas's latency (the canvas redraws within 2× the time a bare page with
+// the same rendering and layout libraries takes to draw the same graph): React, React Flow
 // and dagre, the same graph message, a full dagre layout per message and React Flow's
 // default nodes; nothing else. Posts "drawn" like the canvas: the frame after the commit.
 import '@xyflow/react/dist/style.css';

@@ -11,7 +11,7 @@ import {
   NO_AGENT_COMMAND_NOTE,
   offerMessage,
   shouldOfferHermes,
-} from '../common/agentChoiceModel';
+} from '../model/agentChoiceModel';
 
 const executables = (...files: string[]) => {
   const asked: string[] = [];

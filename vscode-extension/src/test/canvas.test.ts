@@ -2,11 +2,12 @@
 // mapping, the messages between canvas and host, the panel's HTML and the dashboard host.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../common/canvasModel';
-import { RunSummary, stepsOfRun } from '../common/runModel';
-import { dashboardHost, DraftState, FetchJSON, routeError } from '../webview/dashboardHost';
-import { asGraphView, edgeId, GraphView, NODE_WIDTH, nodeAt, nodeRuns, reuseUnchanged, toFlow } from '../webview/graphModel';
-import { completeCommand, editCommand, expressionItems, HostMessage, parseCanvasMessage, runCommand } from '../webview/protocol';
+import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../model/canvasModel';
+import { RunSummary, stepsOfRun } from '../model/runModel';
+import { dashboardHost, DraftState, FetchJSON, routeError } from '../dashboard/dashboardHost';
+import { edgeId, NODE_WIDTH, reuseUnchanged, toFlow } from '../webview/flowElements';
+import { asGraphView, GraphView, nodeAt, nodeRuns } from '../model/graphModel';
+import { completeCommand, editCommand, expressionItems, HostMessage, parseCanvasMessage, runCommand } from '../model/protocol';
 
 const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
 

@@ -3,13 +3,14 @@
 // keeps what the edit did not touch; the inspector's inputs; export; messages for people.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RunSummary, stepsOfRun } from '../common/runModel';
+import { RunSummary, stepsOfRun } from '../model/runModel';
 import { fieldText, parseFieldText } from '../webview/fieldInput';
 import { graphSvg } from '../webview/exportImage';
-import { edgeId, endOffsets, flowIds, GraphNode, GraphView, nodeRuns, toFlow } from '../webview/graphModel';
+import { edgeId, endOffsets, flowIds, toFlow } from '../webview/flowElements';
+import { GraphNode, GraphView, nodeRuns } from '../model/graphModel';
 import { previewPlace } from '../webview/geometry';
 import { DAGRE_LIMIT, layeredLayout, stableLayout } from '../webview/layout';
-import { editFailureText, parseCanvasMessage } from '../webview/protocol';
+import { editFailureText, parseCanvasMessage } from '../model/protocol';
 
 const graphOf = (nodes: GraphNode[], edges: [string, string][]): GraphView => ({
   uri: 'file:///w/d.hwf.json',

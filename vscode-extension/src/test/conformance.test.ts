@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { progressOf, RunSummary, STEP_STATES, stepDetailMarkdown, StepSummary, stepsOfRun, undeliveredOf } from '../common/runModel';
-import { nodeRuns } from '../webview/graphModel';
+import { progressOf, RunSummary, STEP_STATES, stepDetailMarkdown, StepSummary, stepsOfRun, undeliveredOf } from '../model/runModel';
+import { nodeRuns } from '../model/graphModel';
 
 const FIXTURES: Record<string, RunSummary> = JSON.parse(
   readFileSync(join(process.cwd(), 'src', 'test', 'fixtures', 'run-summaries.json'), 'utf8'),

@@ -6,10 +6,10 @@
  */
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { dashboardHost, DraftState, FetchJSON } from '../webview/dashboardHost';
-import { draftStore, KeyValueStorage } from '../webview/draftStore';
-import type { GraphView } from '../webview/graphModel';
-import type { HostMessage } from '../webview/protocol';
+import { dashboardHost, DraftState, FetchJSON } from '../dashboard/dashboardHost';
+import { draftStore, KeyValueStorage } from '../dashboard/draftStore';
+import type { GraphView } from '../model/graphModel';
+import type { HostMessage } from '../model/protocol';
 
 const at = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 const graphOf = (...ids: string[]): GraphView => ({

@@ -16,7 +16,7 @@ import {
   shellJoin,
   testFileDesign,
   topFrame,
-} from '../common/debugModel';
+} from '../model/debugModel';
 
 test('adapterLaunch: the server\'s Python runs hwf_lsp.cli debug-adapter with -P; a bundled server\'s libs go first on PYTHONPATH', () => {
   const bundled = adapterLaunch('/py', { kind: 'bundled', libs: '/ext/bundled/libs' }, '/safe', { PYTHONPATH: '/mine', PATH: '/bin' }, '/hh');

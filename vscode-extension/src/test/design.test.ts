@@ -1,7 +1,7 @@
 // Unit tests of reading a design's text (node --test).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { designName, designNodeSpots, nodeIdAt } from '../common/design';
+import { designName, designNodeSpots, nodeIdAt } from '../model/design';
 
 const text = `{
   "name": "hello",

@@ -2,8 +2,8 @@
 // text with their ranges, the server's hwf.runDesignTests answer, the failure messages.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { asDesignTestAnswer, failureMessages, errorMessages, positionsOf, shownValue, testCases } from '../common/designTestModel';
-import { serverSelector } from '../common/settingsModel';
+import { asDesignTestAnswer, failureMessages, errorMessages, positionsOf, shownValue, testCases } from '../model/designTestModel';
+import { serverSelector } from '../model/settingsModel';
 
 const TEXT = `{
   "design": "flow.hwf.json",

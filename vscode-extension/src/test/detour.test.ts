@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { crossings, detour, Rect, simplified, STUB } from '../webview/detour';
 import { orthogonalPath } from '../webview/geometry';
-import { edgeId, GraphView, toFlow } from '../webview/graphModel';
+import { edgeId, toFlow } from '../webview/flowElements';
+import type { GraphView } from '../model/graphModel';
 import type { XY } from '../webview/layout';
 
 const box = (x: number, y: number, width = 240, height = 84): Rect => ({ x, y, width, height });

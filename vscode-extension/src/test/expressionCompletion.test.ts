@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { acceptItem, moveActive, shownItems } from '../webview/expressionCompletion';
-import type { ExpressionItem } from '../webview/protocol';
+import type { ExpressionItem } from '../model/protocol';
 
 const item = (label: string, text: string, start: number, end: number, kind = 'node'): ExpressionItem => ({ label, kind, text, start, end });
 

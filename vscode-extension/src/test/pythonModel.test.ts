@@ -21,7 +21,7 @@ import {
   serverLaunch,
   VERSION_PROBE_ARGS,
   wantsInstalled,
-} from '../common/pythonModel';
+} from '../model/pythonModel';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hwf-python-model-')));
 const repo = path.join(root, 'repo');

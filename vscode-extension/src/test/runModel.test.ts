@@ -19,7 +19,7 @@ import {
   stepsOfRun,
   STEP_STATES,
   undeliveredOf,
-} from '../common/runModel';
+} from '../model/runModel';
 
 type Status = string | null;
 /** A summary whose step_states are the server's: [id, type, status, extra]. */

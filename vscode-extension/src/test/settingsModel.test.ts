@@ -9,7 +9,7 @@ import {
   serverSettings,
   settingsSection,
   userValue,
-} from '../common/settingsModel';
+} from '../model/settingsModel';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 

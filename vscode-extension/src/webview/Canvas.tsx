@@ -21,16 +21,17 @@ import {
   type NodeTypes,
 } from '@xyflow/react';
 import { Component, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { RunSummary, StepInfo } from '../common/runModel';
-import { ACTIVE, statusLabel } from '../common/runModel';
+import type { RunSummary, StepInfo } from '../model/runModel';
+import { ACTIVE, statusLabel } from '../model/runModel';
 import { exportColors, toPng } from './exportDom';
 import { graphSvg } from './exportImage';
-import { defectText, flowIds, GraphNode, GraphView, HwfNodeData, inPlanOrder, KINDS, kindIcon, nodeRuns, reuseUnchanged, toFlow } from './graphModel';
+import { flowIds, HwfNodeData, reuseUnchanged, toFlow } from './flowElements';
+import { defectText, GraphNode, GraphView, inPlanOrder, KINDS, kindIcon, nodeRuns } from '../model/graphModel';
 import { HwfEdge } from './HwfEdge';
 import { makeHwfNode } from './HwfNode';
 import { Inspector } from './Inspector';
 import type { Layout, Route } from './layout';
-import type { CanvasConfig, CanvasMessage, ExpressionItem, Host, HostMessage, PositionEntry } from './protocol';
+import type { CanvasConfig, CanvasMessage, ExpressionItem, Host, HostMessage, PositionEntry } from '../model/protocol';
 
 const DEFAULT_CONFIG: CanvasConfig = { editable: true, runsEnabled: true, answerable: true };
 /** Past this many nodes only the ones in view are rendered, and a new node is centred rather than fitted. */

@@ -6,7 +6,7 @@
  */
 import { useId, useRef, useState, type InputHTMLAttributes } from 'react';
 import { acceptItem, moveActive, shownItems } from './expressionCompletion';
-import type { ExpressionItem } from './protocol';
+import type { ExpressionItem } from '../model/protocol';
 
 export type Complete = (text: string, offset: number) => Promise<ExpressionItem[]>;
 

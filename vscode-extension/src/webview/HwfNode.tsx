@@ -8,9 +8,10 @@ import { Handle, NodeProps, Position, type Node } from '@xyflow/react';
 import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { previewPlace } from './geometry';
-import { stateClass } from '../common/runModel';
-import { defectText, HwfNodeData, kindIcon } from './graphModel';
-import type { CanvasMessage } from './protocol';
+import { stateClass } from '../model/runModel';
+import type { HwfNodeData } from './flowElements';
+import { defectText, kindIcon } from '../model/graphModel';
+import type { CanvasMessage } from '../model/protocol';
 
 /** The kinds a breakpoint stops before (a trigger and a note never run). */
 const STEPS: ReadonlySet<string> = new Set(['agent', 'condition', 'approval', 'output']);

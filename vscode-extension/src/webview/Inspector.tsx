@@ -9,8 +9,8 @@
 import { useState } from 'react';
 import { ExpressionInput, type Complete } from './ExpressionInput';
 import { fieldText, isLong, parseFieldText } from './fieldInput';
-import { FieldSpec, GraphNode, kindIcon } from './graphModel';
-import type { CanvasConfig, CanvasMessage, ExpressionItem } from './protocol';
+import { FieldSpec, GraphNode, kindIcon } from '../model/graphModel';
+import type { CanvasConfig, CanvasMessage, ExpressionItem } from '../model/protocol';
 
 export function Inspector({ node, config, post, onRenamed, complete }: {
   node: GraphNode;

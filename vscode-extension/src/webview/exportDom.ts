@@ -4,7 +4,7 @@
  * images, and an SVG without foreign content does not taint the canvas).
  */
 import type { ExportColors } from './exportImage';
-import { KINDS } from './graphModel';
+import { KINDS } from '../model/graphModel';
 
 export function exportColors(element: Element): ExportColors {
   const style = getComputedStyle(element);

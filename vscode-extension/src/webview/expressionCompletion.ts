@@ -3,7 +3,7 @@
  * the list shows for what is typed, and the text after accepting one. The items
  * themselves come from the server (`hwf.completeExpression`): none are made here.
  */
-import type { ExpressionItem } from './protocol';
+import type { ExpressionItem } from '../model/protocol';
 
 /**
  * The items that fit what is typed between each item's start and the cursor (its label or

@@ -2,7 +2,7 @@
  * The inspector's inputs, pure: a field's value as the text in its input, and the text
  * back as the JSON value `hwf.edit.setField` sends, or why it is not one.
  */
-import type { FieldSpec } from './graphModel';
+import type { FieldSpec } from '../model/graphModel';
 
 /** A multi-line text box (prompts, questions, notes, lists; a condition is one line, with completion). */
 export function isLong(field: FieldSpec): boolean {

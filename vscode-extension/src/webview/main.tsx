@@ -1,13 +1,13 @@
 /**
  * The VS Code webview's entry: the canvas with a host that talks postMessage to the
- * extension (src/common/canvas.ts).
+ * extension (src/vscode/canvas.ts).
  */
 import '@xyflow/react/dist/style.css';
 import './canvas.css';
 import './page.css';
 import { createRoot } from 'react-dom/client';
 import { Canvas } from './Canvas';
-import type { CanvasMessage, Host, HostMessage } from './protocol';
+import type { CanvasMessage, Host, HostMessage } from '../model/protocol';
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; setState?(state: unknown): void };
 

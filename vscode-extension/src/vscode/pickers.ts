@@ -5,10 +5,10 @@
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { ServerCommand } from './constants';
-import { designName, designNodeSpots, nodeIdAt } from './design';
+import { ServerCommand } from '../model/constants';
+import { designName, designNodeSpots, nodeIdAt } from '../model/design';
 import { errorText, getLog } from './log';
-import { ageOf, asRunSummary, RunSummary, statusIcon, statusLabel } from './runModel';
+import { ageOf, asRunSummary, RunSummary, statusIcon, statusLabel } from '../model/runModel';
 import { RunsModel } from './runs';
 import { RunItem, StepItem } from './runsView';
 import { ServerManager } from './server';

@@ -16,7 +16,7 @@ import {
   ServerOptions,
   State,
 } from 'vscode-languageclient/node';
-import { CLIENT_ID, EXTENSION_NAME, RUN_COMMANDS, RUNS_CHANGED_NOTIFICATION } from './constants';
+import { CLIENT_ID, EXTENSION_NAME, RUN_COMMANDS, RUNS_CHANGED_NOTIFICATION } from '../model/constants';
 import { errorText, getLog } from './log';
 import {
   checkServerImport,
@@ -37,7 +37,7 @@ import {
   safeDirectory,
   serverLaunch,
   wantsInstalled,
-} from './pythonModel';
+} from '../model/pythonModel';
 import {
   changeNeedsRestart,
   ExtensionSettings,

@@ -15,11 +15,11 @@
  * The newest run is polled with the runs directory's stamp, so an idle poll reads no run
  * file. No DOM and no React here (unit tested with a fake fetch).
  */
-import { asRunSummary, RunSummary, runsOf, stepsOfRun } from '../common/runModel';
+import { asRunSummary, RunSummary, runsOf, stepsOfRun } from '../model/runModel';
 import type { DraftStore } from './draftStore';
-import { asGraphView, GraphView } from './graphModel';
-import { editFailureText, expressionItems, positionEntries } from './protocol';
-import type { CanvasMessage, EditRequest, Host, HostMessage, PositionEntry, RunRequest } from './protocol';
+import { asGraphView, GraphView } from '../model/graphModel';
+import { editFailureText, expressionItems, positionEntries } from '../model/protocol';
+import type { CanvasMessage, EditRequest, Host, HostMessage, PositionEntry, RunRequest } from '../model/protocol';
 
 export const ROUTES_BASE = '/api/plugins/visual-workflow';
 

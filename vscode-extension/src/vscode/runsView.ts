@@ -5,7 +5,7 @@
  * run file). Filter by design and status. Context actions act on the run under the cursor.
  */
 import * as vscode from 'vscode';
-import { ContextKey, RUNS_VIEW_ID, UiCommand } from './constants';
+import { ContextKey, RUNS_VIEW_ID, UiCommand } from '../model/constants';
 import { errorText, getLog } from './log';
 import {
   ageOf,
@@ -23,7 +23,7 @@ import {
   stepIcon,
   stepsOfRun,
   undeliveredOf,
-} from './runModel';
+} from '../model/runModel';
 import { RunsModel } from './runs';
 
 export class RunItem {

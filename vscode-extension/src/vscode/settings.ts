@@ -4,11 +4,11 @@
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { expandPath } from './pythonModel';
-import { CONFIG_SECTION, designGlobsOf, designSelector, type ExtensionSettings, userValue } from './settingsModel';
+import { expandPath } from '../model/pythonModel';
+import { CONFIG_SECTION, designGlobsOf, designSelector, type ExtensionSettings, userValue } from '../model/settingsModel';
 
-export { CONFIG_SECTION, DEFAULT_DESIGN_GLOBS, designSelector, serverSelector, serverSettings, settingsSection } from './settingsModel';
-export type { ExtensionSettings, ServerSettings } from './settingsModel';
+export { CONFIG_SECTION, DEFAULT_DESIGN_GLOBS, designSelector, serverSelector, serverSettings, settingsSection } from '../model/settingsModel';
+export type { ExtensionSettings, ServerSettings } from '../model/settingsModel';
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];

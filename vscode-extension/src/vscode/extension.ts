@@ -1,19 +1,19 @@
 /**
  * Entry point: wires the parts together and nothing else. Each part lives in
- * src/common/ with one job (see README "How it is built").
+ * src/vscode/ with one job, their pure halves in src/model/ (see README "How it is built").
  */
 import * as vscode from 'vscode';
-import { AgentChoice } from './common/agentChoice';
-import { CanvasPanels } from './common/canvas';
-import { Commands } from './common/commands';
-import { Debugger, DebugStops } from './common/debug';
-import { DesignTests, isTestFile } from './common/designTests';
-import { disposeLog, getLog } from './common/log';
-import { RunsModel } from './common/runs';
-import { createRunsView } from './common/runsView';
-import { ServerManager } from './common/server';
-import { isDesignDocument } from './common/settings';
-import { RunStatusBar, ServerStatusItem } from './common/statusBar';
+import { AgentChoice } from './agentChoice';
+import { CanvasPanels } from './canvas';
+import { Commands } from './commands';
+import { Debugger, DebugStops } from './debug';
+import { DesignTests, isTestFile } from './designTests';
+import { disposeLog, getLog } from './log';
+import { RunsModel } from './runs';
+import { createRunsView } from './runsView';
+import { ServerManager } from './server';
+import { isDesignDocument } from './settings';
+import { RunStatusBar, ServerStatusItem } from './statusBar';
 
 let server: ServerManager | undefined;
 

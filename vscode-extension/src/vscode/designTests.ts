@@ -17,8 +17,8 @@ import {
   TEST_FILE_GLOB,
   TEST_FILE_SUFFIX,
   testCases,
-} from './designTestModel';
-import { ServerCommand } from './constants';
+} from '../model/designTestModel';
+import { ServerCommand } from '../model/constants';
 import { errorText, getLog } from './log';
 import { ServerManager } from './server';
 

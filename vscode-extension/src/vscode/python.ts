@@ -18,9 +18,9 @@ import {
   parseVersion,
   ServerKind,
   VERSION_PROBE_ARGS,
-} from './pythonModel';
+} from '../model/pythonModel';
 
-export type { InterpreterSource } from './pythonModel';
+export type { InterpreterSource } from '../model/pythonModel';
 
 export interface Interpreter {
   path: string;

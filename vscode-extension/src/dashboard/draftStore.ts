@@ -9,7 +9,7 @@
  * text, graph and validity, so it is drawn again without a round trip) and the revision
  * of the stored copy it was made from (Save's `base`). No DOM here (unit tested).
  */
-import { asGraphView, GraphView } from './graphModel';
+import { asGraphView, GraphView } from '../model/graphModel';
 
 /** The part of the browser's Storage used. */
 export interface KeyValueStorage {

@@ -4,7 +4,7 @@
  * structured response) and closes it. The context key lights up the Send command.
  */
 import * as vscode from 'vscode';
-import { ContextKey } from './constants';
+import { ContextKey } from '../model/constants';
 import { errorText } from './log';
 
 /** What a response document answers. */

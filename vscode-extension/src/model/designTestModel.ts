@@ -1,5 +1,5 @@
 /**
- * Design test files (`*.hwf-test.json`, PRODUCT.md contract 7) for the Test Explorer:
+ * Design test files (`*.hwf-test.json`) for the Test Explorer:
  * the cases a file's text lists, each with its range (the gutter icon's line), and the
  * server's `hwf.runDesignTests` answer read into what a test run reports (docs/commands.md,
  * "Design tests"). Tolerant (jsonc-parser never throws), pure, no VS Code API.

@@ -4,9 +4,9 @@
  * which fires whoever wrote the run (this editor, the canvas, chat, cron, the CLI).
  */
 import * as vscode from 'vscode';
-import { ServerCommand } from './constants';
+import { ServerCommand } from '../model/constants';
 import { errorText, getLog } from './log';
-import { applyRunsChanged, RunSummary, runsOf } from './runModel';
+import { applyRunsChanged, RunSummary, runsOf } from '../model/runModel';
 import { ServerManager } from './server';
 
 export class RunsModel implements vscode.Disposable {

@@ -3,7 +3,7 @@
  * the design name its runs are filed under, and the bookkeeping of edit → redraw
  * latency. No VS Code API (unit tested with node's test runner).
  */
-import type { GraphView } from '../webview/graphModel';
+import type { GraphView } from './graphModel';
 
 export interface CanvasAssets {
   /** `webview.cspSource`. */

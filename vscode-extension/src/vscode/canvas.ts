@@ -10,19 +10,19 @@
  */
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
-import { ServerCommand, UiCommand } from './constants';
-import { canvasHtml, designNameFor, makeNonce, RedrawClock } from './canvasModel';
+import { ServerCommand, UiCommand } from '../model/constants';
+import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../model/canvasModel';
 import { canvasDebugState, DebugStops, toggleNodeBreakpoint } from './debug';
 import { errorText, getLog } from './log';
 import { Pickers } from './pickers';
-import { asRunSummary, newestRunOf, RunSummary, stepsOfRun } from './runModel';
+import { asRunSummary, newestRunOf, RunSummary, stepsOfRun } from '../model/runModel';
 import { RunsModel } from './runs';
 import { readRunFile, RunItem, runFileMtime, StepItem } from './runsView';
 import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';
 import { isTrusted } from './trust';
-import { asGraphView, GraphView, nodeAt } from '../webview/graphModel';
-import { completeCommand, editCommand, editFailureText, EditRequest, expressionItems, HostMessage, parseCanvasMessage, PositionEntry, positionEntries, runCommand } from '../webview/protocol';
+import { asGraphView, GraphView, nodeAt } from '../model/graphModel';
+import { completeCommand, editCommand, editFailureText, EditRequest, expressionItems, HostMessage, parseCanvasMessage, PositionEntry, positionEntries, runCommand } from '../model/protocol';
 
 const VIEW_TYPE = 'hwf.canvas';
 const POSITIONS_KEY = 'hwf.canvas.positions:';

@@ -8,10 +8,10 @@
  */
 import * as vscode from 'vscode';
 import { AgentChoice } from './agentChoice';
-import { NO_AGENT_COMMAND_NOTE } from './agentChoiceModel';
-import { ServerCommand, UiCommand } from './constants';
+import { NO_AGENT_COMMAND_NOTE } from '../model/agentChoiceModel';
+import { ServerCommand, UiCommand } from '../model/constants';
 import { getLog } from './log';
-import { ACTIVE, asRunSummary, noticesOf, progressOf, RunSummary, statusIcon, statusLabel, StepDetail, stepDetailMarkdown, undeliveredOf } from './runModel';
+import { ACTIVE, asRunSummary, noticesOf, progressOf, RunSummary, statusIcon, statusLabel, StepDetail, stepDetailMarkdown, undeliveredOf } from '../model/runModel';
 import { Pickers } from './pickers';
 import { ResponseDocuments } from './responseDocument';
 import { RunsModel } from './runs';

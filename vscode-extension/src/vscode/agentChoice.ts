@@ -19,8 +19,8 @@ import {
   offerMessage,
   shouldOfferHermes,
   USE_HERMES,
-} from './agentChoiceModel';
-import { UiCommand } from './constants';
+} from '../model/agentChoiceModel';
+import { UiCommand } from '../model/constants';
 import { getLog } from './log';
 import { ServerManager } from './server';
 import { CONFIG_SECTION } from './settings';

@@ -23,12 +23,12 @@ import {
   StopPlace,
   testFileDesign,
   topFrame,
-} from './debugModel';
-import { designNodeSpots } from './design';
+} from '../model/debugModel';
+import { designNodeSpots } from '../model/design';
 import { isTestFile } from './designTests';
-import { testCases } from './designTestModel';
+import { testCases } from '../model/designTestModel';
 import { errorText, getLog } from './log';
-import { findBundle } from './pythonModel';
+import { findBundle } from '../model/pythonModel';
 import { ServerManager } from './server';
 import { designSelector, isDesignDocument, readSettings } from './settings';
 import { ensureTrusted, isTrusted, RESTRICTED_MESSAGE } from './trust';

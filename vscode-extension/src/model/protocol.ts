@@ -2,7 +2,8 @@
  * The messages between the canvas and its host (the VS Code extension through
  * postMessage, or the Hermes dashboard's fetch adapter). One spelling for both sides.
  */
-import type { RunSummary, StepInfo } from '../common/runModel';
+import { ServerCommand } from './constants';
+import type { RunSummary, StepInfo } from './runModel';
 import type { GraphView } from './graphModel';
 
 /** The edit commands of the contract (`hwf.edit.<name>`), with their arguments after the uri. */
@@ -134,15 +135,15 @@ export function expressionItems(answer: unknown): ExpressionItem[] {
 export function runCommand(uri: string, request: RunRequest): { command: string; args: unknown[] } {
   switch (request.action) {
     case 'start':
-      return { command: 'hwf.startRun', args: [uri] };
+      return { command: ServerCommand.startRun, args: [uri] };
     case 'fromHere':
-      return { command: 'hwf.runFromHere', args: [uri, request.id] };
+      return { command: ServerCommand.runFromHere, args: [uri, request.id] };
     case 'answer':
-      return { command: 'hwf.answerApproval', args: [request.runId, request.choice] };
+      return { command: ServerCommand.answerApproval, args: [request.runId, request.choice] };
     case 'respond':
-      return { command: 'hwf.respondAgent', args: [request.runId, { output: request.output }] };
+      return { command: ServerCommand.respondAgent, args: [request.runId, { output: request.output }] };
     case 'cancel':
-      return { command: 'hwf.cancelRun', args: [request.runId] };
+      return { command: ServerCommand.cancelRun, args: [request.runId] };
   }
 }
 

@@ -1,4 +1,4 @@
-// The canvas, level two (issue 30), driven in code-server as a user would: ten edits of
+// Editing on the canvas, driven in code-server as a user would: ten edits of
 // review-flow keep the untouched nodes where they were; the inspector edits each kind's
 // fields; a node dragged from the palette lands where it was dropped; Ctrl+Z / Ctrl+Shift+Z
 // in the canvas are the document's undo / redo; Export writes a PNG and an SVG; a window
@@ -51,14 +51,14 @@ async function openCanvasOn(wb, page, name) {
   await wb.runCommand('View: Close Primary Side Bar');
 }
 
-async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
+async function canvasEditingSteps({ step, world, wb, page, shot }) {
   const file = path.join(world.folder, 'review-flow.hwf.json');
   const original = fs.readFileSync(file, 'utf8');
   const frame = canvasFrame(page);
   const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
   const ORIGINAL_IDS = ['start', 'draft', 'review', 'good-enough', 'sign-off', 'publish', 'how-it-works'];
 
-  await step('canvas 2: ten edits of review-flow (text, palette, inspector, rename, undo/redo in the canvas) leave the untouched nodes where they were', async () => {
+  await step('canvas editing: ten edits of review-flow (text, palette, inspector, rename, undo/redo in the canvas) leave the untouched nodes where they were', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     await page.waitForTimeout(800);
@@ -109,7 +109,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `7 untouched nodes at the same spots; the new node at ${after.extra} (publish at ${publish}), kept through rename (${renamedAt}); Ctrl+Z / Ctrl+Shift+Z in the canvas undid and redid the rename`;
   });
 
-  await step('canvas 2: the inspector edits each kind\'s fields (typed inputs), each one minimal text edit', async () => {
+  await step('canvas editing: the inspector edits each kind\'s fields (typed inputs), each one minimal text edit', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     const edits = [
@@ -158,7 +158,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `${edits.length} fields set through the inspector (text, number, condition, enum, list); ${total - kept} of ${total} original lines changed (the edited values), every other field as it was`;
   });
 
-  await step('canvas 2: a "condition" dragged from the palette lands where it was dropped', async () => {
+  await step('canvas editing: a "condition" dragged from the palette lands where it was dropped', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     const pane = frame.locator('.react-flow__pane');
@@ -179,7 +179,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `added ${JSON.stringify(added)}, drawn ${Math.round(dx)}/${Math.round(dy)} px from the drop point`;
   });
 
-  await step('canvas 2: Export writes a PNG and an SVG of the graph', async () => {
+  await step('canvas editing: Export writes a PNG and an SVG of the graph', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     const written = {};
@@ -213,7 +213,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `PNG ${width}×${height} (${png.length} bytes); SVG ${svg.length} characters, 7 nodes, 7 arrows`;
   });
 
-  await step('canvas 2: a dragged node keeps its place through a window reload, which restores the canvas', async () => {
+  await step('canvas editing: a dragged node keeps its place through a window reload, which restores the canvas', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     await page.waitForTimeout(500);
@@ -239,7 +239,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `how-it-works dragged to ${dragged['how-it-works']}; after the reload the canvas tab is back (${tabs.map((t) => t.trim()).join(' | ')}) with every node where it was`;
   });
 
-  await step('canvas 2: connecting publish → draft is refused in words (a cycle), the text unchanged', async () => {
+  await step('canvas editing: connecting publish → draft is refused in words (a cycle), the text unchanged', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     await page.waitForTimeout(500);
@@ -254,7 +254,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `"${text}"`;
   });
 
-  await step('canvas 2: the condition\'s expression completes from the server as it is typed: out. offers the upstream ids, the keyboard takes an id, a path of the newest run, an operator and a value; one minimal edit', async () => {
+  await step('canvas editing: the condition\'s expression completes from the server as it is typed: out. offers the upstream ids, the keyboard takes an id, a path of the newest run, an operator and a value; one minimal edit', async () => {
     const runFile = writeReviewRun(world, original);
     try {
       await openCanvasOn(wb, page, 'review-flow.hwf.json');
@@ -314,7 +314,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     }
   });
 
-  await step('canvas 2: Remove takes an optional field out of the node as one minimal edit (required ones have no Remove); one Ctrl+Z in the canvas brings it back', async () => {
+  await step('canvas editing: Remove takes an optional field out of the node as one minimal edit (required ones have no Remove); one Ctrl+Z in the canvas brings it back', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     await node('review').locator('.hwf-node-title').click();
@@ -339,7 +339,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return `optional fields with Remove on review: ${removable.join(', ')}; Remove retries (Enter on the focused button) removed exactly the line "retries": 2; one Ctrl+Z in the canvas restored the file byte for byte`;
   });
 
-  await step('canvas 2: a dragged node\'s edges go around the other nodes, and keep their arrowheads', async () => {
+  await step('canvas editing: a dragged node\'s edges go around the other nodes, and keep their arrowheads', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
     await waitFor('7 nodes', async () => (await nodeCount(frame)) === 7, { timeout: 60000 });
     await frame.locator('button.hwf-relayout').click();
@@ -374,7 +374,7 @@ async function canvasLevelTwoSteps({ step, world, wb, page, shot }) {
     return moved.map((e) => `${e.source} → ${e.target}: ${e.samples} points sampled, none in another node's box; arrowhead ${e.arrow}`).join('; ');
   });
 
-  await step('canvas 2: designs with ids constructor, __proto__, toString and a 3,000-node chain render', async () => {
+  await step('canvas editing: designs with ids constructor, __proto__, toString and a 3,000-node chain render', async () => {
     const hostile = {
       name: 'hostile',
       nodes: [
@@ -464,4 +464,4 @@ function edgeGeometry(flow) {
   });
 }
 
-module.exports = { canvasLevelTwoSteps };
+module.exports = { canvasEditingSteps };

@@ -4,9 +4,9 @@
  * server's state and interpreter (click: the log).
  */
 import * as vscode from 'vscode';
-import { ContextKey, UiCommand } from './constants';
-import { designName } from './design';
-import { ageOf, newestRunOf, progressOf, statusIcon, statusLabel, undeliveredOf } from './runModel';
+import { ContextKey, UiCommand } from '../model/constants';
+import { designName } from '../model/design';
+import { ageOf, newestRunOf, progressOf, statusIcon, statusLabel, undeliveredOf } from '../model/runModel';
 import { RunsModel } from './runs';
 import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';

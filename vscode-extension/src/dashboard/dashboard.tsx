@@ -8,14 +8,14 @@
  * inside the host's component, so the host's React version does not matter.
  */
 import '@xyflow/react/dist/style.css';
-import './canvas.css';
+import '../webview/canvas.css';
 import './dashboard.css';
 import { useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { Canvas } from './Canvas';
+import { Canvas } from '../webview/Canvas';
 import { DashboardHost, dashboardHost, DesignEntry, DraftState, FetchJSON, listDesigns, routeError } from './dashboardHost';
 import { DraftStore, draftStore } from './draftStore';
-import type { CanvasMessage, Host } from './protocol';
+import type { CanvasMessage, Host } from '../model/protocol';
 
 interface HostReact {
   createElement(type: string, props: Record<string, unknown>): unknown;
