@@ -1,5 +1,5 @@
 /**
- * The workflow debugger's pure parts (PRODUCT contract 8, docs/debugging.md): how the
+ * The workflow debugger's pure parts (docs/debugging.md): how the
  * adapter process starts (the language server's Python and libraries, `hwf_lsp.cli
  * debug-adapter`), the launch configurations the extension writes (a design; a design
  * test case), and which design node a line or a breakpoint belongs to. No VS Code API
@@ -50,7 +50,7 @@ export function adapterServer(kind: ServerKind | undefined, entry: string | unde
   return kind === 'bundled' && entry ? { kind, libs: bundledLibs(entry) } : undefined;
 }
 
-/** A launch configuration of the `hwf` debugger (contract 8's launch arguments). */
+/** A launch configuration of the `hwf` debugger (its launch arguments: docs/debugging.md). */
 export interface HwfLaunch {
   type: string;
   request: string;
