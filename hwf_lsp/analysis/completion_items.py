@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
-from ..workflow.conditions import resolve_path
-from ..workflow.vocabulary import (
+from ..rules.conditions import resolve_path
+from ..rules.vocabulary import (
     AGENT,
     KIND_DOCS,
     KINDS,

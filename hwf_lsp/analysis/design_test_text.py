@@ -14,10 +14,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
-from ..workflow.design_tests import TestFileError
-from ..workflow.run_facts import approval_options
-from ..workflow.step_words import STEP_ICONS, STEP_STATES
-from ..workflow.vocabulary import (
+from ..rules.run_facts import approval_options
+from ..rules.step_words import STEP_ICONS, STEP_STATES
+from ..rules.vocabulary import (
     AGENT,
     APPROVAL,
     CONDITION,
@@ -25,6 +24,7 @@ from ..workflow.vocabulary import (
     OUTPUT,
     RUN_STATUSES,
 )
+from ..workflow.design_tests import TestFileError
 from .completion_items import ENUM, LITERAL, NODE, Completion, Completions, quoted_item
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .findings import syntax_findings

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..jsontext.jsontree import ParsedDocument
-from ..workflow.step_words import step_label, step_sentence
+from ..rules.step_words import step_label, step_sentence
 from .design import design_of
 from .run_info import RunInfo
 

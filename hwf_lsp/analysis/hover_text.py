@@ -14,16 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsontext.jsontree import ParsedDocument, source_offset
-from ..workflow.conditions import (
+from ..rules.conditions import (
     NAME_PATTERN,
     ConditionError,
     evaluate,
     parse_condition,
     resolve_path,
 )
-from ..workflow.step_words import step_sentence, times_text
-from ..workflow.trust import GATE_KEY, ModelGate
-from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
+from ..rules.model_gate import GATE_KEY, ModelGate
+from ..rules.step_words import step_sentence, times_text
+from ..rules.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
 from .navigation import occurrence_at

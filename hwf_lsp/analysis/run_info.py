@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hwf_lsp.workflow.run_facts import failed_step, step_fact, step_facts
-from hwf_lsp.workflow.step_words import STEP_NOT_RUN
+from hwf_lsp.rules.run_facts import failed_step, step_fact, step_facts
+from hwf_lsp.rules.step_words import STEP_NOT_RUN
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..jsontext.jsontree import ParsedDocument
-from ..workflow.vocabulary import TRIGGER
+from ..rules.vocabulary import TRIGGER
 from .design import NodeInfo, design_of
 
 DETAIL_CHARS = 60

@@ -20,7 +20,7 @@ from hwf_lsp.cli.errors import (
     CliError,
     err,
 )
-from hwf_lsp.workflow.vocabulary import RUN_STATUSES
+from hwf_lsp.rules.vocabulary import RUN_STATUSES
 
 DEFAULT_RUNS_PAGE = 20
 

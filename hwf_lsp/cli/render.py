@@ -13,9 +13,9 @@ import math
 import shlex
 from typing import Any
 
-from hwf_lsp.workflow import run_facts, step_words
+from hwf_lsp.rules import run_facts, step_words
+from hwf_lsp.rules.step_detail import step_detail as engine_step_detail
 from hwf_lsp.workflow.run_summary import run_summary
-from hwf_lsp.workflow.step_detail import step_detail as engine_step_detail
 
 PREVIEW_CHARS = 72
 

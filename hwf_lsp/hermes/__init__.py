@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from hwf_lsp.hermes.home import current_home
-from hwf_lsp.workflow.trust import PLUGIN_NAME
+from hwf_lsp.rules.model_gate import PLUGIN_NAME
 
 TOOLSET = "visual_workflow"
 SLASH_HINT = "list | run NAME | answer RUN CHOICE | status RUN"

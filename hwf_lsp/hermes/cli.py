@@ -46,7 +46,7 @@ def add_hermes_command(sub: Any) -> argparse.ArgumentParser:
 def _home(value: str | None) -> Path:
     if value:
         return Path(value).expanduser()
-    from hwf_lsp.workflow.names import hermes_home
+    from hwf_lsp.workflow.paths import hermes_home
 
     return hermes_home()
 
@@ -97,7 +97,7 @@ def run_hermes_command(args: argparse.Namespace) -> int:
             print(f"hwf hermes install: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
     from hwf_lsp.hermes.prompts import cron_prompt
-    from hwf_lsp.workflow.names import check_run_id
+    from hwf_lsp.rules.names import check_run_id
 
     if args.run_id is not None:
         try:

@@ -198,7 +198,7 @@ def host_llm() -> Any:
         return _HOST_CONTEXTS[0].llm
     from hermes_cli.plugins import PluginContext, PluginManifest, get_plugin_manager
 
-    from hwf_lsp.workflow.trust import PLUGIN_NAME
+    from hwf_lsp.rules.model_gate import PLUGIN_NAME
 
     return PluginContext(PluginManifest(name=PLUGIN_NAME, key=PLUGIN_NAME),
                          get_plugin_manager()).llm

@@ -57,8 +57,8 @@ from hwf_lsp.hermes.route_input import (
 )
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.workflow.locks import RunBusyError
-from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.run_index import Stamp, dir_stamp, stamp_settled
 from hwf_lsp.workflow.stores import read_text_file
 

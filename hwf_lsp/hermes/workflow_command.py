@@ -74,7 +74,7 @@ def _hermes_only(argv: list[str], home: Path) -> int:
 
 def _cron(args: argparse.Namespace, home: Path) -> int:
     from hwf_lsp.hermes.cron_job import CRON_TOOLSETS, create_cron_job
-    from hwf_lsp.workflow.names import check_run_id
+    from hwf_lsp.rules.names import check_run_id
 
     try:
         if args.run_id is not None:

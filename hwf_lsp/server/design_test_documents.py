@@ -18,7 +18,7 @@ from hwf_lsp.analysis.design_test_text import findings_of_test_file
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.workflow.design_files import DesignFileError, design_from_text
 from hwf_lsp.workflow.design_tests import TEST_FILE_SUFFIX, examine_test_file, locate_design
-from hwf_lsp.workflow.names import hermes_home
+from hwf_lsp.workflow.paths import hermes_home
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, read_text_file
 
 TEST_KIND = "test"

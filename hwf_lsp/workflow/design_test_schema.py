@@ -17,12 +17,12 @@ import json
 import sys
 from typing import Any
 
+from hwf_lsp.rules.vocabulary import RUN_STATUSES
 from hwf_lsp.workflow.design_tests import (
     OPTIONAL_CASE_KEYS,
     OPTIONAL_FILE_KEYS,
     STEP_STATES,
 )
-from hwf_lsp.workflow.vocabulary import RUN_STATUSES
 
 SCHEMA_ID = "https://hermes-workflow.dev/schema/hwf-test.schema.json"
 """Stable identifier of the schema; a name, not necessarily a downloadable address."""

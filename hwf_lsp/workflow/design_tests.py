@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hwf_lsp.rules.names import check_design_name
+from hwf_lsp.rules.plan import build_run_plan
+from hwf_lsp.rules.run_facts import approval_options
+from hwf_lsp.rules.validator import validate_designer_graph
+from hwf_lsp.rules.vocabulary import AGENT, APPROVAL, OUTPUT, RUN_STATUSES
 from hwf_lsp.workflow.design_files import DesignFileError, design_from_text, design_name_for
-from hwf_lsp.workflow.names import check_design_name, hermes_home, safe_child
-from hwf_lsp.workflow.plan import build_run_plan
-from hwf_lsp.workflow.run_facts import approval_options
+from hwf_lsp.workflow.paths import hermes_home, safe_child
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, format_defects, read_text_file
-from hwf_lsp.workflow.validator import validate_designer_graph
-from hwf_lsp.workflow.vocabulary import AGENT, APPROVAL, OUTPUT, RUN_STATUSES
 
 TEST_FILE_SUFFIX = ".hwf-test.json"
 

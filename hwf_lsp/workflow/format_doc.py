@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from hwf_lsp.workflow import vocabulary as vocab
+from hwf_lsp.rules import vocabulary as vocab
 
 DOC_PATH = "docs/design-format.md"
 """Where the generated doc is committed, relative to the repository root."""

@@ -28,8 +28,8 @@ import re
 import sys
 from typing import Any
 
-from hwf_lsp.workflow import vocabulary as vocab
-from hwf_lsp.workflow.conditions import NAME_PATTERN, NUMBER_RE, STRING_RE
+from hwf_lsp.rules import vocabulary as vocab
+from hwf_lsp.rules.conditions import NAME_PATTERN, NUMBER_RE, STRING_RE
 
 SCHEMA_ID = "https://hermes-workflow.dev/schema/hermes-workflow-design.schema.json"
 """Stable identifier of the schema; a name, not necessarily a downloadable address."""

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hwf_lsp.rules.names import check_design_name, check_run_id
+from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.workflow.atomic import atomic_write_json, sweep_temp_files
-from hwf_lsp.workflow.names import check_design_name, check_run_id, hermes_home, safe_child
-from hwf_lsp.workflow.validator import validate_designer_graph
+from hwf_lsp.workflow.paths import hermes_home, safe_child
 
 if TYPE_CHECKING:
     from hwf_lsp.workflow.run_index import RunIndex

@@ -37,11 +37,11 @@ from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.slash import summary_lines
 from hwf_lsp.hermes.tools import summary_of
 from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.rules.run_facts import step_facts
+from hwf_lsp.rules.step_words import STEP_STATES, step_label
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.runs.manager import delivery_warning
-from hwf_lsp.workflow.run_facts import step_facts
 from hwf_lsp.workflow.run_summary import run_summary
-from hwf_lsp.workflow.step_words import STEP_STATES, step_label
 
 
 @pytest.fixture(scope="module")

@@ -42,10 +42,10 @@ from schema_corpus import (
 )
 from vscode_engine import needs_vscode_engine, run_vscode_engine
 
+from hwf_lsp.rules import vocabulary as vocab
+from hwf_lsp.rules.defects import Defect
+from hwf_lsp.rules.validator import collect_defects, validate_designer_graph
 from hwf_lsp.workflow import schema_gen
-from hwf_lsp.workflow import vocabulary as vocab
-from hwf_lsp.workflow.defects import Defect
-from hwf_lsp.workflow.validator import collect_defects, validate_designer_graph
 
 SCHEMA = json.loads((REPO / schema_gen.SCHEMA_PATH).read_text(encoding="utf-8"))
 """The committed file, as users get it (tests/test_generated_files.py checks it is the generated one)."""

@@ -16,10 +16,10 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from schema_corpus import REPO
 from vscode_engine import needs_vscode_engine, run_vscode_engine
 
+from hwf_lsp.rules import vocabulary as vocab
+from hwf_lsp.rules.conditions import ConditionError, parse_condition
+from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.workflow import schema_gen
-from hwf_lsp.workflow import vocabulary as vocab
-from hwf_lsp.workflow.conditions import ConditionError, parse_condition
-from hwf_lsp.workflow.validator import validate_designer_graph
 
 SCHEMA_FILE = REPO / schema_gen.SCHEMA_PATH
 SCHEMA = schema_gen.build_schema()

@@ -7,11 +7,11 @@ import os
 import time
 
 from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.rules.step_words import STEP_DONE as DONE
+from hwf_lsp.rules.step_words import STEP_FAILED as FAILED
+from hwf_lsp.rules.step_words import STEP_SKIPPED as SKIPPED
+from hwf_lsp.rules.step_words import STEP_WAITING as WAITING
 from hwf_lsp.server.runs.newest_runs import RunsIndex
-from hwf_lsp.workflow.step_words import STEP_DONE as DONE
-from hwf_lsp.workflow.step_words import STEP_FAILED as FAILED
-from hwf_lsp.workflow.step_words import STEP_SKIPPED as SKIPPED
-from hwf_lsp.workflow.step_words import STEP_WAITING as WAITING
 
 
 def write(root, run_id, name, updated, **extra):

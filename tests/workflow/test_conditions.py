@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwf_lsp.workflow.conditions import (
+from hwf_lsp.rules.conditions import (
     Condition,
     ConditionError,
     evaluate,
@@ -16,7 +16,7 @@ from hwf_lsp.workflow.conditions import (
     parse_condition,
     resolve_path,
 )
-from hwf_lsp.workflow.vocabulary import MAX_EXPRESSION_LENGTH, MAX_PATH_SEGMENTS
+from hwf_lsp.rules.vocabulary import MAX_EXPRESSION_LENGTH, MAX_PATH_SEGMENTS
 
 # (text, node, path, op, literal)
 VALID = [

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwf_lsp.workflow.graph import find_cycle, parent_map
+from hwf_lsp.rules.graph import find_cycle, parent_map
 
 IDS = ["a", "b", "c", "d", "e"]
 junk = st.none() | st.booleans() | st.integers(-2, 5) | st.floats(allow_nan=True) \

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from hwf_lsp.rules import vocabulary as vocab
+from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.workflow import format_doc
-from hwf_lsp.workflow import vocabulary as vocab
-from hwf_lsp.workflow.validator import validate_designer_graph
 
 REPO = Path(__file__).resolve().parents[2]
 TEXT = format_doc.render()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwf_lsp.workflow.graph import (
+from hwf_lsp.rules.graph import (
     ancestors,
     children_map,
     descendants,

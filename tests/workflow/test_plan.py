@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from hwf_lsp.workflow import PlanError, build_run_plan
+from hwf_lsp.rules.plan import PlanError, build_run_plan
 
 
 def design(*specs: str) -> dict:

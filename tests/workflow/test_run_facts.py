@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import hwf_lsp.workflow as workflow
-from hwf_lsp.workflow.run_facts import failed_step, plan_of
+from hwf_lsp.rules.run_facts import failed_step, plan_of
 from hwf_lsp.workflow.runner import Runner
 from hwf_lsp.workflow.seams import AgentFailure, CallableAgentSeam
 from hwf_lsp.workflow.stores import RunStore
@@ -178,8 +178,8 @@ RECEIPT = {"key": "abcdef:o", "node": "o", "deliver": "channel", "target": "x:y"
      {"status": "done", "started_at": None}),
 ])
 def test_step_facts(state, step, expected) -> None:
-    from hwf_lsp.workflow.run_facts import step_facts
-    from hwf_lsp.workflow.step_words import step_label
+    from hwf_lsp.rules.run_facts import step_facts
+    from hwf_lsp.rules.step_words import step_label
 
     fact = next(f for f in step_facts(state) if f["id"] == step)
     assert {key: fact.get(key) for key in expected} == expected
@@ -223,9 +223,9 @@ def test_step_facts_of_any_junk_never_raise() -> None:
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from hwf_lsp.workflow.run_facts import step_facts
+    from hwf_lsp.rules.run_facts import step_facts
+    from hwf_lsp.rules.step_words import STEP_STATES
     from hwf_lsp.workflow.run_summary import run_summary
-    from hwf_lsp.workflow.step_words import STEP_STATES
 
     ids = st.sampled_from(["a", "g", "c", "o", "zz"])
     junk = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3) | ids,

@@ -14,9 +14,9 @@ from support.designs import agent, approval, note, output, trigger
 from support.designs import condition as cond
 from support.designs import design as sample_design
 
-from hwf_lsp.workflow import collect_defects, validate_designer_graph
-from hwf_lsp.workflow import validator as validator_module
-from hwf_lsp.workflow.vocabulary import ALL_FIELD_NAMES, KINDS, MAX_NODES, RULES
+from hwf_lsp.rules import validator as validator_module
+from hwf_lsp.rules.validator import collect_defects, validate_designer_graph
+from hwf_lsp.rules.vocabulary import ALL_FIELD_NAMES, KINDS, MAX_NODES, RULES
 
 
 class D(NamedTuple):
@@ -395,7 +395,7 @@ def _same(left: Any, right: Any) -> bool:
     (math.inf, None), (-math.inf, None), ([1], None), ({}, None),
 ])
 def test_whole_number(value, expected):
-    from hwf_lsp.workflow import whole_number
+    from hwf_lsp.rules.numbers import whole_number
 
     result = whole_number(value)
     assert result == expected

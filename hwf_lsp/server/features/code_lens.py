@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from hwf_lsp.analysis.design import design_of
+from hwf_lsp.rules.run_facts import progress_of
+from hwf_lsp.rules.step_words import STEP_FAILED, STEP_WAITING, progress_text, step_label
+from hwf_lsp.rules.vocabulary import STEP_KINDS, TRIGGER
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.commands import (
     ANSWER_APPROVAL,
@@ -26,9 +29,6 @@ from hwf_lsp.server.features.commands import (
 )
 from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
-from hwf_lsp.workflow.run_facts import progress_of
-from hwf_lsp.workflow.step_words import STEP_FAILED, STEP_WAITING, progress_text, step_label
-from hwf_lsp.workflow.vocabulary import STEP_KINDS, TRIGGER
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer

@@ -18,13 +18,13 @@ from lsprotocol import types
 
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.rules.names import check_run_id
+from hwf_lsp.rules.plan import PlanError
+from hwf_lsp.rules.run_facts import approval_options
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.guard import RequestRefused
 from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.workflow.locks import RunBusyError
-from hwf_lsp.workflow.names import check_run_id
-from hwf_lsp.workflow.plan import PlanError
-from hwf_lsp.workflow.run_facts import approval_options
 
 if TYPE_CHECKING:
     from hwf_lsp.server.runs.manager import RunManager
@@ -296,7 +296,7 @@ class RunCommands:
         return await asyncio.to_thread(self._step_detail, run_id, node_id)
 
     def _step_detail(self, run_id: str, node_id: str) -> dict[str, Any]:
-        from hwf_lsp.workflow.step_detail import step_detail
+        from hwf_lsp.rules.step_detail import step_detail
 
         state = self.manager.run_store().load(run_id)
         design = None

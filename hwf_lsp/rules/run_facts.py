@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hwf_lsp.workflow.graph import descendants, parents_of
-from hwf_lsp.workflow.interrupts import was_interrupted
-from hwf_lsp.workflow.plan import build_run_plan
-from hwf_lsp.workflow.step_words import (
+from hwf_lsp.rules.graph import descendants, parents_of
+from hwf_lsp.rules.plan import build_run_plan
+from hwf_lsp.rules.step_words import (
     FINISHED_STEP_STATES,
     STEP_ANSWERED,
     STEP_DONE,
@@ -32,7 +31,7 @@ from hwf_lsp.workflow.step_words import (
     icon_of,
     step_label,
 )
-from hwf_lsp.workflow.vocabulary import DEFAULT_APPROVAL_OPTIONS, RUN_STATUSES
+from hwf_lsp.rules.vocabulary import DEFAULT_APPROVAL_OPTIONS, RUN_STATUSES
 
 STEPS_KEY = "steps"
 """Documented extra of a run (docs/run-state.md): `{step id: {started_at, ended_at,
@@ -334,3 +333,12 @@ def progress_of(facts: list[dict[str, Any]]) -> tuple[int, int]:
 def step_record(state: dict[str, Any], step_id: str) -> dict[str, Any]:
     """What the runner recorded of one step (`steps[step_id]`), `{}` when nothing."""
     return _dict(_dict(state.get(STEPS_KEY)).get(step_id))
+
+
+def was_interrupted(state: Any) -> bool:
+    """Whether the run's last advance stopped at an interrupt (it is resumable)."""
+    log_entries = state.get("log") if isinstance(state, dict) else None
+    return (isinstance(log_entries, list) and bool(log_entries)
+            and isinstance(log_entries[-1], dict)
+            and log_entries[-1].get("event") == "interrupted"
+            and state.get("status") == "running")

@@ -1,16 +1,15 @@
 """Design names and run ids become file names, so they are checked before any path is built.
 
-Anything outside the spec's patterns would be a path-traversal bug; the final
-`safe_child` check proves the resulting path stays directly inside its root.
+Anything outside the spec's patterns would be a path-traversal bug (the engine's
+`workflow/paths.py` then proves the path it builds stays directly inside its root).
+Pure: a string in, the string or a ValueError out.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
-from hwf_lsp.workflow.vocabulary import DESIGN_NAME_PATTERN, RUN_ID_PATTERN
+from hwf_lsp.rules.vocabulary import DESIGN_NAME_PATTERN, RUN_ID_PATTERN
 
 # fullmatch: `$` in the vocabulary pattern would also match before a trailing newline.
 _DESIGN_NAME_RE = re.compile(DESIGN_NAME_PATTERN.removeprefix("^").removesuffix("$"))
@@ -26,16 +25,8 @@ _RESERVED = frozenset(
 """Names Windows refuses as file names (with any extension), plus the dot entries."""
 
 
-def hermes_home(env: dict[str, str] | None = None) -> Path:
-    """$HERMES_HOME, else ~/.hermes: the directory every Hermes surface shares."""
-    env = os.environ if env is None else env
-    value = env.get("HERMES_HOME")
-    if value:
-        return Path(value).expanduser()
-    return Path.home() / ".hermes"
-
-
-def _describe(value: object) -> str:
+def describe_value(value: object) -> str:
+    """A value as an error message shows it: its repr, cut at 80 characters."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -46,13 +37,13 @@ def check_design_name(name: object) -> str:
         raise ValueError(f"design name must be a string, not {type(name).__name__}")
     if not _DESIGN_NAME_RE.fullmatch(name):
         raise ValueError(
-            f"invalid design name {_describe(name)}: must match {DESIGN_NAME_PATTERN} "
+            f"invalid design name {describe_value(name)}: must match {DESIGN_NAME_PATTERN} "
             "(lowercase letters, digits, '_', '.', '-'; at most 64 characters; "
             "starting with a letter or digit)"
         )
     stem = name.split(".", 1)[0]
     if name in _RESERVED or stem in _RESERVED:
-        raise ValueError(f"invalid design name {_describe(name)}: reserved file name")
+        raise ValueError(f"invalid design name {describe_value(name)}: reserved file name")
     return name
 
 
@@ -62,17 +53,7 @@ def check_run_id(run_id: object) -> str:
         raise ValueError(f"run id must be a string, not {type(run_id).__name__}")
     if not _RUN_ID_RE.fullmatch(run_id):
         raise ValueError(
-            f"invalid run id {_describe(run_id)}: must match {RUN_ID_PATTERN} "
+            f"invalid run id {describe_value(run_id)}: must match {RUN_ID_PATTERN} "
             "(6-32 lowercase hex digits)"
         )
     return run_id
-
-
-def safe_child(root: Path, filename: str) -> Path:
-    """root/filename, refusing anything that would not land directly inside root."""
-    if not filename or "\x00" in filename or "/" in filename or "\\" in filename:
-        raise ValueError(f"invalid file name {_describe(filename)}")
-    path = root / filename
-    if path.resolve().parent != root.resolve():
-        raise ValueError(f"invalid file name {_describe(filename)}: escapes {root}")
-    return path

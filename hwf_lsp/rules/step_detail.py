@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hwf_lsp.workflow.run_facts import plan_of, step_facts, step_record
-from hwf_lsp.workflow.step_words import duration_text
+from hwf_lsp.rules.run_facts import plan_of, step_facts, step_record
+from hwf_lsp.rules.step_words import duration_text
 
 
 def step_detail(state: dict[str, Any], node_id: str, design: Any = None) -> dict[str, Any]:
