@@ -1,6 +1,6 @@
 """A design test file's text (`*.hwf-test.json`, contract 7) as the editor sees it.
 
-The engine's checker (`workflow/design_tests.py`, the one `hwf test` runs) says what is
+The checker (`rules/design_test_check.py`, the one `hwf test` runs) says what is
 wrong and where, as JSON pointers; here a pointer becomes the span of its key or value,
 so the editor marks exactly what `hwf test` names.  Completion and hover read the design
 the file names (a value handed in: reading it is I/O, the server's job): node ids of the
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
+from ..rules.design_test_check import TestFileError
 from ..rules.run_facts import approval_options
 from ..rules.step_words import STEP_ICONS, STEP_STATES
 from ..rules.vocabulary import (
@@ -24,7 +25,6 @@ from ..rules.vocabulary import (
     OUTPUT,
     RUN_STATUSES,
 )
-from ..workflow.design_tests import TestFileError
 from .completion_items import ENUM, LITERAL, NODE, Completion, Completions, quoted_item
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .findings import syntax_findings

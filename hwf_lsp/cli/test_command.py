@@ -15,19 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, out, out_json
+from hwf_lsp.rules.design_test_check import (
+    TEST_FILE_SUFFIX,
+    DesignTestFile,
+    InvalidTestFile,
+    TestFileError,
+)
 from hwf_lsp.workflow.atomic import atomic_write_bytes
+from hwf_lsp.workflow.design_test_files import load_test_file
 from hwf_lsp.workflow.design_test_run import (
     CaseResult,
     observed_expect,
     run_case,
     run_test_file,
-)
-from hwf_lsp.workflow.design_tests import (
-    TEST_FILE_SUFFIX,
-    DesignTestFile,
-    InvalidTestFile,
-    TestFileError,
-    load_test_file,
 )
 
 SKIPPED_DIRS = ("node_modules",)

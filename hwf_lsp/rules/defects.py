@@ -33,3 +33,17 @@ class Defect:
         if self.index is not None:
             out["index"] = self.index
         return out
+
+
+MAX_DEFECTS_IN_ERROR = 5
+
+
+def format_defects(what: str, defects: list[dict[str, Any]], limit: int = MAX_DEFECTS_IN_ERROR) -> str:
+    """`<what> has N defect(s): node/field: msg; ...` — the first `limit` of them."""
+    parts = []
+    for defect in defects[:limit]:
+        where = "/".join(str(x) for x in (defect.get("node"), defect.get("field")) if x)
+        parts.append(f"{where}: {defect.get('msg')}" if where else str(defect.get("msg")))
+    more = f" (and {len(defects) - limit} more)" if len(defects) > limit else ""
+    plural = "s" if len(defects) != 1 else ""
+    return f"{what} has {len(defects)} defect{plural}: " + "; ".join(parts) + more

@@ -2,7 +2,7 @@
 
 For editors that only speak JSON Schema (VS Code's `json.schemas`, JetBrains): keys,
 result shapes, run statuses and step states are completed and checked as you type.
-Generated from the same constants `design_tests.py` checks with, never hand-edited:
+Generated from the same constants `rules/design_test_check.py` checks with, never hand-edited:
 
     python -m hwf_lsp.workflow.design_test_schema > schema/hwf-test.schema.json
 
@@ -17,12 +17,8 @@ import json
 import sys
 from typing import Any
 
+from hwf_lsp.rules.design_test_check import OPTIONAL_CASE_KEYS, OPTIONAL_FILE_KEYS, STEP_STATES
 from hwf_lsp.rules.vocabulary import RUN_STATUSES
-from hwf_lsp.workflow.design_tests import (
-    OPTIONAL_CASE_KEYS,
-    OPTIONAL_FILE_KEYS,
-    STEP_STATES,
-)
 
 SCHEMA_ID = "https://hermes-workflow.dev/schema/hwf-test.schema.json"
 """Stable identifier of the schema; a name, not necessarily a downloadable address."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.rules.conditions import ConditionError, evaluate, parse_condition
+from hwf_lsp.rules.defects import format_defects
 from hwf_lsp.rules.graph import parents_of
 from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.rules.numbers import whole_number
@@ -43,7 +44,7 @@ from hwf_lsp.workflow.seams import (
     AgentSeam,
     AgentUnavailable,
 )
-from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
+from hwf_lsp.workflow.stores import DesignStore, RunStore
 
 log = logging.getLogger(__name__)
 

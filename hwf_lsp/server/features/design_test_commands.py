@@ -18,16 +18,12 @@ from typing import TYPE_CHECKING, Any
 from hwf_lsp.analysis.design_test_text import error_span, resolve
 from hwf_lsp.jsontext.jsontree import ParsedDocument, parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.rules.design_test_check import TestFileError, examine_test_file, pointer
 from hwf_lsp.server.design_test_documents import designs_root, is_test_path
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.features.canvas import refusing
 from hwf_lsp.server.features.commands import CommandError, bad_arguments
-from hwf_lsp.workflow.design_tests import (
-    TestFileError,
-    examine_test_file,
-    pointer,
-    read_test_text,
-)
+from hwf_lsp.workflow.design_test_files import read_design_under_test, read_test_text
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
@@ -87,7 +83,9 @@ def run_file(uri: str, path: str, text: str | None, names: list[str] | None, hom
                              "msg": f"not valid JSON: {first.msg}",
                              "range": _range(lines, first.start, first.end, encoding)}]
         return answer
-    test, errors = examine_test_file(doc.to_python(), path, designs_root(home))
+    value = doc.to_python()
+    found = read_design_under_test(value, path, designs_root(home))
+    test, errors = examine_test_file(value, path, found)
     if errors or test is None:
         answer["errors"] = [_error(doc, lines, error, encoding) for error in errors]
         return answer

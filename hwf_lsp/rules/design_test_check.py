@@ -1,28 +1,28 @@
-"""Design test files (`*.hwf-test.json`, PRODUCT.md contract 7): read and checked.
+"""Design test files (`*.hwf-test.json`, contract 7) checked against their design.
 
 A test file names a design and gives cases: mocked agent results per attempt, approval
 answers, failing deliveries, and what the run must end with.  Everything a case names is
 checked against the design before anything runs, so a typo is an error at its place (a
 JSON pointer such as `/cases/2/agents/draft`, which the editor turns into a range), never
-a case that fails for a reason nobody wrote.  Running the cases is `design_test_run.py`.
+a case that fails for a reason nobody wrote.  Pure: the design arrives as a value
+(`DesignRead`); finding and reading it is the engine's `workflow/design_test_files.py`,
+running the cases `workflow/design_test_run.py`.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hwf_lsp.rules.names import check_design_name
+from hwf_lsp.rules.defects import format_defects
 from hwf_lsp.rules.plan import build_run_plan
 from hwf_lsp.rules.run_facts import approval_options
 from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.rules.vocabulary import AGENT, APPROVAL, OUTPUT, RUN_STATUSES
-from hwf_lsp.workflow.design_files import DesignFileError, design_from_text, design_name_for
-from hwf_lsp.workflow.paths import hermes_home, safe_child
-from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, format_defects, read_text_file
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TEST_FILE_SUFFIX = ".hwf-test.json"
 
@@ -133,53 +133,29 @@ def _did_you_mean(word: str, choices: list[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def load_test_file(path: str | Path, designs_root: Path | None = None, *,
-                   with_expect: bool = True) -> DesignTestFile:
-    """Read and check a test file.  FileNotFoundError when it is missing; InvalidTestFile
-    (every error, each at its place) when it is unreadable, not JSON, names no design that
-    can run, or a case names what the design does not have.
+@dataclass(frozen=True)
+class DesignRead:
+    """The design a test file names, as the engine read it (defects and all): the design,
+    the name its runs are filed under, and the file it was read from."""
 
-    `designs_root` is where a design named (not a path) is looked up: by default
-    `$HERMES_HOME/workflow-designs`, only read.  `with_expect=False` leaves each case's
-    `expect` unchecked and optional (`--write-expectations` replaces it)."""
-    text = read_test_text(path)
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidTestFile(path, [TestFileError(
-            "", None, None, f"not valid JSON: {exc.msg} at line {exc.lineno}, column "
-            f"{exc.colno}")]) from None
-    except (ValueError, RecursionError) as exc:
-        raise InvalidTestFile(path, [TestFileError("", None, None,
-                                                   f"not valid JSON: {exc}")]) from None
-    return check_test_file(raw, path, designs_root, with_expect=with_expect)
+    design: dict[str, Any]
+    name: str
+    path: str
 
 
-def read_test_text(path: str | Path) -> str:
-    """The file's text (the engine's one reader: regular files, size cap, BOM dropped);
-    an unreadable file is InvalidTestFile, a missing one FileNotFoundError."""
-    try:
-        return read_text_file(path)
-    except FileNotFoundError:
-        raise
-    except ValueError as exc:
-        raise InvalidTestFile(path, [TestFileError("", None, None, str(exc))]) from None
+def design_reference(raw: Any) -> str | None:
+    """The design a test file names (a design file or a stored design's name), if any."""
+    ref = raw.get("design") if isinstance(raw, dict) else None
+    return ref if isinstance(ref, str) and ref else None
 
 
-def check_test_file(raw: Any, path: str | Path, designs_root: Path | None = None, *,
-                    with_expect: bool = True) -> DesignTestFile:
-    """A parsed test file checked (see `load_test_file`)."""
-    test, errors = examine_test_file(raw, path, designs_root, with_expect=with_expect)
-    if errors or test is None:
-        raise InvalidTestFile(path, errors)
-    return test
-
-
-def examine_test_file(raw: Any, path: str | Path, designs_root: Path | None = None, *,
+def examine_test_file(raw: Any, path: str | Path, found: DesignRead | str | None, *,
                       with_expect: bool = True
                       ) -> tuple[DesignTestFile | None, list[TestFileError]]:
-    """(the test file, when its design can run; every error): what `check_test_file`
-    raises, as a value, for the editor, which shows the errors and still completes."""
+    """(the test file, when its design can run; every error), for the editor, which shows
+    the errors and still completes, and for `check_test_file`, which raises them.
+    `found` is what the engine read for `design_reference(raw)`: the design, or why none
+    could be read."""
     if not isinstance(raw, dict):
         return None, [TestFileError(
             "", None, None, f"a test file is a JSON object with design and cases, not "
@@ -191,26 +167,24 @@ def examine_test_file(raw: Any, path: str | Path, designs_root: Path | None = No
                                         "test file has design and cases"
                                         f"{_did_you_mean(key, list(FILE_KEYS))}", True))
     design_ref = raw.get("design")
-    found = _find_design(design_ref, "design" in raw, Path(path), designs_root, errors)
+    runnable = _runnable(design_ref, "design" in raw, found, errors)
     cases_value = raw.get("cases")
     if not isinstance(cases_value, list):
         errors.append(TestFileError(pointer("cases") if "cases" in raw else "", None, "cases",
                                     "cases must be an array of cases" if "cases" in raw
                                     else "missing cases: an array of cases"))
         cases_value = []
-    if found is None:  # nothing to check the cases against
+    if runnable is None:  # nothing to check the cases against
         errors.extend(_case_shape_errors(cases_value))
         return None, errors
-    design, design_name, design_path = found
-    cases = _CaseChecker(design, errors, with_expect).check_all(cases_value)
-    return DesignTestFile(str(path), raw, str(design_ref), design, design_name, design_path,
-                          cases), errors
+    cases = _CaseChecker(runnable.design, errors, with_expect).check_all(cases_value)
+    return DesignTestFile(str(path), raw, str(design_ref), runnable.design, runnable.name,
+                          runnable.path, cases), errors
 
 
-def _find_design(ref: Any, given: bool, path: Path, designs_root: Path | None,
-                 errors: list[TestFileError]) -> tuple[dict, str, str] | None:
-    """(design, its run name, where it was read) for `design`: a path relative to the test
-    file, else a design name in the store; None (an error recorded) when it cannot run."""
+def _runnable(ref: Any, given: bool, found: DesignRead | str | None,
+              errors: list[TestFileError]) -> DesignRead | None:
+    """The design read for `design` when it can run; None (an error recorded) otherwise."""
     at = pointer("design") if given else ""
 
     def fail(msg: str) -> None:
@@ -224,44 +198,15 @@ def _find_design(ref: Any, given: bool, path: Path, designs_root: Path | None,
         fail(f"design must be a design file or a design name, not "
              f"{'an empty string' if ref == '' else _type_name(ref)}")
         return None
-    candidate = locate_design(ref, path, designs_root)
-    if candidate is None:
-        fail(f"no design file {ref!r} beside this test file and no design named {ref!r} "
-             "in the store")
+    if not isinstance(found, DesignRead):
+        fail(found or f"no design {ref!r}")
         return None
-    try:
-        design, _name = design_from_text(read_text_file(candidate), candidate)
-    except (DesignFileError, ValueError, OSError) as exc:
-        fail(f"design {ref!r} ({candidate}) {exc}")
-        return None
-    defects = validate_designer_graph(design)
+    defects = validate_designer_graph(found.design)
     if defects:
         fail(format_defects(f"design {ref!r}", defects) + "; a design with defects cannot "
              "run (hwf check shows where)")
         return None
-    return design, design_name_for(design, candidate) or "design", str(candidate)
-
-
-def locate_design(ref: str, test_path: Path, designs_root: Path | None = None
-                  ) -> Path | None:
-    """The file `design` names: `ref` relative to the test file, else the store's design
-    named `ref`; None when neither exists."""
-    candidate = test_path.parent / ref
-    if candidate.is_file():
-        return candidate
-    return _stored_design(ref, designs_root)
-
-
-def _stored_design(name: str, designs_root: Path | None) -> Path | None:
-    """The store's file of design `name` when it exists (read only: no store is opened,
-    so nothing in $HERMES_HOME is swept or written)."""
-    try:
-        check_design_name(name)
-        root = designs_root if designs_root is not None else hermes_home() / DESIGNS_DIRNAME
-        candidate = safe_child(Path(root), f"{name}.json")
-    except ValueError:
-        return None
-    return candidate if candidate.is_file() else None
+    return found
 
 
 def _case_shape_errors(cases: list[Any]) -> list[TestFileError]:
