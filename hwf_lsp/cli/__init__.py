@@ -23,6 +23,9 @@ from hwf_lsp.cli.errors import (
 from hwf_lsp.rules.vocabulary import RUN_STATUSES
 
 DEFAULT_RUNS_PAGE = 20
+BUILT_IN_COMMANDS = ("check", "test", "run", "resume", "answer", "respond", "runs", "show",
+                     "cancel")
+SUBCOMMANDS_GROUP = "hwf_lsp.hwf_subcommands"
 
 EPILOG = f"""\
 examples:
@@ -114,7 +117,24 @@ def _add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def plugin_subcommands() -> dict[str, Any]:
+    """The subcommands other packages add to `hwf` (the Hermes plugin's `hwf hermes`): the
+    modules named by the entry points of SUBCOMMANDS_GROUP, each with
+    `add_subcommand(subparsers)` and `run_subcommand(args) -> exit code`.  Found by name,
+    so `hwf` never imports the plugin, and the plugin may import `hwf`."""
+    from importlib.metadata import entry_points
+
+    return {entry.name: entry.load() for entry in entry_points(group=SUBCOMMANDS_GROUP)}
+
+
+def _plugins_for(argv: Sequence[str] | None) -> dict[str, Any]:
+    """The plugin subcommands, looked up only when `argv` may name one (importlib.metadata
+    costs every built-in command ~30 ms)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    return {} if words and words[0] in BUILT_IN_COMMANDS else plugin_subcommands()
+
+
+def build_parser(plugins: dict[str, Any] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hwf",
         description="Check Hermes Workflow designs and run them from the terminal. Runs are "
@@ -200,9 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
     cancel = add("cancel", "cancel a run (a parked or running one)")
     cancel.add_argument("run_id", metavar="RUN_ID")
     _add_home_option(cancel)
-    from hwf_lsp.hermes.cli import add_hermes_command  # `hwf hermes ...`: the Hermes plugin
-
-    add_hermes_command(sub)
+    for plugin in (plugin_subcommands() if plugins is None else plugins).values():
+        plugin.add_subcommand(sub)
     return parser
 
 
@@ -221,12 +240,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     _tolerate_any_terminal()
-    args = build_parser().parse_args(argv)
+    plugins = _plugins_for(argv)
+    args = build_parser(plugins).parse_args(argv)
     try:
-        if args.command == "hermes":
-            from hwf_lsp.hermes.cli import run_hermes_command
-
-            return run_hermes_command(args)
+        if args.command in plugins:
+            return plugins[args.command].run_subcommand(args)
         if args.command == "check":
             from hwf_lsp.cli.check import run_check
 

@@ -1,9 +1,10 @@
 """`hwf hermes install|cron-prompt`: the plugin's own subcommand of `hwf`.
 
-Added to the `hwf` parser by `add_hermes_command` and run by `run_hermes_command`;
-`hwf_lsp/cli` only calls these two (so this module must stay cheap to import: everything
-else is imported when a subcommand runs).  `hermes workflow ...`, the other direction
-(`hwf` inside Hermes), is `workflow_command.py`.
+Registered through the entry point group `hwf_lsp.hwf_subcommands` (pyproject.toml), so
+`hwf_lsp/cli` never imports the plugin: it finds this module by name and calls
+`add_subcommand` and `run_subcommand` (so this module must stay cheap to import:
+everything else is imported when a subcommand runs).  `hermes workflow ...`, the other
+direction (`hwf` inside Hermes), is `workflow_command.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
-def add_hermes_command(sub: Any) -> argparse.ArgumentParser:
+def add_subcommand(sub: Any) -> argparse.ArgumentParser:
     """`hwf hermes {install,cron-prompt}` on the `hwf` subparsers `sub`."""
     hermes = sub.add_parser(
         "hermes", help="the Hermes Agent plugin: install it, print its cron prompt",
@@ -88,7 +89,7 @@ def _install(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def run_hermes_command(args: argparse.Namespace) -> int:
+def run_subcommand(args: argparse.Namespace) -> int:
     """Run `hwf hermes ...`; the exit code."""
     if args.hermes_command == "install":
         try:
