@@ -121,15 +121,16 @@ def _local_names(function: ast.AST) -> set[str]:
     return names
 
 
-def shared_state_changes(source: str) -> list[str]:
-    """Where a function changes a module-level object, declares `global`, or memoises."""
+def shared_state_changes(source: str, *, memoisers: bool = True) -> list[str]:
+    """Where a function changes a module-level object, declares `global`, or (unless
+    `memoisers=False`) memoises."""
     tree = ast.parse(source)
     shared = _module_names(tree)
     found: list[str] = []
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             continue
-        if not isinstance(function, ast.Lambda):
+        if memoisers and not isinstance(function, ast.Lambda):
             for decorator in function.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
                 name = target.attr if isinstance(target, ast.Attribute) else getattr(
@@ -159,6 +160,18 @@ def test_the_pure_layers_keep_no_process_wide_state(package: str) -> None:
     wrong = [f"{path.relative_to(ROOT)}: {what}"
              for path in sorted((ROOT / "hwf_lsp" / package).rglob("*.py"))
              for what in shared_state_changes(path.read_text(encoding="utf-8"))]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("package", ["server", "cli", "hermes"])
+def test_state_lives_in_the_objects_that_own_it(package: str) -> None:
+    """Above the pure layers too, no module-level container a function changes and no
+    `global`: state belongs to the server, the command or the plugin registration that
+    owns it, so two of them in one process (tests, a host) never share it."""
+    wrong = [f"{path.relative_to(ROOT)}: {what}"
+             for path in sorted((ROOT / "hwf_lsp" / package).rglob("*.py"))
+             for what in shared_state_changes(path.read_text(encoding="utf-8"),
+                                              memoisers=False)]
     assert not wrong, wrong
 
 

@@ -235,7 +235,7 @@ def _tolerate_any_terminal() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     code = _main(argv)
-    return EXIT_READER_LEFT if errors.reader_left else code
+    return EXIT_READER_LEFT if errors.reader_left() else code
 
 
 def _main(argv: Sequence[str] | None) -> int:
