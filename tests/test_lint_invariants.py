@@ -44,13 +44,17 @@ def test_lint_bans_the_protocol_outside_the_server(filename: str, source: str,
     assert ("TID251" in ruff_codes(source, filename)) == banned
 
 
-ABOVE_THE_ENGINE = ("hwf_lsp.analysis", "hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes")
+ABOVE_THE_ENGINE = ("hwf_lsp.analysis", "hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes",
+                    "hwf_lsp.generators")
 LAYERS = {
     # package: the hwf_lsp packages it must never import
     "jsontext": ("hwf_lsp.rules", "hwf_lsp.workflow", *ABOVE_THE_ENGINE),
     "rules": ("hwf_lsp.jsontext", "hwf_lsp.workflow", *ABOVE_THE_ENGINE),
     "workflow": ("hwf_lsp.jsontext", *ABOVE_THE_ENGINE),
-    "analysis": ("hwf_lsp.workflow", "hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes"),
+    "analysis": ("hwf_lsp.workflow", "hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes",
+                 "hwf_lsp.generators"),
+    "generators": ("hwf_lsp.jsontext", "hwf_lsp.workflow", "hwf_lsp.analysis", "hwf_lsp.server",
+                   "hwf_lsp.cli", "hwf_lsp.hermes"),
     "cli": ("hwf_lsp.server", "hwf_lsp.hermes"),
     "hermes": ("hwf_lsp.server", "hwf_lsp.analysis", "hwf_lsp.jsontext"),
 }

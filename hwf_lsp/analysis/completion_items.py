@@ -42,7 +42,7 @@ from ..rules.vocabulary import (
 from . import completion_rank
 from .context import ITEM, KEY, NONE, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
     "kind", "field", "enum", "node", "path", "operator", "literal", "snippet", "property")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..jsontext.jsontree import ParsedDocument
 from ..rules.step_words import step_label, step_sentence
 from .design import design_of
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 PLAN, STATUS = "plan", "status"
 

@@ -27,7 +27,7 @@ from ..rules.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, fie
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
 from .navigation import occurrence_at
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 PREVIEW_CHARS = 400
 FIELD_RULES = {

@@ -1,7 +1,8 @@
 """The `hwf` command: check designs and run them from a terminal.
 
-Thin by design: argparse lives here, the work lives in `cli_check` (contract 2)
-and `cli_runs` (contract 4). Both call the engine; they don't copy it.
+Thin by design: argparse lives here, the work lives in `check.py` (contract 2), `runs.py`
+(contract 4) and `design_test_command.py` (contract 7). They call the engine; they don't
+copy it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ examples:
   hwf show 3f2a9c01d4e5 --step review
 
 the design format (every kind, its fields, required or not, defaults, limits):
-  docs/design-format.md, or print it: python -m hwf_lsp.workflow.format_doc
+  docs/design-format.md, or print it: python -m hwf_lsp.generators.design_format_doc
 
 {EXIT_CODES_HELP}
 
@@ -250,7 +251,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
             return run_check(args.paths, args.format)
         if args.command == "test":
-            from hwf_lsp.cli.test_command import run_tests
+            from hwf_lsp.cli.design_test_command import run_tests
 
             return run_tests(args.paths, args.format, args.write_expectations)
         from hwf_lsp.cli import runs as cli_runs

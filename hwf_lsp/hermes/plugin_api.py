@@ -40,7 +40,7 @@ from hwf_lsp.analysis.expression_completion import (
 )
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.hermes import tools
 from hwf_lsp.hermes.design_revision import revision_of, stored_revision, written_revision
 from hwf_lsp.hermes.engine import Workflows

@@ -2,8 +2,8 @@
 
 Every surface (the `hwf` CLI, hover, inlay hints, code lenses, the run summary the
 editor and the Hermes tools get) shows a step's state with these words and icons and
-nothing else, so a failed delivery or a rejection reads the same everywhere
-(PRODUCT.md, "One truth about a run").  What state a step is in is decided by
+nothing else, so a failed delivery or a rejection reads the same everywhere (one truth
+about a run).  What state a step is in is decided by
 `run_facts.step_facts`; this module only names and draws it.
 """
 

@@ -8,7 +8,7 @@ and the elements of list fields, never deeper, so nesting depth cannot hurt it.
 Defects come graph-level first, then in node order, and within a node in field
 order (id, type, after, title, then the kind's own fields as vocabulary lists them).
 
-Decisions beyond the spec's table (PRODUCT.md): an optional field that is present
+Decisions beyond the spec's table (docs/decisions.md): an optional field that is present
 is checked even when it is null (null is not "absent"); a condition must read a
 step (agent, condition, approval or output): a note or the trigger has no output.
 """

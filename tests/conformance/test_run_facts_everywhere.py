@@ -31,7 +31,7 @@ from support.fixture_runs import (
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.hints import STATUS, hints
 from hwf_lsp.analysis.hover_text import node_markdown
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.cli import main as hwf_main
 from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.slash import summary_lines

@@ -1,7 +1,7 @@
 """textDocument/codeLens: run actions above the nodes of a design.
 
 "▶ Start run" on the trigger, "▶ Run from here" on every step, and, following
-the newest run of the design (RunsIndex) and its run facts: its status and progress on
+the newest run of the design (NewestRunsByDesign) and its run facts: its status and progress on
 the trigger, each step's state (opening the step's detail, `hwf.showStep`), "Answer…"
 on a waiting approval, "Respond…" on a waiting agent step and "↻ Retry from here" on
 the step a run failed at.  Each lens carries the arguments of its command (docs/commands.md).
@@ -43,7 +43,7 @@ RETRY_TITLE = "↻ Retry from here"
 def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, list[Any]]]:
     """(offset, title, command, arguments) per lens, in document order.
 
-    `run` is the newest run of the design (analysis.run_info.RunInfo) or None.  Each step of it
+    `run` is the newest run of the design (analysis.newest_run.RunInfo) or None.  Each step of it
     gets its state (the engine's run facts, `workflow.step_words.step_label`), and the
     action its state calls for: answer or respond to a waiting step, retry a failed one.
     """

@@ -23,8 +23,8 @@ from hwf_lsp.rules.plan import PlanError
 from hwf_lsp.rules.run_facts import approval_options
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.guard import RequestRefused
-from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.workflow.locks import RunBusyError
+from hwf_lsp.workflow.run_summary import run_summary
 
 if TYPE_CHECKING:
     from hwf_lsp.server.runs.manager import RunManager

@@ -4,7 +4,7 @@ For editors that only speak JSON Schema (VS Code's `json.schemas`, JetBrains): k
 result shapes, run statuses and step states are completed and checked as you type.
 Generated from the same constants `rules/design_test_check.py` checks with, never hand-edited:
 
-    python -m hwf_lsp.workflow.design_test_schema > schema/hwf-test.schema.json
+    python -m hwf_lsp.generators.design_test_schema > schema/hwf-test.schema.json
 
 A schema cannot know the design a test names, so node ids, kinds and an approval's
 options are `hwf test`'s job (its errors point at the field).  Pure: no I/O except
@@ -100,8 +100,8 @@ def build_schema() -> dict[str, Any]:
         "$schema": DRAFT,
         "$id": SCHEMA_ID,
         "title": "Hermes Workflow design test",
-        "description": "A *.hwf-test.json file: `hwf test` runs its cases (PRODUCT.md "
-                       "contract 7).",
+        "description": "A *.hwf-test.json file: `hwf test` runs its cases (contract 7, "
+                       "docs/cli.md).",
         "type": "object",
         "required": ["design", "cases"],
         "additionalProperties": False,

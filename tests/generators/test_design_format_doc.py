@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from hwf_lsp.generators import design_format_doc
 from hwf_lsp.rules import vocabulary as vocab
 from hwf_lsp.rules.validator import validate_designer_graph
-from hwf_lsp.workflow import format_doc
 
 REPO = Path(__file__).resolve().parents[2]
-TEXT = format_doc.render()
+TEXT = design_format_doc.render()
 
 
 def test_the_minimal_design_is_valid_and_in_the_readme() -> None:
-    assert validate_designer_graph(format_doc.MINIMAL_DESIGN) == []
+    assert validate_designer_graph(design_format_doc.MINIMAL_DESIGN) == []
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert format_doc.design_json(format_doc.MINIMAL_DESIGN) in readme
+    assert design_format_doc.design_json(design_format_doc.MINIMAL_DESIGN) in readme
 
 
 ROWS = [(kind, field) for kind in vocab.KINDS for field in vocab.KIND_FIELDS[kind]]
@@ -44,5 +44,5 @@ def test_every_rule_code_is_listed(code: str) -> None:
 def test_hwf_help_points_at_the_doc() -> None:
     from hwf_lsp.cli import EPILOG
 
-    assert format_doc.DOC_PATH in EPILOG
-    assert "python -m hwf_lsp.workflow.format_doc" in EPILOG
+    assert design_format_doc.DOC_PATH in EPILOG
+    assert "python -m hwf_lsp.generators.design_format_doc" in EPILOG

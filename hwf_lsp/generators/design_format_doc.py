@@ -3,7 +3,7 @@
 Like the JSON Schema (schema_gen.py), the doc is generated, never hand-edited, so it
 cannot drift from what the rulebook, completion and hover read:
 
-    python -m hwf_lsp.workflow.format_doc > docs/design-format.md
+    python -m hwf_lsp.generators.design_format_doc > docs/design-format.md
 
 and a test checks that the committed file equals this module's output. Pure: no
 I/O except `main` printing.
@@ -115,8 +115,8 @@ def render() -> str:
     lines = [
         "# The design format",
         "",
-        "<!-- Generated from hwf_lsp/workflow/vocabulary.py by "
-        "`python -m hwf_lsp.workflow.format_doc > docs/design-format.md`; do not edit. -->",
+        "<!-- Generated from hwf_lsp/rules/vocabulary.py by "
+        "`python -m hwf_lsp.generators.design_format_doc > docs/design-format.md`; do not edit. -->",
         "",
         "A design is one JSON object: a `name` and a list of `nodes`. Each node has an `id`, "
         "a `type` (its kind) and the fields of that kind; `after` lists the nodes it runs "

@@ -4,7 +4,7 @@ The schema serves tools that only speak JSON Schema (VS Code's `json.schemas`,
 JetBrains, CI linters).  It is generated, never hand-edited, so it cannot drift
 from the rulebook's vocabulary:
 
-    python -m hwf_lsp.workflow.schema_gen > schema/hermes-workflow-design.schema.json
+    python -m hwf_lsp.generators.design_schema > schema/hermes-workflow-design.schema.json
 
 and a test checks that the committed file equals this module's output.
 
@@ -302,7 +302,7 @@ def build_schema() -> dict[str, Any]:
         "$id": SCHEMA_ID,
         "title": "Hermes Workflow design",
         "description": "A Hermes Workflow design: a name and its nodes. Generated from "
-        "hwf_lsp/workflow/vocabulary.py by hwf_lsp.workflow.schema_gen; do not edit by hand. "
+        "hwf_lsp/rules/vocabulary.py by hwf_lsp.generators.design_schema; do not edit by hand. "
         "Unique ids, edges to real nodes, cycles, exactly one trigger and the nodes a "
         "condition reads are checked by the rulebook (hwf check / the language server), "
         "not here.",
