@@ -15,7 +15,6 @@ from urllib.parse import quote
 
 from hwf_lsp.rules.vocabulary import EDITOR_RULES, RULES
 
-REPORT_FORMATS = ("github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 

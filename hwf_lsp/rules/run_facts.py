@@ -115,14 +115,6 @@ def failed_step(state: Any, design: Any = None) -> str | None:
     return plan[cursor]["id"] if cursor < len(plan) else None
 
 
-def step_status(state: dict[str, Any], step_id: str, failed: str | None = None) -> str:
-    """The state word of one step (`step_words`): `step_facts`' status of that step.
-
-    `failed` is `failed_step(state, ...)`, passed in so a caller asking about every step
-    of a run finds it once."""
-    return step_fact(state, step_id, failed)["status"]
-
-
 def step_fact(state: dict[str, Any], step_id: str, failed: str | None = None,
               design: Any = None) -> dict[str, Any]:
     """The facts of one step (`step_facts`' entry); a step the run cannot plan is read

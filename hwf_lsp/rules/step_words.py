@@ -47,7 +47,6 @@ FINISHED_STEP_STATES: frozenset[str] = frozenset({
 WHY_FALSE_CONDITION = "false condition"
 WHY_SKIPPED_PARENT = "skipped parent"
 WHY_REJECTED_UPSTREAM = "rejected upstream"
-SKIP_REASONS: tuple[str, ...] = (WHY_FALSE_CONDITION, WHY_SKIPPED_PARENT, WHY_REJECTED_UPSTREAM)
 """Why a step is skipped (`why` of a skipped step's facts)."""
 
 

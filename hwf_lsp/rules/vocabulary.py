@@ -68,7 +68,6 @@ RUN_STATUSES: tuple[str, ...] = (
     "failed",
     "cancelled",
 )
-PARKED_STATUSES: tuple[str, ...] = ("awaiting_agent", "awaiting_approval")
 FINISHED_STATUSES: tuple[str, ...] = ("completed", "failed", "cancelled")
 
 # --- fields ---------------------------------------------------------------
@@ -185,14 +184,6 @@ and edits it in its side form."""
 ALL_FIELD_NAMES: frozenset[str] = frozenset(
     f.name for kind in KINDS for f in fields_for(kind)
 )
-
-FREE_TEXT_FIELDS: frozenset[str] = frozenset(
-    {"prompt", "question", "title", "text", "profile", "model"}
-)
-"""Fields whose value the rulebook checks only for being a string (prompt and question:
-a non-blank one) and that no message quotes or other rule reads.  An edit inside such a
-value that keeps it a non-blank string cannot change any defect or warning, which lets
-the editor skip the check on most keystrokes (analysis/carry_over.py)."""
 
 # --- rules: the spec's rule table, named ----------------------------------
 # Every defect and diagnostic carries one of these as its `code`.

@@ -20,10 +20,8 @@ from hwf_lsp.rules.run_facts import (
     state_problem,
     step_facts,
 )
-from hwf_lsp.rules.step_words import STEP_ANSWERED, STEP_REUSED, progress_text
+from hwf_lsp.rules.step_words import progress_text
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME
-
-__all__ = ["STEP_ANSWERED", "STEP_REUSED", "run_summary"]
 
 
 def _str_or_none(value: Any) -> str | None:

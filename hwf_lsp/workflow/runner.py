@@ -70,9 +70,6 @@ CANCEL_WAIT_S = 5.0
 50 ms of the request, so only a delivery in progress takes longer)."""
 CANCEL_POLL_S = 0.05
 
-CHECKPOINTS: tuple[str, ...] = ("step-start", "before-persist", "after-persist", "after-delivery")
-"""Named crash points: the reliability tests kill the runner at each of them."""
-
 _MISSING: Any = object()
 
 

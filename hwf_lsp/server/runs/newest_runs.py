@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hwf_lsp.analysis.newest_run import RunInfo
-from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow
+from hwf_lsp.workflow.run_index import Changes, RunRow
 from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
 
 if TYPE_CHECKING:
@@ -134,11 +134,3 @@ class _Refreshing:
 
     def newest(self, design_name: str | None) -> RunInfo | None:
         return self.index.newest(design_name)
-
-    @property
-    def fresh_index(self) -> NewestRunsByDesign:
-        """The index this view reads through."""
-        return self.index
-
-
-__all__ = ["NO_CHANGES", "Changes", "RunInfo", "NewestRunsByDesign"]
