@@ -1,4 +1,4 @@
-"""Paper cuts a new user met in `hwf` (issue 15, item 5): each one as a table of cases.
+"""What `hwf` says about a user's mistakes (each one as a table of cases):
 
 - a refused answer or response prints only its error, and records nothing;
 - `hwf run` on a file that is not JSON says what `hwf check` says, at the same place;

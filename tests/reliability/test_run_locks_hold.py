@@ -1,10 +1,10 @@
-"""Issue 33, A8 and A11: run locks that another local user cannot hold, and that never
-leave the runs folder.
+"""Run locks hold: another local user cannot hold one, they never leave the runs folder,
+and deleting a held lock file lets no second runner in.
 
-A8: the lock's abstract socket name is a hash of the runs path and the run id, both
+The lock's abstract socket name is a hash of the runs path and the run id, both
 knowable (`workflow-runs` is 0755), so any local user could bind it and keep a run
 "busy" forever; the lock file (0644 in a 0755 `.locks`) could be flocked by anyone too.
-A11: a `.locks` replaced by a symlink put lock files wherever it pointed.
+A `.locks` replaced by a symlink put lock files wherever it pointed.
 The other user is uid 65534 (nobody), in a forked child that drops root.
 """
 
@@ -177,3 +177,16 @@ def test_hwf_says_why_it_refuses_a_symlinked_locks_folder(tmp_path) -> None:
     assert "refusing to make lock files there" in done.stderr, done.text
     assert "Traceback" not in done.stderr
     assert list(outside.iterdir()) == []
+
+
+def test_deleting_a_held_lock_file_does_not_let_a_second_runner_in(tmp_path: Path) -> None:
+    root = tmp_path / "workflow-runs"
+    with RunLock(root, "abcdef") as held:
+        held.path.unlink()
+        with pytest.raises(RunBusyError):
+            RunLock(root, "abcdef").acquire()
+        held.path.parent.rename(root / ".locks-gone")  # the whole directory, too
+        with pytest.raises(RunBusyError):
+            RunLock(root, "abcdef").acquire()
+    with RunLock(root, "abcdef"):  # released: free again
+        pass
