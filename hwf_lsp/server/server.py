@@ -35,7 +35,7 @@ from hwf_lsp.server.features import (
     commands,
     completion,
     definition,
-    design_test_commands,
+    run_design_tests,
     diagnostics,
     document_diagnostic,
     document_highlight,
@@ -66,7 +66,7 @@ FEATURES = (
     diagnostics, document_diagnostic, completion, hover, definition, references, rename,
     document_symbols, document_highlight, folding_range, selection_range, formatting,
     call_hierarchy, semantic_tokens, workspace_symbols, code_actions, inlay_hints, code_lens,
-    commands, canvas, design_test_commands,
+    commands, canvas, run_design_tests,
 )
 """Every feature module (one per LSP method), in the order its handlers are registered."""
 
