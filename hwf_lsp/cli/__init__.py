@@ -118,21 +118,16 @@ def _add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def plugin_subcommands() -> dict[str, Any]:
+def plugin_subcommands(argv: Sequence[str] = ()) -> dict[str, Any]:
     """The subcommands other packages add to `hwf` (the Hermes plugin's `hwf hermes`): the
-    modules named by the entry points of SUBCOMMANDS_GROUP, each with
-    `add_subcommand(subparsers)` and `run_subcommand(args) -> exit code`.  Found by name,
-    so `hwf` never imports the plugin, and the plugin may import `hwf`."""
+    modules the entry points of SUBCOMMANDS_GROUP name, each with `add_subcommand` and
+    `run_subcommand`, found by name (so the plugin may import `hwf`).  None when `argv`
+    names a built-in command: importlib.metadata costs ~30 ms."""
+    if argv and argv[0] in BUILT_IN_COMMANDS:
+        return {}
     from importlib.metadata import entry_points
 
     return {entry.name: entry.load() for entry in entry_points(group=SUBCOMMANDS_GROUP)}
-
-
-def _plugins_for(argv: Sequence[str] | None) -> dict[str, Any]:
-    """The plugin subcommands, looked up only when `argv` may name one (importlib.metadata
-    costs every built-in command ~30 ms)."""
-    words = sys.argv[1:] if argv is None else list(argv)
-    return {} if words and words[0] in BUILT_IN_COMMANDS else plugin_subcommands()
 
 
 def build_parser(plugins: dict[str, Any] | None = None) -> argparse.ArgumentParser:
@@ -241,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     _tolerate_any_terminal()
-    plugins = _plugins_for(argv)
+    plugins = plugin_subcommands(sys.argv[1:] if argv is None else argv)
     args = build_parser(plugins).parse_args(argv)
     try:
         if args.command in plugins:

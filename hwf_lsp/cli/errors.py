@@ -79,11 +79,7 @@ printed about it, and a run being advanced goes on to its end."""
 
 
 class ReaderLeft(io.TextIOBase):
-    """`sys.stdout` once its reader has gone: later output is dropped.  The fact lives on
-    the stream it is about, not in a module global."""
-
-    def writable(self) -> bool:
-        return True
+    """`sys.stdout` once its reader has gone (the fact lives on the stream): output dropped."""
 
     def write(self, text: str) -> int:
         return len(text)

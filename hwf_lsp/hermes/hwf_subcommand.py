@@ -1,9 +1,8 @@
 """`hwf hermes install|cron-prompt`: the plugin's own subcommand of `hwf`.
 
-Registered through the entry point group `hwf_lsp.hwf_subcommands` (pyproject.toml), so
-`hwf_lsp/cli` never imports the plugin: it finds this module by name and calls
-`add_subcommand` and `run_subcommand` (so this module must stay cheap to import:
-everything else is imported when a subcommand runs).  `hermes workflow ...`, the other
+Registered by the entry point group `hwf_lsp.hwf_subcommands` (pyproject.toml): `hwf`
+finds it by name, never imports it, and calls `add_subcommand` and `run_subcommand` (cheap
+to import: the rest is imported when a subcommand runs).  `hermes workflow ...`, the other
 direction (`hwf` inside Hermes), is `workflow_command.py`.
 """
 

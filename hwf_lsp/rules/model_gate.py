@@ -1,11 +1,9 @@
 """The model-override trust gate as a value: whether an agent node's `model` is passed on.
 
 `plugins.entries.visual-workflow.llm.allow_model_override` in `$HERMES_HOME/config.yaml`
-decides it; `gate_from_config` reads a parsed config (any YAML value) the way Hermes
-does, only stricter: anything but a literal `true` keeps the gate closed.
-`llm.allowed_models` is honoured as Hermes does it: a list limits the models, `"*"`
-allows any.  Reading the file is the engine's (`workflow/trust.py`); editor settings
-and CLI flags can only narrow the gate (`ModelGate.narrowed`), never open it.
+decides it, read as Hermes reads it (a literal `true` only: stricter can only drop a
+model); `llm.allowed_models` limits the models (`"*"`: any).  Reading the file is the
+engine's (`workflow/trust.py`); settings and flags only narrow the gate, never open it.
 """
 
 from __future__ import annotations

@@ -34,43 +34,25 @@ _LAZY: dict[str, str] = {
     "RunStore": "stores",
 }
 
-__all__ = [
-    "build_run_plan",
-    "validate_designer_graph",
-    "AgentCancelled",
-    "AgentFailure",
-    "AgentRequest",
-    "CallableAgentSeam",
-    "CommandAgentSeam",
-    "Delivery",
-    "DesignStore",
-    "RunBusyError",
-    "RunLock",
-    "RunStore",
-    "Runner",
-    "agent_seam_from_env",
-    "atomic_write_json",
-    "hermes_home",
-    "prepare_rerun",
-    "sweep_temp_files",
-]
+__all__ = ["build_run_plan", "validate_designer_graph", *_LAZY]
 
-if TYPE_CHECKING:  # for type checkers and editors: the lazy names, eagerly
-    from .atomic import atomic_write_json, sweep_temp_files
-    from .delivery import Delivery
-    from .locks import RunBusyError, RunLock
-    from .paths import hermes_home
-    from .rerun import prepare_rerun
-    from .runner import Runner
-    from .seams import (
-        AgentCancelled,
-        AgentFailure,
-        AgentRequest,
-        CallableAgentSeam,
-        CommandAgentSeam,
-        agent_seam_from_env,
-    )
-    from .stores import DesignStore, RunStore
+if TYPE_CHECKING:  # type checkers and editors see the lazy names (`X as X`: re-exported)
+    from .atomic import atomic_write_json as atomic_write_json
+    from .atomic import sweep_temp_files as sweep_temp_files
+    from .delivery import Delivery as Delivery
+    from .locks import RunBusyError as RunBusyError
+    from .locks import RunLock as RunLock
+    from .paths import hermes_home as hermes_home
+    from .rerun import prepare_rerun as prepare_rerun
+    from .runner import Runner as Runner
+    from .seams import AgentCancelled as AgentCancelled
+    from .seams import AgentFailure as AgentFailure
+    from .seams import AgentRequest as AgentRequest
+    from .seams import CallableAgentSeam as CallableAgentSeam
+    from .seams import CommandAgentSeam as CommandAgentSeam
+    from .seams import agent_seam_from_env as agent_seam_from_env
+    from .stores import DesignStore as DesignStore
+    from .stores import RunStore as RunStore
 
 
 def __getattr__(name: str) -> Any:

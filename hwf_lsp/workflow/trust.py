@@ -1,17 +1,8 @@
-"""The model-override trust gate: one key in the Hermes config, read the same way everywhere.
-
-`plugins.entries.visual-workflow.llm.allow_model_override` in `$HERMES_HOME/config.yaml`
-decides whether an agent node's `model` reaches whoever performs the step: the
-Hermes host reads that key for the plugin's `ctx.llm`, and `hwf`, the language
-server and the plugin's other seams read it here, so they all agree. Editor
-settings and CLI flags can only narrow the gate, never open it.
-
-The file is only read (PyYAML `safe_load`), never written: Hermes' own
-`load_config()` creates files in the home, which a reader outside Hermes must
-not do. Anything but a literal `true` keeps the gate closed. Hermes treats any
-truthy value as true, so a stricter reading can only drop a model, never send one
-that Hermes would refuse. `llm.allowed_models` is honoured as Hermes does it: a list
-limits the models, `"*"` allows any.
+"""The model-override trust gate read from `$HERMES_HOME/config.yaml`, the same way for
+the plugin's seams, `hwf` and the language server (the gate as a value and how a config
+decides it: `rules/model_gate.py`).  The file is only read (PyYAML `safe_load`), never
+written: Hermes' own `load_config()` creates files in the home, which a reader outside
+Hermes must not do.  Unreadable, too big or not YAML: the gate stays closed.
 """
 
 from __future__ import annotations
