@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
-from ..workflow.conditions import resolve_path
-from ..workflow.vocabulary import (
+from ..rules.conditions import resolve_path
+from ..rules.vocabulary import (
     AGENT,
     KIND_DOCS,
     KINDS,
@@ -42,7 +42,7 @@ from ..workflow.vocabulary import (
 from . import completion_rank
 from .context import ITEM, KEY, NONE, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
     "kind", "field", "enum", "node", "path", "operator", "literal", "snippet", "property")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..jsontext.jsontree import ParsedDocument, source_offset
-from ..workflow.conditions import NAME_PATTERN, ConditionError, parse_condition
+from ..rules.conditions import NAME_PATTERN, ConditionError, parse_condition
 from .design import design_of
 
 __all__ = ["TOKEN_TYPES", "condition_tokens"]

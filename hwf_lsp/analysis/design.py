@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
-from ..workflow.graph import (
+from ..rules.graph import (
     children_map,
     descendants,
     parents_of,
     stable_topological_order,
     usable_id,
 )
-from ..workflow.plan import build_run_plan
-from ..workflow.vocabulary import NOTE, STEP_KINDS, TRIGGER
+from ..rules.plan import build_run_plan
+from ..rules.vocabulary import NOTE, STEP_KINDS, TRIGGER
 
 
 @dataclass(slots=True)

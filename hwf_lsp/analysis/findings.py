@@ -14,7 +14,7 @@ from typing import Any
 
 from ..jsontext.jsontree import ParsedDocument, parse
 from ..jsontext.positions import LineIndex
-from ..workflow.validator import collect_defects
+from ..rules.validator import collect_defects
 from .design import design_of
 from .lint import sorted_warnings
 from .locate import Finding, findings_for

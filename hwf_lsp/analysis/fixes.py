@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
-from ..workflow.conditions import INDEX_SEGMENT_RE, NAME_RE
-from ..workflow.graph import would_create_cycle
-from ..workflow.vocabulary import (
+from ..rules.conditions import INDEX_SEGMENT_RE, NAME_RE
+from ..rules.graph import would_create_cycle
+from ..rules.vocabulary import (
     AGENT,
     DELIVER_VALUES,
     KINDS,

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..jsontext.positions import LineIndex
-from ..workflow.vocabulary import COMMON_FIELDS, KIND_FIELDS, MAIN_FIELD, Field
+from ..rules.vocabulary import COMMON_FIELDS, KIND_FIELDS, MAIN_FIELD, Field
 from .design import Design, NodeInfo, design_of
 from .locate import Finding
 

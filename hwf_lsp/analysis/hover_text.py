@@ -14,20 +14,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsontext.jsontree import ParsedDocument, source_offset
-from ..workflow.conditions import (
+from ..rules.conditions import (
     NAME_PATTERN,
     ConditionError,
     evaluate,
     parse_condition,
     resolve_path,
 )
-from ..workflow.step_words import step_sentence, times_text
-from ..workflow.trust import GATE_KEY, ModelGate
-from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
+from ..rules.model_gate import GATE_KEY, ModelGate
+from ..rules.step_words import step_sentence, times_text
+from ..rules.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
 from .navigation import occurrence_at
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 PREVIEW_CHARS = 400
 FIELD_RULES = {
@@ -178,8 +178,8 @@ def node_markdown(info: NodeInfo, run: RunInfo | None) -> str:
 
 
 def run_markdown(run: RunInfo, node_id: str) -> list[str]:
-    """What the newest run's facts say of one step (`workflow.run_facts`, words of
-    `workflow.step_words`): its state and why, when it ran, its failed attempts, its output."""
+    """What the newest run's facts say of one step (`rules.run_facts`, words of
+    `rules.step_words`): its state and why, when it ran, its failed attempts, its output."""
     fact = run.fact(node_id)
     if fact is None:
         return []

@@ -14,7 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument, source_offset
-from ..workflow.conditions import NAME_PATTERN
+from ..rules.conditions import NAME_PATTERN
 from .design import Design, NodeInfo, design_of
 
 DEFINITION, AFTER, CONDITION = "definition", "after", "condition"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..jsontext.jsontree import ParsedDocument
-from ..workflow.vocabulary import TRIGGER
+from ..rules.vocabulary import TRIGGER
 from .design import NodeInfo, design_of
 
 DETAIL_CHARS = 60
@@ -42,8 +42,6 @@ class Symbol:
     selection_start: int
     selection_end: int
     """Its id value (else its opening brace)."""
-    plan_position: int | None
-    """1-based position in the run plan, for steps."""
     children: tuple[FieldSymbol, ...] = field(default=())
     """The node's fields in source order (a hierarchical outline shows them)."""
 
@@ -89,7 +87,7 @@ def document_symbols(doc: ParsedDocument, *, with_fields: bool = False) -> list[
         detail = node_label(info)
         if position is not None:
             detail = f"#{position} {detail}"
-        symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection, position,
+        symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection,
                         _field_symbols(doc.text, info) if with_fields else ())
         if info.kind == TRIGGER:
             first.append(symbol)

@@ -130,7 +130,7 @@ class Analysis:
     text: str
     _doc: Any = field(default=None, repr=False)
     run: Any = None
-    """analysis.run_info.RunInfo of the newest run of this design, or None."""
+    """analysis.newest_run.RunInfo of the newest run of this design, or None."""
     stale: bool = False
     """Set when outside data (runs on disk) may have changed: recompute even this version."""
     _findings: list[Any] | None = field(default=None, repr=False)

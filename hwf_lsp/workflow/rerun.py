@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hwf_lsp.workflow.graph import ancestors, descendants
+from hwf_lsp.rules.graph import ancestors, descendants
+from hwf_lsp.rules.vocabulary import fields_for
 from hwf_lsp.workflow.runner import check_startable, iso_utc, new_run_state, run_name
 from hwf_lsp.workflow.stores import RunStore
-from hwf_lsp.workflow.vocabulary import fields_for
 
 IGNORED_FOR_STALENESS = frozenset({"title"})
 """Fields that do not change what a step computes; layout keys are ignored as unknown fields."""

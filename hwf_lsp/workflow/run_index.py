@@ -56,7 +56,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hwf_lsp.workflow.names import check_run_id, legal_run_file
+from hwf_lsp.rules.names import check_run_id, legal_run_file
 
 log = logging.getLogger(__name__)
 

@@ -32,17 +32,17 @@ from support.fixture_runs import (
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.hints import STATUS, hints
 from hwf_lsp.analysis.hover_text import node_markdown
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.cli import main as hwf_main
 from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.slash import summary_lines
 from hwf_lsp.hermes.tools import summary_of
 from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.rules.run_facts import step_facts
+from hwf_lsp.rules.step_words import STEP_STATES, step_label
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.runs.manager import delivery_warning
-from hwf_lsp.workflow.run_facts import step_facts
 from hwf_lsp.workflow.run_summary import run_summary
-from hwf_lsp.workflow.step_words import STEP_STATES, step_label
 
 
 @pytest.fixture(scope="module")
