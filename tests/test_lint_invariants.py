@@ -194,3 +194,14 @@ def test_the_text_layers_do_no_io(package: str) -> None:
         wrong += [f"{path.relative_to(ROOT)}:{node.lineno}: open()" for node in ast.walk(tree)
                   if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open"]
     assert not wrong, wrong
+
+
+@pytest.mark.parametrize("package", ["jsontext", "analysis"])
+def test_the_text_layers_take_no_locks(package: str) -> None:
+    """A parsed document and its design are used by one thread at a time (the server hands
+    an analysis from its worker to the event loop), so the text layers need no lock: none of
+    their modules imports `threading`."""
+    wrong = [f"{path.relative_to(ROOT)}: imports {name}"
+             for path in sorted((ROOT / "hwf_lsp" / package).rglob("*.py"))
+             for name in imported_modules(path) if name.split(".")[0] in ("threading", "_thread")]
+    assert not wrong, wrong

@@ -95,14 +95,15 @@ class Completions(list):
 
 
 def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
-             snippets: bool = True, past_cursor: bool = False) -> Completions:
+             snippets: bool = True, past_cursor: bool = False,
+             design: Design | None = None) -> Completions:
     """Completions at `offset`; none when nothing fits.  Never raises on any document.
 
     `past_cursor`: the client applies an edit past the cursor (an insert/replace edit, or
     eglot's whole range; not Neovim), so the one item no edit up to the cursor can serve
     (a number or list field typed in an auto-closed string) replaces that closing quote."""
     ctx = cursor_context(doc, offset)
-    design = design_of(doc)
+    design = design or design_of(doc)
     after_value = _after_a_value(ctx)
     if after_value is not None:  # `"deliver": "notification"|`: the next fields, with the ','
         ctx = after_value

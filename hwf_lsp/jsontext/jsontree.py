@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 from json.decoder import scanstring as _scanstring
@@ -950,20 +949,6 @@ def _end_before_space(text: str, pos: int) -> int:
     return pos
 
 
-def _expand(node: JsonNode) -> None:
-    """Build one level of children of a container from text known to be valid JSON, once:
-    two threads asking at the same time get the same children (a request in a worker
-    thread and one on the event loop find a node by identity in its parent's list)."""
-    if node._source is None:
-        return
-    with _EXPANDING:
-        if node._source is not None:  # else another thread expanded it meanwhile
-            _expand_now(node)
-
-
-_EXPANDING = threading.Lock()
-
-
 _OBJECTS_APART = re.compile(r"\}[ \t\n\r]*,[ \t\n\r]*\{")
 """Where one object ends and the next begins: `}`, a comma and `{`, JSON blanks between."""
 
@@ -1024,9 +1009,14 @@ def _lazy_container(kind: str, start: int, end: int, source: str, py: Any,
 _NEW_NODE = JsonNode.__new__
 
 
-def _expand_now(node: JsonNode) -> None:
-    """The body of `_expand`.  `_lazy_value` is inlined and the parent's weak reference
-    shared by all children: checks expand a few dozen containers on every keystroke."""
+def _expand(node: JsonNode) -> None:
+    """Build one level of children of a container from text known to be valid JSON, once.
+    `_lazy_value` is inlined and the parent's weak reference shared by all children: checks
+    expand a few dozen containers on every keystroke.
+
+    No lock: a document is used by one thread at a time (the server's worker hands an
+    analysis to the event loop and never touches it again), so a node's children are
+    built once and found by identity in their parent's list."""
     text = node._source
     py = node._py
     skip = _SKIP_WS.match
@@ -1088,7 +1078,7 @@ def _expand_now(node: JsonNode) -> None:
         node._items = items
     else:
         node._members = members
-    node._source = node._py = None  # last: a reader in another thread never sees a gap
+    node._source = node._py = None
 
 
 # --- the document ----------------------------------------------------------
@@ -1099,13 +1089,10 @@ _UNSET: Any = object()
 class ParsedDocument:
     """The text, its tree (built on first use for valid JSON) and its syntax issues."""
 
-    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates", "memo")
+    __slots__ = ("text", "_root", "_errors", "_value", "_has_duplicates")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.memo: dict[str, Any] = {}
-        """What the analyses derive from this text once (the design view): a document is
-        one version of the text, so nothing in it goes stale."""
         self._root: JsonNode | None = _UNSET
         self._errors: list[SyntaxIssue] | None = None
         self._value: Any = _UNSET
@@ -1139,13 +1126,6 @@ class ParsedDocument:
     @property
     def is_valid(self) -> bool:
         return not self.errors
-
-    @property
-    def has_duplicate_keys(self) -> bool:
-        """Whether some object repeats a key (then the value does not mirror the text)."""
-        if self._has_duplicates is None:
-            self._build(with_values=self._value is _UNSET)
-        return bool(self._has_duplicates)
 
     def to_python(self) -> Any:
         """The recovered value: duplicate keys keep the last; invalid tokens and

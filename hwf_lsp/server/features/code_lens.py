@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.design import design_of
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.commands import (
     ANSWER_APPROVAL,
@@ -92,7 +91,7 @@ def register(server: HwfServer) -> None:
             return []
         lenses = []
         for offset, title, command, arguments in lens_specs(
-                design_of(at.doc), at.uri, at.analysis.run):
+                at.design, at.uri, at.analysis.run):
             lenses.append(types.CodeLens(
                 range=convert.to_range(at.lines, offset, offset, at.encoding),
                 command=types.Command(title=title, command=command, arguments=arguments)))
