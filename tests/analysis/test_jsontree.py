@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.trees import check_tree, same_tree
 
-from hwf_lsp.jsontext import jsontree
+from hwf_lsp.jsontext import fast_path, tolerant_parser, tree
 from hwf_lsp.jsontext.jsontree import (
     BOM_MESSAGE,
     DEPTH_MESSAGE,
@@ -94,7 +94,7 @@ RECOVERY_CASES = [
 
 def token_by_token():
     """Turn off the C scan of valid nested containers: every token goes through Python."""
-    return mock.patch.object(jsontree, "_SCAN_DEPTH", 1)
+    return mock.patch.object(tolerant_parser, "_SCAN_DEPTH", 1)
 
 
 @pytest.mark.parametrize("scan", [True, False], ids=["scan", "tokens"])
@@ -465,7 +465,7 @@ def test_which_arrays_find_their_items_by_boundaries(items: list[dict],
     text = json.dumps(items, indent=2)
     doc = parse(text)
     first, last_end = text.index("{"), text.rindex("}") + 1
-    found = jsontree._object_items(doc.root, text, first, last_end, items)
+    found = fast_path._object_items(doc.root, text, first, last_end, items)
     assert (found is not None) == by_boundaries
     assert [(item.start, item.end) for item in doc.root.items] == \
         [(item.start, item.end) for item in parse(text + " ]").root.items]
@@ -540,7 +540,7 @@ def test_peek_member_finds_what_members_has(value: dict, indent: object, damaged
     peeked = parse(text).node_at_path(("nodes", 0))
     assert peeked._source is not None  # still lazy: peek_member must not build it
     for key in [*value, "absent", ""]:
-        assert _spans(peek_member(peeked, key)) == _spans(jsontree._last_member(built, key))
+        assert _spans(peek_member(peeked, key)) == _spans(tree.last_member(built, key))
     assert peeked._source is not None
 
 
@@ -572,10 +572,10 @@ def test_a_dropped_tree_is_freed_without_the_garbage_collector(suffix: str) -> N
 
 
 def test_a_lazy_object_sets_every_slot_a_node_has() -> None:
-    """`_lazy_container` skips `__init__`: a slot it forgot would raise on first read."""
-    node = jsontree._lazy_container("object", 3, 9, '{"a": 1}', {"a": 1}, None)
+    """`lazy_container` skips `__init__`: a slot it forgot would raise on first read."""
+    node = fast_path.lazy_container("object", 3, 9, '{"a": 1}', {"a": 1}, None)
     made = JsonNode("object", 3, 9)
-    for slot in JsonNode.__slots__:
+    for slot in (*JsonNode.__slots__, *fast_path.LazyNode.__slots__):
         if slot != "__weakref__":
             assert hasattr(node, slot), slot
             if slot not in ("_source", "_py"):
