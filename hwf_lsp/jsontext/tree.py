@@ -113,14 +113,8 @@ class Member:
         self.colon = colon
         self._parent = _ref(parent) if parent is not None else None
 
-    @property
-    def parent(self) -> JsonNode | None:
-        parent = self._parent
-        return parent() if parent is not None else None
-
-    @parent.setter
-    def parent(self, value: JsonNode | None) -> None:
-        self._parent = _ref(value) if value is not None else None
+    parent = JsonNode.parent
+    """The object (a weak reference, as a node's parent)."""
 
     @property
     def start(self) -> int:
