@@ -83,10 +83,6 @@ class Design:
             return None
         return self.infos[index]
 
-    def info_of(self, node_id: str) -> NodeInfo | None:
-        """`by_id.get(node_id)`."""
-        return self.by_id.get(node_id)
-
     def descendants_of(self, node_id: str) -> set[str]:
         """The ids that run after `node_id` (`graph.descendants`)."""
         return descendants(self.nodes, node_id, self.children)

@@ -54,7 +54,7 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
     design = design or design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is not None:
-        info = design.info_of(occ.node_id)
+        info = design.by_id.get(occ.node_id)
         text = node_markdown(info, run) if info else f"No node has the id `{occ.node_id}`."
         return HoverResult(text, occ.start, occ.end)
     ctx = cursor_context(doc, offset)

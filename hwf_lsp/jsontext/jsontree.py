@@ -1,15 +1,8 @@
 """`parse`: a tree with positions for any string; parsing never fails.
 
-The package's public face (as jsonc-parser's `main.ts` is over its scanner, parser and
-edits): the tree and its queries (`tree.py`), the fast path for valid JSON
-(`fast_path.py`: json.loads in C, then children built on first use), the tolerant parser
-for everything else (`tolerant_parser.py`, resynchronised by `resync.py`), and string
-escapes (`escapes.py`).
-
-Speed: this runs on every keystroke on documents up to megabytes.  Valid JSON (the common
-case) costs one `json.loads` and the containers someone looks into; broken text goes
-token by token only around the error.  Offsets are Python string indices (code points);
-see positions.py for lines.
+The package's public face, as jsonc-parser's `main.ts` is over its scanner and parser:
+valid JSON through `fast_path.py` (json.loads, children built on first use), the rest
+through `tolerant_parser.py`; the tree and its queries in `tree.py`.
 """
 
 from __future__ import annotations
@@ -21,21 +14,9 @@ from .fast_path import DuplicateWatch, peek_member, reject_constant, valid_docum
 from .tolerant_parser import BOM, BOM_MESSAGE, DEPTH_MESSAGE, MAX_DEPTH, parse_tolerant
 from .tree import JsonNode, Member, ParsedDocument, SyntaxIssue, contains, path_of
 
-__all__ = [
-    "BOM",
-    "BOM_MESSAGE",
-    "DEPTH_MESSAGE",
-    "MAX_DEPTH",
-    "JsonNode",
-    "Member",
-    "SyntaxIssue",
-    "ParsedDocument",
-    "parse",
-    "source_offset",
-    "contains",
-    "path_of",
-    "peek_member",
-]
+__all__ = ["BOM", "BOM_MESSAGE", "DEPTH_MESSAGE", "MAX_DEPTH", "JsonNode", "Member",
+           "SyntaxIssue", "ParsedDocument", "parse", "source_offset", "contains", "path_of",
+           "peek_member"]
 
 
 def parse(text: str) -> ParsedDocument:

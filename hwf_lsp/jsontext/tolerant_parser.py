@@ -340,7 +340,7 @@ class _Builder:
         """A closer of `kind` where the innermost container is of the other kind: it closes
         the inner containers, unless it is stray (`resync.stray_closer`)."""
         if self.open_count[kind] and not self._stray(kind, t.end):
-            self.top = self._close_mismatched(self.stack, self.open_count, kind, t.start, t.end)
+            self.top = self._close_mismatched(kind, t.start, t.end)
         else:
             self.issue(alone, t.start, t.end)
 
@@ -366,7 +366,7 @@ class _Builder:
         elif punct == "]":
             if state == _A_VALUE and comma >= 0:
                 self.issue("Trailing comma", comma, comma + 1)
-            self.top = self._close(self.stack, self.open_count, t.end)
+            self.top = self._close(t.end)
         elif punct == "}":
             self._close_or_mismatch("object", t, "Unexpected '}'")
         else:  # ':'
@@ -483,7 +483,7 @@ class _Builder:
         elif punct == "}":
             if state == _O_KEY and comma >= 0:
                 self.issue("Trailing comma", comma, comma + 1)
-            self.top = self._close(self.stack, self.open_count, t.end)
+            self.top = self._close(t.end)
         elif punct == "{" and self._next_object(t, comma):
             return "item"
         elif punct == "{" or punct == "[":
@@ -520,8 +520,7 @@ class _Builder:
             self._missing_colon(top)
             self._next_member_or_close(top, t)
         else:
-            self.top = self._unexpected_in_object(self.stack, self.open_count, punct,
-                                                  t.start, t.end)
+            self.top = self._unexpected_in_object(t)
         return None
 
     def _expect_value(self, top: _Frame, t: _Token) -> str | None:
@@ -531,8 +530,7 @@ class _Builder:
             self.issue("Expected a value", t.start, t.end)
             self._next_member_or_close(top, t)
         else:
-            self.top = self._unexpected_in_object(self.stack, self.open_count, t.punct,
-                                                  t.start, t.end)
+            self.top = self._unexpected_in_object(t)
         return None
 
     def _expect_comma_or_close(self, top: _Frame, t: _Token) -> str | None:
@@ -545,8 +543,7 @@ class _Builder:
                 self.issue("Expected ',' or '}' after a member", t.start, t.token_end)
             return "detached"
         else:
-            self.top = self._unexpected_in_object(self.stack, self.open_count, t.punct,
-                                                  t.start, t.end)
+            self.top = self._unexpected_in_object(t)
         return None
 
     def _next_member_or_close(self, top: _Frame, t: _Token) -> None:
@@ -555,7 +552,7 @@ class _Builder:
             top.comma = t.start
             top.state = _O_KEY
         else:
-            self.top = self._close(self.stack, self.open_count, t.end)
+            self.top = self._close(t.end)
 
     def _place(self, t: _Token, where: str) -> bool:
         """Put a value token where `_where` said; False when it would nest too deep."""
@@ -612,10 +609,11 @@ class _Builder:
         py = []
         return node, py, _Frame(node, _A_FIRST, py)
 
-    def _close(self, stack: list[_Frame], open_count: dict[str, int], end: int) -> _Frame | None:
+    def _close(self, end: int) -> _Frame | None:
+        stack = self.stack
         frame = stack.pop()
         frame.node.end = end
-        open_count[frame.node.kind] -= 1
+        self.open_count[frame.node.kind] -= 1
         self._note_duplicates(frame.node)
         return stack[-1] if stack else None
 
@@ -625,25 +623,24 @@ class _Builder:
             if len({m.key for m in members}) != len(members):
                 self.duplicates = True
 
-    def _close_mismatched(self, stack: list[_Frame], open_count: dict[str, int], kind: str,
-                          start: int, end: int) -> _Frame | None:
+    def _close_mismatched(self, kind: str, start: int, end: int) -> _Frame | None:
         """A closer for an outer container: the inner ones were never closed."""
+        stack = self.stack
         inner = stack[-1].node
         self.issue(f"Expected '{_CLOSER[inner.kind]}' before '{_CLOSER[kind]}'", start, end)
         while stack[-1].node.kind != kind:
             frame = stack.pop()
             frame.node.end = start
             frame.node.closed = False
-            open_count[frame.node.kind] -= 1
+            self.open_count[frame.node.kind] -= 1
             self._note_duplicates(frame.node)
-        return self._close(stack, open_count, end)
+        return self._close(end)
 
-    def _unexpected_in_object(self, stack: list[_Frame], open_count: dict[str, int],
-                              punct: str, start: int, end: int) -> _Frame | None:
-        if punct == "]" and open_count["array"] and not self._stray("array", end):
-            return self._close_mismatched(stack, open_count, "array", start, end)
-        self.issue(f"Unexpected '{punct}'", start, end)
-        return stack[-1]
+    def _unexpected_in_object(self, t: _Token) -> _Frame | None:
+        if t.punct == "]" and self.open_count["array"] and not self._stray("array", t.end):
+            return self._close_mismatched("array", t.start, t.end)
+        self.issue(f"Unexpected '{t.punct}'", t.start, t.end)
+        return self.stack[-1]
 
     def _finish(self, stack: list[_Frame], last_end: int, too_deep: bool) -> None:
         n = len(self.text)

@@ -155,10 +155,6 @@ class ParsedDocument:
         self._value = value
         self._has_duplicates = has_duplicates
 
-    @property
-    def is_valid(self) -> bool:
-        return not self.errors
-
     def to_python(self) -> Any:
         """The recovered value: duplicate keys keep the last; invalid tokens and
         numbers too large to convert are None; members without a value are dropped."""
@@ -181,13 +177,6 @@ class ParsedDocument:
                     return None
                 node = items[step]
         return node
-
-    def member_at_path(self, path: tuple[str | int, ...] | list[str | int]) -> Member | None:
-        """The member at `path`, e.g. ("nodes", 3, "retries"); the last one with that key."""
-        if not path or not isinstance(path[-1], str):
-            return None
-        owner = self.node_at_path(tuple(path[:-1]))
-        return last_member(owner, path[-1]) if owner is not None else None
 
     def path_to_offset(self, offset: int) -> list[JsonNode | Member]:
         """Nodes and members enclosing `offset`, outermost first, innermost last.
