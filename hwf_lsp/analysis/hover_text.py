@@ -138,28 +138,22 @@ def field_markdown(field: Field, kind: str | None) -> str:
     return "\n".join(lines)
 
 
-def _field_hover(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | None:
-    found = _field_doc(info, key, start, end)
-    if found is None or key != "model":
-        return found
-    return HoverResult(found.markdown, start, end, about_model=True)
-
-
 def with_gate(result: HoverResult, gate: ModelGate) -> HoverResult:
     """A `model` field's hover with whether and where the trust gate is open."""
     return HoverResult(result.markdown + "\n\n" + gate_markdown(gate), result.start, result.end)
 
 
-def _field_doc(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | None:
+def _field_hover(info: NodeInfo, key: str, start: int, end: int) -> HoverResult:
     kind = info.kind if info.kind in KINDS else None
     field = field_named(kind, key) if kind else None
-    if field is None:
+    if field is not None:
+        text = field_markdown(field, kind)
+    else:  # a field of another kind, or none
         field = next((f for k in KINDS if (f := field_named(k, key)) is not None), None)
-        if field is None:
-            return HoverResult(f"**{key}** — {EDITOR_RULES['unknown-field']}.", start, end)
-        return HoverResult(field_markdown(field, None) + (
-            f"\n\n`{key}` is not a field of {kind} nodes." if kind else ""), start, end)
-    return HoverResult(field_markdown(field, kind), start, end)
+        text = f"**{key}** — {EDITOR_RULES['unknown-field']}." if field is None else \
+            field_markdown(field, None) + (f"\n\n`{key}` is not a field of {kind} nodes."
+                                           if kind else "")
+    return HoverResult(text, start, end, about_model=key == "model")
 
 
 def _preview(value: Any, limit: int = PREVIEW_CHARS, indent: int | None = 1) -> str:
