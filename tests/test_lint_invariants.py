@@ -223,9 +223,6 @@ def test_the_pure_layers_do_no_io(package: str) -> None:
 
 
 THREAD_MODULES = ("threading", "_thread", "concurrent", "multiprocessing", "asyncio")
-STILL_LOCKED = ("hwf_lsp/jsontext/jsontree.py", "hwf_lsp/analysis/design.py")
-"""Their locks go with #42 item 2 (the server owns each version's built design): empty
-this tuple when it lands."""
 
 
 def thread_imports(path: Path) -> list[str]:
@@ -239,7 +236,7 @@ def test_the_pure_layers_start_no_thread_and_hold_no_lock(package: str) -> None:
     locks: no module of a pure package imports a threading module."""
     wrong = {str(path.relative_to(ROOT)): thread_imports(path)
              for path in sorted((ROOT / "hwf_lsp" / package).rglob("*.py"))
-             if path.relative_to(ROOT).as_posix() not in STILL_LOCKED and thread_imports(path)}
+             if thread_imports(path)}
     assert wrong == {}
 
 

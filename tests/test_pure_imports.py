@@ -23,7 +23,6 @@ PURE_PACKAGES = ("jsontext", "rules", "analysis")
 FORBIDDEN_PACKAGES = ("hwf_lsp.workflow", "hwf_lsp.server", "hwf_lsp.cli", "hwf_lsp.hermes",
                       "hwf_lsp.generators")
 FORBIDDEN_STDLIB = ("sqlite3", "subprocess", "threading")
-STILL_LOCKED = ("threading",)
 """Loaded today by the locks in jsontext/jsontree.py and analysis/design.py, which #42
 item 2 removes: empty this tuple when it lands."""
 
@@ -60,7 +59,7 @@ def forbidden_loads(top: Path, modules: list[str], forbidden: list[str]) -> dict
 
 
 def test_the_pure_packages_load_no_io_module() -> None:
-    forbidden = [*FORBIDDEN_PACKAGES, *(m for m in FORBIDDEN_STDLIB if m not in STILL_LOCKED)]
+    forbidden = [*FORBIDDEN_PACKAGES, *FORBIDDEN_STDLIB]
     modules = pure_modules(ROOT)
     assert len(modules) > 40
     loads = forbidden_loads(ROOT, modules, forbidden)

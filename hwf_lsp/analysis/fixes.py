@@ -81,10 +81,10 @@ class _At:
 
 
 def fixes_for(doc: ParsedDocument, findings: list[Finding],
-              run_outputs: dict | None = None) -> list[Fix]:
+              run_outputs: dict | None = None, design: Design | None = None) -> list[Fix]:
     """Every fix for the given findings (usually those under the cursor); `run_outputs`
     (the newest run's) enables the path did-you-mean."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     out: list[Fix] = []
     for finding in findings:
         info = None

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..jsontext.jsontree import ParsedDocument
 from ..rules.step_words import step_label, step_sentence
-from .design import design_of
+from .design import Design, design_of
 from .newest_run import RunInfo
 
 PLAN, STATUS = "plan", "status"
@@ -26,9 +26,9 @@ class Hint:
 
 
 def hints(doc: ParsedDocument, run: RunInfo | None = None, start: int = 0,
-          end: int | None = None) -> list[Hint]:
+          end: int | None = None, design: Design | None = None) -> list[Hint]:
     """Hints whose offset lies in [start, end]."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     end = len(doc.text) if end is None else end
     plan = {ident: i + 1 for i, ident in enumerate(design.plan_order())}
     total = len(plan)

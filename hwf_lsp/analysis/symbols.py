@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ..jsontext.jsontree import ParsedDocument
 from ..rules.vocabulary import TRIGGER
-from .design import NodeInfo, design_of
+from .design import Design, NodeInfo, design_of
 
 DETAIL_CHARS = 60
 """A field's value shown beside its name in the outline, at most this long."""
@@ -64,10 +64,11 @@ def _field_symbols(text: str, info: NodeInfo) -> tuple[FieldSymbol, ...]:
     return tuple(out)
 
 
-def document_symbols(doc: ParsedDocument, *, with_fields: bool = False) -> list[Symbol]:
+def document_symbols(doc: ParsedDocument, *, with_fields: bool = False,
+                     design: Design | None = None) -> list[Symbol]:
     """The nodes (trigger, steps in plan order, the rest); `with_fields` adds each node's
     fields as its children (the outline; workspace symbols want the nodes only)."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     plan = {ident: i + 1 for i, ident in enumerate(design.plan_order())}
     first: list[Symbol] = []
     steps: list[tuple[int, Symbol]] = []

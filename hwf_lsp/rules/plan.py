@@ -33,6 +33,19 @@ def build_run_plan(graph: Any) -> list[dict]:
     nodes = graph.get("nodes") if isinstance(graph, dict) else None
     if not isinstance(nodes, list):
         raise PlanError("a design must be an object with a 'nodes' list")
+    kind_of, steps = _kinds_and_steps(nodes)
+    parents = [_parents(step, kind_of) for step in steps]
+    order = stable_topological_order([step["id"] for step in steps], parents)
+    if len(order) < len(steps):
+        placed = set(order)
+        cycle = find_cycle(steps) or [s["id"] for i, s in enumerate(steps) if i not in placed]
+        raise PlanError("the steps form a cycle: " + " → ".join(cycle))
+    return [dict(steps[i]) for i in order]
+
+
+def _kinds_and_steps(nodes: list[Any]) -> tuple[dict[str, str], list[dict]]:
+    """Each id's kind, and the step nodes in order; PlanError on a node that is not an
+    object or lacks a usable, unique id or a known kind."""
     kind_of: dict[str, str] = {}
     steps: list[dict] = []
     for index, node in enumerate(nodes):
@@ -49,27 +62,23 @@ def build_run_plan(graph: Any) -> list[dict]:
         kind_of[ident] = kind
         if kind in STEP_KINDS:
             steps.append(node)
+    return kind_of, steps
 
-    parents: list[list[str]] = []
-    for step in steps:
-        after = step.get("after", [])
-        if after is None:
-            after = []
-        if not isinstance(after, list):
-            raise PlanError(f"step {_short(step['id'])}: after must be a list")
-        names = [p for p in after if isinstance(p, str)]
-        for parent in names:
-            if parent not in kind_of:
-                raise PlanError(
-                    f"step {_short(step['id'])} runs after unknown node {_short(parent)}"
-                )
-        if len(names) < len(after):
-            raise PlanError(f"step {_short(step['id'])}: after holds a non-string entry")
-        parents.append(names)
 
-    order = stable_topological_order([step["id"] for step in steps], parents)
-    if len(order) < len(steps):
-        placed = set(order)
-        cycle = find_cycle(steps) or [s["id"] for i, s in enumerate(steps) if i not in placed]
-        raise PlanError("the steps form a cycle: " + " → ".join(cycle))
-    return [dict(steps[i]) for i in order]
+def _parents(step: dict, kind_of: dict[str, str]) -> list[str]:
+    """The ids `step` runs after; PlanError when `after` is no list, holds a non-string or
+    names no node."""
+    after = step.get("after", [])
+    if after is None:
+        after = []
+    if not isinstance(after, list):
+        raise PlanError(f"step {_short(step['id'])}: after must be a list")
+    names = [p for p in after if isinstance(p, str)]
+    for parent in names:
+        if parent not in kind_of:
+            raise PlanError(
+                f"step {_short(step['id'])} runs after unknown node {_short(parent)}"
+            )
+    if len(names) < len(after):
+        raise PlanError(f"step {_short(step['id'])}: after holds a non-string entry")
+    return names

@@ -149,7 +149,7 @@ def editor_run(fx: Fixture) -> tuple[Any, RunInfo, str]:
 def hover_text(fx: Fixture, home: Path, capsys) -> dict[str, Any]:
     doc, run, _ = editor_run(fx)
     design = design_of(doc)
-    shown = {step: node_markdown(design.info_of(step), run) for step in EXPECTED[fx.name]}
+    shown = {step: node_markdown(design.by_id[step], run) for step in EXPECTED[fx.name]}
     for step, text in shown.items():  # and the times as the facts have them
         fact = run.fact(step)
         assert fact is not None and (fact["started_at"] or "-") in text + "-", (step, text)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.timing import LINEAR, growth
 
 from hwf_lsp.rules.conditions import (
     Condition,
@@ -119,34 +118,49 @@ def test_too_long_is_rejected_before_scanning():
     assert str(MAX_EXPRESSION_LENGTH) in caught.value.msg
 
 
-@pytest.mark.parametrize("text", [
-    "(" * 10_000,
-    "out.a.b == " + "[" * 10_000,
-    "x" * 1_000_000,
-    "out." + "a." * 500_000 + "b == 1",
-    'out.a.b == "' + "\\" * 999_990,
-])
-def test_hostile_input_gets_a_clear_error_fast(text):
-    started = time.perf_counter()
-    with pytest.raises(ConditionError) as caught:
-        parse_condition(text)
-    assert time.perf_counter() - started < 0.05
-    assert caught.value.msg
-
-
-@pytest.mark.parametrize("text", [
-    "out.a.b == " + "[" * 1_000,
-    "out.a.b == " + "9" * (MAX_EXPRESSION_LENGTH - 11),
-    'out.a.b == "' + "\\" * (MAX_EXPRESSION_LENGTH - 12),
-    'out.a.b == "' + "\\u" * 900,
-])
-def test_worst_cases_under_the_length_cap_are_fast(text):
-    started = time.perf_counter()
+def rejected(text: str) -> ConditionError | None:
+    """`parse_condition(text)`'s error, if it raises one."""
     try:
         parse_condition(text)
-    except ConditionError:
-        pass
-    assert time.perf_counter() - started < 0.05
+    except ConditionError as error:
+        return error
+    return None
+
+
+# Each text as a function of n, and the n of the text the test is about: timed at n and at
+# 10 n, the work must grow no more than linearly (support/timing.py).
+HOSTILE = [
+    (lambda n: "(" * n, 10_000),
+    (lambda n: "out.a.b == " + "[" * n, 10_000),
+    (lambda n: "x" * n, 1_000_000),
+    (lambda n: "out." + "a." * n + "b == 1", 500_000),
+    (lambda n: 'out.a.b == "' + "\\" * n, 999_990),
+]
+
+
+@pytest.mark.parametrize(("text_of", "n"), HOSTILE,
+                         ids=["parens", "brackets", "letters", "path", "backslashes"])
+def test_hostile_input_gets_a_clear_error_fast(text_of, n):
+    error = rejected(text_of(n))
+    assert error is not None and error.msg
+    ratio, times = growth(text_of, rejected, n)
+    assert ratio < LINEAR, times
+
+
+UNDER_THE_CAP = [
+    (lambda n: "out.a.b == " + "[" * n, 1_000),
+    (lambda n: "out.a.b == " + "9" * n, MAX_EXPRESSION_LENGTH - 11),
+    (lambda n: 'out.a.b == "' + "\\" * n, MAX_EXPRESSION_LENGTH - 12),
+    (lambda n: 'out.a.b == "' + "\\u" * n, 900),
+]
+
+
+@pytest.mark.parametrize(("text_of", "n"), UNDER_THE_CAP,
+                         ids=["brackets", "digits", "backslashes", "unicode escapes"])
+def test_worst_cases_under_the_length_cap_are_fast(text_of, n):
+    assert len(text_of(n)) <= MAX_EXPRESSION_LENGTH
+    ratio, times = growth(text_of, rejected, n // 10)
+    assert ratio < LINEAR, times
 
 
 @settings(max_examples=300, deadline=None)

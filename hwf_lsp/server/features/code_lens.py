@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.design import design_of
 from hwf_lsp.rules.run_facts import progress_of
 from hwf_lsp.rules.step_words import STEP_FAILED, STEP_WAITING, progress_text, step_label
 from hwf_lsp.rules.vocabulary import STEP_KINDS, TRIGGER
@@ -92,7 +91,7 @@ def register(server: HwfServer) -> None:
             return []
         lenses = []
         for offset, title, command, arguments in lens_specs(
-                design_of(at.doc), at.uri, at.analysis.run):
+                at.design, at.uri, at.analysis.run):
             lenses.append(types.CodeLens(
                 range=convert.to_range(at.lines, offset, offset, at.encoding),
                 command=types.Command(title=title, command=command, arguments=arguments)))
