@@ -90,7 +90,7 @@ bench: $(BENCH_STAMP) $(PEER_STAMP)
 bench-smoke: $(BENCH_STAMP) $(PEER_STAMP)
 	$(PY) -m bench --smoke
 
-soak: $(STAMP) ; HWF_SOAK=1 $(PY) -m pytest -q -s -p no:cacheprovider tests/reliability tests/workflow/test_validator.py  # reliability soak: long variants (see docs/reliability.md)
+soak: $(STAMP) ; HWF_SOAK=1 $(PY) -m pytest -q -s -p no:cacheprovider tests/reliability tests/rules/test_validator.py  # reliability soak: long variants (see docs/reliability.md)
 
 # The VS Code extension: `make vsix` bundles and packages it (vscode-extension/hermes-workflow.vsix);
 # `make test-vscode` runs its unit tests, then installs the .vsix into real VS Code (code-server,

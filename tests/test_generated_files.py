@@ -1,4 +1,4 @@
-"""Files generated from the vocabulary are committed as the generators print them, so
+"""Files generated from the rulebook are committed as the generators print them, so
 they cannot drift from what the rulebook, completion and hover read."""
 
 from __future__ import annotations
@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from hwf_lsp.workflow import format_doc, schema_gen
+from hwf_lsp.generators import design_format_doc, design_schema, design_test_schema
 
 REPO = Path(__file__).resolve().parents[1]
 GENERATED = {
-    "hwf_lsp.workflow.schema_gen": (schema_gen.SCHEMA_PATH, schema_gen.render),
-    "hwf_lsp.workflow.format_doc": (format_doc.DOC_PATH, format_doc.render),
+    "hwf_lsp.generators.design_schema": (design_schema.SCHEMA_PATH, design_schema.render),
+    "hwf_lsp.generators.design_test_schema": (design_test_schema.SCHEMA_PATH,
+                                              design_test_schema.render),
+    "hwf_lsp.generators.design_format_doc": (design_format_doc.DOC_PATH,
+                                             design_format_doc.render),
 }
 
 

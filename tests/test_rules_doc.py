@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hwf_lsp.rules.vocabulary import EDITOR_RULES, RULES
 from hwf_lsp.server.convert import RULE_LINKS, RULES_DOC
-from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 

@@ -54,9 +54,10 @@ def graph_node(doc: ParsedDocument, ident: str, design: Design | None = None
     return _node(doc, info) if info is not None else None
 
 
-def graph_node_at(doc: ParsedDocument, offset: int) -> GraphNode | None:
+def graph_node_at(doc: ParsedDocument, offset: int, design: Design | None = None
+                  ) -> GraphNode | None:
     """The node named by the id occurrence under the cursor."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     occ = occurrence_at(doc, offset, design)
     return graph_node(doc, occ.node_id, design) if occ is not None else None
 
@@ -74,18 +75,18 @@ def _edges(doc: ParsedDocument, design: Design, pairs: list[tuple[str, tuple[int
     return out
 
 
-def upstream(doc: ParsedDocument, ident: str) -> list[Edge]:
+def upstream(doc: ParsedDocument, ident: str, design: Design | None = None) -> list[Edge]:
     """The nodes `ident` runs after (its `after` entries naming real nodes)."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     mine = {info.index for info in design.infos if info.id == ident}
     return _edges(doc, design, [(o.node_id, (o.start, o.end)) for o in occurrences(doc, design)
                                 if o.role == AFTER and o.node_index in mine
                                 and o.node_id != ident])
 
 
-def downstream(doc: ParsedDocument, ident: str) -> list[Edge]:
+def downstream(doc: ParsedDocument, ident: str, design: Design | None = None) -> list[Edge]:
     """The nodes that run after `ident` (their `after` names it)."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     pairs = []
     for o in occurrences(doc, design):
         child = design.infos[o.node_index].id

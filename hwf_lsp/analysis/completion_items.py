@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
-from ..workflow.conditions import resolve_path
-from ..workflow.vocabulary import (
+from ..rules.conditions import resolve_path
+from ..rules.vocabulary import (
     AGENT,
     KIND_DOCS,
     KINDS,
@@ -42,7 +42,7 @@ from ..workflow.vocabulary import (
 from . import completion_rank
 from .context import ITEM, KEY, NONE, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
     "kind", "field", "enum", "node", "path", "operator", "literal", "snippet", "property")
@@ -95,14 +95,15 @@ class Completions(list):
 
 
 def complete(doc: ParsedDocument, offset: int, *, run: RunInfo | None = None,
-             snippets: bool = True, past_cursor: bool = False) -> Completions:
+             snippets: bool = True, past_cursor: bool = False,
+             design: Design | None = None) -> Completions:
     """Completions at `offset`; none when nothing fits.  Never raises on any document.
 
     `past_cursor`: the client applies an edit past the cursor (an insert/replace edit, or
     eglot's whole range; not Neovim), so the one item no edit up to the cursor can serve
     (a number or list field typed in an auto-closed string) replaces that closing quote."""
     ctx = cursor_context(doc, offset)
-    design = design_of(doc)
+    design = design or design_of(doc)
     after_value = _after_a_value(ctx)
     if after_value is not None:  # `"deliver": "notification"|`: the next fields, with the ','
         ctx = after_value
@@ -295,30 +296,16 @@ def quoted_item(ctx: CursorContext, label: str, kind: str, *, detail: str | None
 
 def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
             snippets: bool) -> list[Completion]:
+    """What may go where the cursor is in a value, by the key the value belongs to."""
     info = design.info_at(ctx.node_index)
     key = ctx.key
     if key == "type":
-        return [
-            quoted_item(ctx, kind, KIND_ITEM, detail="node kind", documentation=KIND_DOCS[kind],
-                         sort=f"{i:02d}")
-            for i, kind in enumerate(completion_rank.kinds_for(design, ctx.node_index))
-        ]
+        return _kinds(ctx, design)
     if key == "expression" and ctx.in_string and info is not None:
         return _expression(ctx, design, info, run)
     if key == "after" and not ctx.in_string and info is not None:
-        start, end = _value_range(ctx)
-        candidates, incomplete = _nearest(_after_candidates(design, info.id, ()), ctx)
-        sort = completion_rank.after_sorter(design, info, [])
-        return Completions([
-            Completion(label=f'["{c.id}"]', kind=NODE, insert_text=json.dumps([c.id]),
-                       start=start, end=end, detail=_node_detail(c),
-                       sort_text=sort(c))
-            for c in (design.info_at(index) for index, _, _ in candidates)
-        ], incomplete)
-    kind = info.kind if info is not None else None
-    field = field_named(kind, key) if kind in KINDS and key else None
-    if field is None and key:
-        field = next((f for k in KINDS for f in fields_for(k) if f.name == key), None)
+        return _after_lists(ctx, design, info)
+    field = _field_named_anywhere(info.kind if info is not None else None, key)
     if field is None:
         return []
     if field.enum:
@@ -328,13 +315,48 @@ def _values(ctx: CursorContext, design: Design, run: RunInfo | None,
             for i, value in enumerate(field.enum)
         ]
     if field.type == "integer" and not ctx.in_string and field.maximum is not None:
-        start, end = _value_range(ctx)
-        values = range(field.minimum, field.maximum + 1) if field.maximum - field.minimum <= 5 \
-            else sorted({field.minimum, 60, 1440, field.maximum})
-        return [Completion(label=str(v), kind=LITERAL, insert_text=str(v), start=start, end=end,
-                           detail=field.name, documentation=field.doc, sort_text=f"{i:02d}")
-                for i, v in enumerate(values)]
+        return _whole_numbers(ctx, field)
     return []
+
+
+def _kinds(ctx: CursorContext, design: Design) -> list[Completion]:
+    """The node kinds, in the order what follows the node makes likely."""
+    return [
+        quoted_item(ctx, kind, KIND_ITEM, detail="node kind", documentation=KIND_DOCS[kind],
+                     sort=f"{i:02d}")
+        for i, kind in enumerate(completion_rank.kinds_for(design, ctx.node_index))
+    ]
+
+
+def _after_lists(ctx: CursorContext, design: Design, info: NodeInfo) -> Completions:
+    """A whole `after` list naming one node, the nearest first (at most `_nearest`'s cap)."""
+    start, end = _value_range(ctx)
+    candidates, incomplete = _nearest(_after_candidates(design, info.id, ()), ctx)
+    sort = completion_rank.after_sorter(design, info, [])
+    return Completions([
+        Completion(label=f'["{c.id}"]', kind=NODE, insert_text=json.dumps([c.id]),
+                   start=start, end=end, detail=_node_detail(c),
+                   sort_text=sort(c))
+        for c in (design.info_at(index) for index, _, _ in candidates)
+    ], incomplete)
+
+
+def _field_named_anywhere(kind: str | None, key: str | None) -> Field | None:
+    """The field `key` of a node of `kind`; of any kind when its own has none or no kind."""
+    field = field_named(kind, key) if kind in KINDS and key else None
+    if field is None and key:
+        field = next((f for k in KINDS for f in fields_for(k) if f.name == key), None)
+    return field
+
+
+def _whole_numbers(ctx: CursorContext, field: Field) -> list[Completion]:
+    """Every value of a small range, else its bounds and the usual hour and day."""
+    start, end = _value_range(ctx)
+    values = range(field.minimum, field.maximum + 1) if field.maximum - field.minimum <= 5 \
+        else sorted({field.minimum, 60, 1440, field.maximum})
+    return [Completion(label=str(v), kind=LITERAL, insert_text=str(v), start=start, end=end,
+                       detail=field.name, documentation=field.doc, sort_text=f"{i:02d}")
+            for i, v in enumerate(values)]
 
 
 # --- keys --------------------------------------------------------------------------

@@ -12,8 +12,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..workflow.graph import parents_of
-from ..workflow.vocabulary import (
+from ..rules.graph import parents_of
+from ..rules.vocabulary import (
     AGENT,
     APPROVAL,
     CONDITION,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from ..jsontext.jsontree import ParsedDocument, source_offset
-from ..workflow.conditions import NAME_PATTERN, ConditionError, parse_condition
-from .design import design_of
+from ..rules.conditions import NAME_PATTERN, ConditionError, parse_condition
+from .design import Design, design_of
 
 __all__ = ["TOKEN_TYPES", "condition_tokens"]
 
@@ -44,13 +44,13 @@ def _decoded_tokens(expression: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def condition_tokens(doc: ParsedDocument, start: int = 0, end: int | None = None
-                     ) -> list[tuple[int, int, int]]:
+def condition_tokens(doc: ParsedDocument, start: int = 0, end: int | None = None,
+                     design: Design | None = None) -> list[tuple[int, int, int]]:
     """(start, end, type) of every token in the conditions overlapping [start, end), in
     source order."""
     end = len(doc.text) if end is None else end
     found = []
-    for info in design_of(doc).infos:
+    for info in (design or design_of(doc)).infos:
         member = info.member("expression")
         value = member.value if member is not None else None
         if value is None or value.kind != "string" or not isinstance(value.value, str) \

@@ -1,26 +1,25 @@
 """The design as the editor features see it: nodes, ids, kinds, plan order, tree objects.
 
-Built once per parsed document from `to_python()` and the tree, tolerant of
+Built whole from a parsed document's `to_python()` and tree, tolerant of
 junk (half-typed nodes, duplicate ids, non-dict entries).  Completion, hover,
 navigation, symbols, fixes and hints share it.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
-from ..workflow.graph import (
+from ..rules.graph import (
     children_map,
     descendants,
     parents_of,
     stable_topological_order,
     usable_id,
 )
-from ..workflow.plan import build_run_plan
-from ..workflow.vocabulary import NOTE, STEP_KINDS, TRIGGER
+from ..rules.plan import build_run_plan
+from ..rules.vocabulary import NOTE, STEP_KINDS, TRIGGER
 
 
 @dataclass(slots=True)
@@ -59,61 +58,30 @@ Candidate = tuple[int, str, str | None]
 """(index, id, kind) of a node."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Design:
+    """Complete when made (`design_of`): a value any thread may read, nothing built later."""
+
     value: Any
     nodes: list[Any]
     """The raw `nodes` list (whatever it holds)."""
-    tree_items: list[JsonNode] = field(default_factory=list)
+    tree_items: list[JsonNode]
     """The `nodes` array's items in the tree (fewer than `nodes` when the tree lost some)."""
-    _built: tuple[list[NodeInfo], dict[str, NodeInfo]] | None = None
-    _targets: list[Candidate] | None = None
-    _children: dict[str, list[str]] | None = None
-
-    @property
-    def infos(self) -> list[NodeInfo]:
-        """One NodeInfo per node, built on first use."""
-        return self._node_infos()[0]
-
-    @property
-    def by_id(self) -> dict[str, NodeInfo]:
-        """First node with each usable id."""
-        return self._node_infos()[1]
-
-    def _node_infos(self) -> tuple[list[NodeInfo], dict[str, NodeInfo]]:
-        built = self._built
-        if built is None:
-            with _BUILDING:  # a request's thread and the loop asking get the same pair
-                built = self._built
-                if built is None:
-                    built = self._built = _node_infos(self.nodes, self.tree_items)
-        return built
-
-    @property
-    def after_targets(self) -> list[Candidate]:
-        """(index, id, kind) of the nodes an `after` list may name, in node order: each
-        usable id at its first node, notes left out."""
-        targets = self._targets
-        if targets is None:
-            targets = self._targets = _after_targets(self.nodes)
-        return targets
+    infos: list[NodeInfo]
+    """One NodeInfo per node."""
+    by_id: dict[str, NodeInfo]
+    """First node with each usable id."""
+    after_targets: list[Candidate]
+    """(index, id, kind) of the nodes an `after` list may name, in node order: each
+    usable id at its first node, notes left out."""
+    children: dict[str, list[str]]
+    """id -> the ids listing it in `after` (`graph.children_map`)."""
 
     def info_at(self, index: int | None) -> NodeInfo | None:
         """The NodeInfo of nodes[index]; None past the end."""
         if index is None or not 0 <= index < len(self.nodes):
             return None
         return self.infos[index]
-
-    @property
-    def children(self) -> dict[str, list[str]]:
-        """id -> the ids listing it in `after` (`graph.children_map`), built on first use."""
-        if self._children is None:
-            self._children = children_map(self.nodes)
-        return self._children
-
-    def info_of(self, node_id: str) -> NodeInfo | None:
-        """`by_id.get(node_id)`."""
-        return self.by_id.get(node_id)
 
     def descendants_of(self, node_id: str) -> set[str]:
         """The ids that run after `node_id` (`graph.descendants`)."""
@@ -136,19 +104,9 @@ class Design:
             return _best_effort_plan(self.infos)
 
 
-_BUILDING = threading.Lock()
-
-
-
 def design_of(doc: ParsedDocument) -> Design:
-    """The design of `doc`, built once per document (every request on a version shares it)."""
-    design = doc.memo.get("design")
-    if design is None:
-        design = doc.memo["design"] = _build_design(doc)
-    return design
-
-
-def _build_design(doc: ParsedDocument) -> Design:
+    """The design of `doc`, built whole.  The server builds it once per version and keeps
+    it in that version's analysis (`server/documents.py`); every request passes it on."""
     value = doc.to_python()
     nodes = value.get("nodes") if isinstance(value, dict) else None
     if not isinstance(nodes, list):
@@ -161,7 +119,9 @@ def _build_design(doc: ParsedDocument) -> Design:
                 if member.value is not None and member.value.items is not None:
                     tree_items = member.value.items
                 break
-    return Design(value=value, nodes=nodes, tree_items=tree_items)
+    infos, by_id = _node_infos(nodes, tree_items)
+    return Design(value, nodes, tree_items, infos, by_id, _after_targets(nodes),
+                  children_map(nodes))
 
 
 def _after_targets(nodes: list[Any]) -> list[Candidate]:

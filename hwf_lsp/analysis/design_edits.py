@@ -27,8 +27,8 @@ from ..jsontext.edits import (
 )
 from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..jsontext.positions import LineIndex
-from ..workflow.graph import would_create_cycle
-from ..workflow.vocabulary import (
+from ..rules.graph import would_create_cycle
+from ..rules.vocabulary import (
     CONDITION,
     KINDS,
     NOTE,

@@ -1,6 +1,6 @@
 """A design test file's text (`*.hwf-test.json`, contract 7) as the editor sees it.
 
-The engine's checker (`workflow/design_tests.py`, the one `hwf test` runs) says what is
+The checker (`rules/design_test_check.py`, the one `hwf test` runs) says what is
 wrong and where, as JSON pointers; here a pointer becomes the span of its key or value,
 so the editor marks exactly what `hwf test` names.  Completion and hover read the design
 the file names (a value handed in: reading it is I/O, the server's job): node ids of the
@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
-from ..workflow.design_tests import TestFileError
-from ..workflow.run_facts import approval_options
-from ..workflow.step_words import STEP_ICONS, STEP_STATES
-from ..workflow.vocabulary import (
+from ..rules.design_test_check import TestFileError
+from ..rules.run_facts import approval_options
+from ..rules.step_words import STEP_ICONS, STEP_STATES
+from ..rules.vocabulary import (
     AGENT,
     APPROVAL,
     CONDITION,

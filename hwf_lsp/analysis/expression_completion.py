@@ -16,7 +16,7 @@ from ..jsontext.jsontree import ParsedDocument
 from ..jsontext.positions import code_points, units
 from .completion_items import expression_items
 from .design import design_of
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 __all__ = ["ExpressionCompletionError", "complete_expression"]
 

@@ -14,8 +14,7 @@ from typing import Any
 
 from ..jsontext.jsontree import ParsedDocument, parse
 from ..jsontext.positions import LineIndex
-from ..workflow.validator import collect_defects
-from .design import design_of
+from ..rules.validator import collect_defects
 from .lint import sorted_warnings
 from .locate import Finding, findings_for
 from .recovery import spare_the_rest
@@ -39,7 +38,7 @@ def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> l
         return syntax
     value = doc.to_python()
     findings = syntax + rulebook_findings(doc, value) + sorted_warnings(doc, value, run_outputs)
-    return spare_the_rest(doc, design_of(doc), findings) if syntax else findings
+    return spare_the_rest(doc, findings) if syntax else findings
 
 
 def syntax_findings(doc: ParsedDocument) -> list[Finding]:

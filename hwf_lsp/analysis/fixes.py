@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
-from ..workflow.conditions import INDEX_SEGMENT_RE, NAME_RE
-from ..workflow.graph import would_create_cycle
-from ..workflow.vocabulary import (
+from ..rules.conditions import INDEX_SEGMENT_RE, NAME_RE
+from ..rules.graph import would_create_cycle
+from ..rules.vocabulary import (
     AGENT,
     DELIVER_VALUES,
     KINDS,
@@ -81,10 +81,10 @@ class _At:
 
 
 def fixes_for(doc: ParsedDocument, findings: list[Finding],
-              run_outputs: dict | None = None) -> list[Fix]:
+              run_outputs: dict | None = None, design: Design | None = None) -> list[Fix]:
     """Every fix for the given findings (usually those under the cursor); `run_outputs`
     (the newest run's) enables the path did-you-mean."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     out: list[Fix] = []
     for finding in findings:
         info = None

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..jsontext.positions import LineIndex
-from ..workflow.vocabulary import COMMON_FIELDS, KIND_FIELDS, MAIN_FIELD, Field
+from ..rules.vocabulary import COMMON_FIELDS, KIND_FIELDS, MAIN_FIELD, Field
 from .design import Design, NodeInfo, design_of
 from .locate import Finding
 
@@ -177,9 +177,9 @@ class _Drawn:
 
 
 def graph_view(doc: ParsedDocument, findings: list[Finding],
-               range_of: RangeOf) -> dict[str, Any]:
+               range_of: RangeOf, design: Design | None = None) -> dict[str, Any]:
     """`{name, nodes, edges, defects}` of the contract for `doc` (see the module doc)."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     drawn = _Drawn(design, range_of)
     graph_defects: list[dict[str, Any]] = []
     for finding in findings:

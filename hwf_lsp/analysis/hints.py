@@ -1,7 +1,7 @@
 """Inlay hints: each step's position in the run plan and each node's status in the newest run.
 
 Shown right after the node's id value: `"id": "review" #2 ✓ done`; the status is the
-label of the engine's run facts (`workflow.step_words.step_label`), never worked out here.
+label of the engine's run facts (`rules.step_words.step_label`), never worked out here.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..jsontext.jsontree import ParsedDocument
-from ..workflow.step_words import step_label, step_sentence
-from .design import design_of
-from .run_info import RunInfo
+from ..rules.step_words import step_label, step_sentence
+from .design import Design, design_of
+from .newest_run import RunInfo
 
 PLAN, STATUS = "plan", "status"
 
@@ -26,9 +26,9 @@ class Hint:
 
 
 def hints(doc: ParsedDocument, run: RunInfo | None = None, start: int = 0,
-          end: int | None = None) -> list[Hint]:
+          end: int | None = None, design: Design | None = None) -> list[Hint]:
     """Hints whose offset lies in [start, end]."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     end = len(doc.text) if end is None else end
     plan = {ident: i + 1 for i, ident in enumerate(design.plan_order())}
     total = len(plan)
@@ -47,7 +47,7 @@ def hints(doc: ParsedDocument, run: RunInfo | None = None, start: int = 0,
             out.append(Hint(offset, f"#{position}", PLAN,
                             f"Step {position} of {total} in the run plan"))
         fact = run.fact(info.id) if run is not None else None
-        if fact is not None:  # the engine's facts, in its words (workflow.step_words)
+        if fact is not None:  # the engine's facts, in its words (rules.step_words)
             out.append(Hint(offset, step_label(fact), STATUS,
                             f"In run {run.run_id} ({run.status}): {step_sentence(fact)}"))
     return out

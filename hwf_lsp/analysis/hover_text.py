@@ -9,25 +9,24 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..jsontext.jsontree import ParsedDocument, source_offset
-from ..workflow.conditions import (
+from ..rules.conditions import (
     NAME_PATTERN,
     ConditionError,
     evaluate,
     parse_condition,
     resolve_path,
 )
-from ..workflow.step_words import step_sentence, times_text
-from ..workflow.trust import GATE_KEY, ModelGate
-from ..workflow.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
+from ..rules.model_gate import GATE_KEY, ModelGate
+from ..rules.step_words import step_sentence, times_text
+from ..rules.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
 from .navigation import occurrence_at
-from .run_info import RunInfo
+from .newest_run import RunInfo
 
 PREVIEW_CHARS = 400
 FIELD_RULES = {
@@ -44,15 +43,18 @@ class HoverResult:
     markdown: str
     start: int
     end: int
+    about_model: bool = False
+    """On a node's `model` field: the trust gate's state belongs in it (`with_gate`)."""
 
 
 def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
-          model_gate: Callable[[], ModelGate] | None = None) -> HoverResult | None:
-    """`model_gate` (asked only on a `model` field) adds whether and where the gate is open."""
-    design = design_of(doc)
+          design: Design | None = None) -> HoverResult | None:
+    """What is under the cursor.  On a `model` field the caller adds the trust gate
+    (`with_gate`): reading it is I/O, done only for that hover."""
+    design = design or design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is not None:
-        info = design.info_of(occ.node_id)
+        info = design.by_id.get(occ.node_id)
         text = node_markdown(info, run) if info else f"No node has the id `{occ.node_id}`."
         return HoverResult(text, occ.start, occ.end)
     ctx = cursor_context(doc, offset)
@@ -63,7 +65,7 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
     info = design.info_at(ctx.node_index)
     member = ctx.member
     if ctx.role == KEY and member.key_start <= offset <= member.key_end:
-        return _field_hover(info, member.key, member.key_start, member.key_end, model_gate)
+        return _field_hover(info, member.key, member.key_start, member.key_end)
     if ctx.role != VALUE or member.value is None:
         return None
     value = member.value
@@ -74,7 +76,7 @@ def hover(doc: ParsedDocument, offset: int, run: RunInfo | None = None,
             _comparison(doc, value, offset, run)
         if found is not None:
             return found
-    return _field_hover(info, member.key, value.start, value.end, model_gate)
+    return _field_hover(info, member.key, value.start, value.end)
 
 
 def _option_hover(ctx: Any, design: Design) -> HoverResult | None:
@@ -136,24 +138,22 @@ def field_markdown(field: Field, kind: str | None) -> str:
     return "\n".join(lines)
 
 
-def _field_hover(info: NodeInfo, key: str, start: int, end: int,
-                 model_gate: Callable[[], ModelGate] | None = None) -> HoverResult | None:
-    found = _field_doc(info, key, start, end)
-    if found is None or key != "model" or model_gate is None:
-        return found
-    return HoverResult(found.markdown + "\n\n" + gate_markdown(model_gate()), start, end)
+def with_gate(result: HoverResult, gate: ModelGate) -> HoverResult:
+    """A `model` field's hover with whether and where the trust gate is open."""
+    return HoverResult(result.markdown + "\n\n" + gate_markdown(gate), result.start, result.end)
 
 
-def _field_doc(info: NodeInfo, key: str, start: int, end: int) -> HoverResult | None:
+def _field_hover(info: NodeInfo, key: str, start: int, end: int) -> HoverResult:
     kind = info.kind if info.kind in KINDS else None
     field = field_named(kind, key) if kind else None
-    if field is None:
+    if field is not None:
+        text = field_markdown(field, kind)
+    else:  # a field of another kind, or none
         field = next((f for k in KINDS if (f := field_named(k, key)) is not None), None)
-        if field is None:
-            return HoverResult(f"**{key}** — {EDITOR_RULES['unknown-field']}.", start, end)
-        return HoverResult(field_markdown(field, None) + (
-            f"\n\n`{key}` is not a field of {kind} nodes." if kind else ""), start, end)
-    return HoverResult(field_markdown(field, kind), start, end)
+        text = f"**{key}** — {EDITOR_RULES['unknown-field']}." if field is None else \
+            field_markdown(field, None) + (f"\n\n`{key}` is not a field of {kind} nodes."
+                                           if kind else "")
+    return HoverResult(text, start, end, about_model=key == "model")
 
 
 def _preview(value: Any, limit: int = PREVIEW_CHARS, indent: int | None = 1) -> str:
@@ -178,8 +178,8 @@ def node_markdown(info: NodeInfo, run: RunInfo | None) -> str:
 
 
 def run_markdown(run: RunInfo, node_id: str) -> list[str]:
-    """What the newest run's facts say of one step (`workflow.run_facts`, words of
-    `workflow.step_words`): its state and why, when it ran, its failed attempts, its output."""
+    """What the newest run's facts say of one step (`rules.run_facts`, words of
+    `rules.step_words`): its state and why, when it ran, its failed attempts, its output."""
     fact = run.fact(node_id)
     if fact is None:
         return []

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
-from ..workflow.conditions import ConditionError, parse_condition, resolve_path
-from ..workflow.graph import runs_after, usable_id
-from ..workflow.numbers import whole_number
-from ..workflow.run_facts import approval_options
-from ..workflow.vocabulary import (
+from ..rules.conditions import ConditionError, parse_condition, resolve_path
+from ..rules.graph import runs_after, usable_id
+from ..rules.numbers import whole_number
+from ..rules.run_facts import approval_options
+from ..rules.vocabulary import (
     ALL_FIELD_NAMES,
     APPROVAL,
     CONDITION,

@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument, peek_member, source_offset
-from ..workflow.defects import Defect
-from ..workflow.graph import find_cycle
-from ..workflow.validator import first_uses, trigger_indexes
+from ..rules.defects import Defect
+from ..rules.graph import find_cycle
+from ..rules.validator import first_uses, trigger_indexes
 
 __all__ = ["Finding", "Related", "locate", "node_object", "finding_for", "findings_for",
            "string_span", "identity_span", "moved"]

@@ -14,7 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument, source_offset
-from ..workflow.conditions import NAME_PATTERN
+from ..rules.conditions import NAME_PATTERN
 from .design import Design, NodeInfo, design_of
 
 DEFINITION, AFTER, CONDITION = "definition", "after", "condition"
@@ -132,9 +132,10 @@ def _info_of(design: Design, array: object, obj: object) -> NodeInfo | None:
     return info if info is not None and info.obj is obj else None
 
 
-def definition(doc: ParsedDocument, offset: int) -> Occurrence | None:
+def definition(doc: ParsedDocument, offset: int, design: Design | None = None
+               ) -> Occurrence | None:
     """Where the id under the cursor is defined (the first node with that id)."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is None:
         return None
@@ -143,9 +144,10 @@ def definition(doc: ParsedDocument, offset: int) -> Occurrence | None:
 
 
 def references(doc: ParsedDocument, offset: int, *,
-               include_declaration: bool = True) -> list[Occurrence]:
+               include_declaration: bool = True, design: Design | None = None
+               ) -> list[Occurrence]:
     """Every occurrence of the id under the cursor."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is None:
         return []
@@ -153,18 +155,20 @@ def references(doc: ParsedDocument, offset: int, *,
             and (include_declaration or o.role != DEFINITION)]
 
 
-def prepare_rename(doc: ParsedDocument, offset: int) -> Occurrence | None:
+def prepare_rename(doc: ParsedDocument, offset: int, design: Design | None = None
+                   ) -> Occurrence | None:
     """The id under the cursor when it names a real node, else None (nothing to rename)."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is None or occ.node_id not in design.by_id:
         return None
     return occ
 
 
-def rename(doc: ParsedDocument, offset: int, new_id: str) -> list[tuple[int, int, str]]:
+def rename(doc: ParsedDocument, offset: int, new_id: str, design: Design | None = None
+           ) -> list[tuple[int, int, str]]:
     """Edits renaming the id under the cursor everywhere; RenameError when it cannot."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     occ = occurrence_at(doc, offset, design)
     if occ is None or occ.node_id not in design.by_id:
         raise RenameError("Only a node id can be renamed here")

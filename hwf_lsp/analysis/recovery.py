@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from ..jsontext.jsontree import JsonNode, ParsedDocument
-from .design import Design
+from ..rules.graph import usable_id
 from .locate import Finding
 
 __all__ = ["broken_nodes", "spare_the_rest"]
@@ -55,19 +55,27 @@ def _parsed(obj: JsonNode, key: str) -> bool:
     return False
 
 
-def spare_the_rest(doc: ParsedDocument, design: Design, findings: list[Finding]) -> list[Finding]:
+def spare_the_rest(doc: ParsedDocument, findings: list[Finding]) -> list[Finding]:
     """`findings` of broken text less those a syntax error makes unreliable (module doc)."""
     broken = broken_nodes(doc).values()
     kind_lost = not all(_parsed(obj, "type") for obj in broken)
     id_lost = not all(_parsed(obj, "id") for obj in broken)
     if not kind_lost and not id_lost:
         return findings
+    ids = _ids(doc) if id_lost else set()
     return [f for f in findings
             if not (kind_lost and f.rule == "one-trigger" and f.index is None)
-            and not (id_lost and f.rule in _REFERENCES and _names_no_node(doc, design, f))]
+            and not (id_lost and f.rule in _REFERENCES and _names_no_node(doc, ids, f))]
 
 
-def _names_no_node(doc: ParsedDocument, design: Design, finding: Finding) -> bool:
+def _ids(doc: ParsedDocument) -> set[str | None]:
+    """The usable ids of the recovered nodes."""
+    value = doc.to_python()
+    nodes = value.get("nodes") if isinstance(value, dict) else None
+    return {usable_id(node) for node in nodes} if isinstance(nodes, list) else set()
+
+
+def _names_no_node(doc: ParsedDocument, ids: set[str | None], finding: Finding) -> bool:
     """Whether the finding's text is a name no node has (an `after` entry, `out.<id>`)."""
     text = doc.text
     name = text[finding.start:finding.end]
@@ -76,4 +84,4 @@ def _names_no_node(doc: ParsedDocument, design: Design, finding: Finding) -> boo
             return False  # not the node a condition reads
     elif name.startswith('"') and name.endswith('"') and len(name) >= 2:
         name = name[1:-1]
-    return bool(name) and name not in design.by_id
+    return bool(name) and name not in ids

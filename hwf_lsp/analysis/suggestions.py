@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ..workflow.defects import Defect
-from ..workflow.graph import usable_id
-from ..workflow.vocabulary import NOTE
+from ..rules.defects import Defect
+from ..rules.graph import usable_id
+from ..rules.vocabulary import NOTE
 
 __all__ = ["closest", "did_you_mean", "nearest_parent", "with_suggestions"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..jsontext.jsontree import ParsedDocument
-from ..workflow.vocabulary import TRIGGER
-from .design import NodeInfo, design_of
+from ..rules.vocabulary import TRIGGER
+from .design import Design, NodeInfo, design_of
 
 DETAIL_CHARS = 60
 """A field's value shown beside its name in the outline, at most this long."""
@@ -42,8 +42,6 @@ class Symbol:
     selection_start: int
     selection_end: int
     """Its id value (else its opening brace)."""
-    plan_position: int | None
-    """1-based position in the run plan, for steps."""
     children: tuple[FieldSymbol, ...] = field(default=())
     """The node's fields in source order (a hierarchical outline shows them)."""
 
@@ -66,10 +64,11 @@ def _field_symbols(text: str, info: NodeInfo) -> tuple[FieldSymbol, ...]:
     return tuple(out)
 
 
-def document_symbols(doc: ParsedDocument, *, with_fields: bool = False) -> list[Symbol]:
+def document_symbols(doc: ParsedDocument, *, with_fields: bool = False,
+                     design: Design | None = None) -> list[Symbol]:
     """The nodes (trigger, steps in plan order, the rest); `with_fields` adds each node's
     fields as its children (the outline; workspace symbols want the nodes only)."""
-    design = design_of(doc)
+    design = design or design_of(doc)
     plan = {ident: i + 1 for i, ident in enumerate(design.plan_order())}
     first: list[Symbol] = []
     steps: list[tuple[int, Symbol]] = []
@@ -89,7 +88,7 @@ def document_symbols(doc: ParsedDocument, *, with_fields: bool = False) -> list[
         detail = node_label(info)
         if position is not None:
             detail = f"#{position} {detail}"
-        symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection, position,
+        symbol = Symbol(name, info.kind, detail, obj.start, obj.end, *selection,
                         _field_symbols(doc.text, info) if with_fields else ())
         if info.kind == TRIGGER:
             first.append(symbol)

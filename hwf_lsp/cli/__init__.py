@@ -1,7 +1,8 @@
 """The `hwf` command: check designs and run them from a terminal.
 
-Thin by design: argparse lives here, the work lives in `cli_check` (contract 2)
-and `cli_runs` (contract 4). Both call the engine; they don't copy it.
+Thin by design: argparse lives here, the work lives in `check.py` (contract 2), `runs.py`
+(contract 4) and `design_test_command.py` (contract 7). They call the engine; they don't
+copy it.
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from hwf_lsp.cli.errors import (
     CliError,
     err,
 )
-from hwf_lsp.workflow.vocabulary import RUN_STATUSES
+from hwf_lsp.rules.vocabulary import RUN_STATUSES
 
 DEFAULT_RUNS_PAGE = 20
+BUILT_IN_COMMANDS = ("check", "test", "run", "resume", "answer", "respond", "runs", "show",
+                     "cancel", "debug-adapter")
+SUBCOMMANDS_GROUP = "hwf_lsp.hwf_subcommands"
 
 EPILOG = f"""\
 examples:
@@ -39,7 +43,7 @@ examples:
   hwf show 3f2a9c01d4e5 --step review
 
 the design format (every kind, its fields, required or not, defaults, limits):
-  docs/design-format.md, or print it: python -m hwf_lsp.workflow.format_doc
+  docs/design-format.md, or print it: python -m hwf_lsp.generators.design_format_doc
 
 {EXIT_CODES_HELP}
 
@@ -114,7 +118,19 @@ def _add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def plugin_subcommands(argv: Sequence[str] = ()) -> dict[str, Any]:
+    """The subcommands other packages add to `hwf` (the Hermes plugin's `hwf hermes`): the
+    modules the entry points of SUBCOMMANDS_GROUP name, each with `add_subcommand` and
+    `run_subcommand`, found by name (so the plugin may import `hwf`).  None when `argv`
+    names a built-in command: importlib.metadata costs ~30 ms."""
+    if argv and argv[0] in BUILT_IN_COMMANDS:
+        return {}
+    from importlib.metadata import entry_points
+
+    return {entry.name: entry.load() for entry in entry_points(group=SUBCOMMANDS_GROUP)}
+
+
+def build_parser(plugins: dict[str, Any] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hwf",
         description="Check Hermes Workflow designs and run them from the terminal. Runs are "
@@ -203,9 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("debug-adapter", "the workflow debugger: the Debug Adapter Protocol on stdin/stdout "
         "(for an editor's debug client; docs/debugging.md)")
-    from hwf_lsp.hermes.cli import add_hermes_command  # `hwf hermes ...`: the Hermes plugin
-
-    add_hermes_command(sub)
+    for plugin in (plugin_subcommands() if plugins is None else plugins).values():
+        plugin.add_subcommand(sub)
     return parser
 
 
@@ -219,17 +234,16 @@ def _tolerate_any_terminal() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     code = _main(argv)
-    return EXIT_READER_LEFT if errors.reader_left else code
+    return EXIT_READER_LEFT if errors.reader_left() else code
 
 
 def _main(argv: Sequence[str] | None) -> int:
     _tolerate_any_terminal()
-    args = build_parser().parse_args(argv)
+    plugins = plugin_subcommands(sys.argv[1:] if argv is None else argv)
+    args = build_parser(plugins).parse_args(argv)
     try:
-        if args.command == "hermes":
-            from hwf_lsp.hermes.cli import run_hermes_command
-
-            return run_hermes_command(args)
+        if args.command in plugins:
+            return plugins[args.command].run_subcommand(args)
         if args.command == "check":
             from hwf_lsp.cli.check import run_check
 
@@ -239,7 +253,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
             return debug_adapter()
         if args.command == "test":
-            from hwf_lsp.cli.test_command import run_tests
+            from hwf_lsp.cli.design_test_command import run_tests
 
             return run_tests(args.paths, args.format, args.write_expectations)
         from hwf_lsp.cli import runs as cli_runs

@@ -16,10 +16,10 @@ from hwf_lsp.analysis.suggestions import did_you_mean, with_suggestions
 from hwf_lsp.cli.errors import EXIT_FAILED, CliError, err
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.rules.names import check_design_name
+from hwf_lsp.rules.validator import collect_defects
 from hwf_lsp.workflow.design_files import DESIGN_SUFFIXES, design_from_text
-from hwf_lsp.workflow.names import check_design_name
 from hwf_lsp.workflow.stores import DesignStore, read_text_file
-from hwf_lsp.workflow.validator import collect_defects
 
 HOW_TO_LOCATE = "run `hwf check {path}` to see where"
 

@@ -6,6 +6,7 @@ them, for example "3 means the run waits for someone", so they never change mean
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -75,14 +76,21 @@ EXIT_READER_LEFT = 141
 reports for `cat`, `grep` or any program SIGPIPE ended: a script (with `set -o pipefail`)
 sees what it sees for them, and 0 would claim all the output was written.  Nothing is
 printed about it, and a run being advanced goes on to its end."""
-reader_left = False
-"""Set once stdout's reader has gone; later output is dropped."""
+
+
+class ReaderLeft(io.TextIOBase):
+    """`sys.stdout` once its reader has gone (the fact lives on the stream): output dropped."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+def reader_left() -> bool:
+    """Whether stdout's reader has gone (`main` then exits 141)."""
+    return isinstance(sys.stdout, ReaderLeft)
 
 
 def _write(text: str, stream: Any) -> None:
-    global reader_left
-    if stream is sys.stdout and reader_left:
-        return
     try:
         try:
             print(text, file=stream, flush=True)
@@ -93,11 +101,11 @@ def _write(text: str, stream: Any) -> None:
     except BrokenPipeError:
         if stream is not sys.stdout:
             return  # no one reads stderr: nothing to tell anyone
-        reader_left = True
         # no more writes, and none at exit: the interpreter's final flush would complain
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+        sys.stdout = ReaderLeft()
 
 
 def err(message: str) -> None:

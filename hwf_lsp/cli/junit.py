@@ -27,7 +27,7 @@ def _classname(path: str) -> str:
 
 
 def junit_xml(reports: list[Any]) -> str:
-    """The XML document of `hwf test`'s file reports (`cli.test_command.FileReport`)."""
+    """The XML document of `hwf test`'s file reports (`cli.design_test_command.FileReport`)."""
     root = ET.Element("testsuites", name="hwf test")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for report in reports:

@@ -2,8 +2,8 @@
 
 Pure functions from a run state (a dict, as on disk) to text, so `run`, `show`
 and `runs` print the same thing. They don't change state.  What each step did is the
-engine's run facts (`workflow.run_facts.step_facts`), in its words and icons
-(`workflow.step_words`); nothing here works a state out.
+engine's run facts (`rules.run_facts.step_facts`), in its words and icons
+(`rules.step_words`); nothing here works a state out.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import math
 import shlex
 from typing import Any
 
-from hwf_lsp.workflow import run_facts, step_words
+from hwf_lsp.rules import run_facts, step_words
+from hwf_lsp.rules.step_detail import step_detail as engine_step_detail
 from hwf_lsp.workflow.run_summary import run_summary
-from hwf_lsp.workflow.step_detail import step_detail as engine_step_detail
 
 PREVIEW_CHARS = 72
 

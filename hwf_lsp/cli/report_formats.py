@@ -13,9 +13,8 @@ import os
 from typing import Any
 from urllib.parse import quote
 
-from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
+from hwf_lsp.rules.vocabulary import EDITOR_RULES, RULES
 
-REPORT_FORMATS = ("github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 

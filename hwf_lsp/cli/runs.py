@@ -27,19 +27,15 @@ from hwf_lsp.cli.errors import (
     out_json,
 )
 from hwf_lsp.cli.signals import StopOnSignals
+from hwf_lsp.rules.model_gate import ModelGate
+from hwf_lsp.rules.run_facts import state_problem, was_interrupted
 from hwf_lsp.workflow.delivery import DELIVERY_ENV, Delivery, channel_argv_from_env
+from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.json_values import NotStrictJson, strict_loads
 from hwf_lsp.workflow.locks import RunBusyError
-from hwf_lsp.workflow.names import hermes_home
+from hwf_lsp.workflow.paths import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
-from hwf_lsp.workflow.run_facts import state_problem
-from hwf_lsp.workflow.runner import (
-    CancelPending,
-    Interrupt,
-    Runner,
-    StepStillRunning,
-    was_interrupted,
-)
+from hwf_lsp.workflow.runner import CancelPending, Runner, StepStillRunning
 from hwf_lsp.workflow.seams import agent_seam_from_env
 from hwf_lsp.workflow.stores import (
     DESIGNS_DIRNAME,
@@ -48,7 +44,7 @@ from hwf_lsp.workflow.stores import (
     RunStore,
     describe_os_error,
 )
-from hwf_lsp.workflow.trust import ModelGate, read_model_gate
+from hwf_lsp.workflow.trust import read_model_gate
 
 STATUS_EXIT = {
     "completed": EXIT_OK,
@@ -390,7 +386,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def show_step(state: dict[str, Any], args: argparse.Namespace, designs: DesignStore,
               runs: RunStore) -> int:
-    """`hwf show RUN --step NODE [--json]`: the engine's step detail (workflow.step_detail)."""
+    """`hwf show RUN --step NODE [--json]`: the engine's step detail (rules.step_detail)."""
     problem = state_problem(state)
     if problem is not None:
         raise CliError(f"run {args.run_id} is corrupt: {problem}")

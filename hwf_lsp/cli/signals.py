@@ -16,7 +16,7 @@ import signal
 from types import FrameType
 from typing import Any
 
-from hwf_lsp.workflow.runner import Interrupt
+from hwf_lsp.workflow.interrupts import Interrupt
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                      if hasattr(signal, name))

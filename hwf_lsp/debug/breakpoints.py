@@ -11,8 +11,8 @@ from typing import Any
 
 from hwf_lsp.debug.node_lines import NodeLines, node_at_line
 from hwf_lsp.debug.values import interpolate
-from hwf_lsp.workflow.conditions import Condition, ConditionError, evaluate, parse_condition
-from hwf_lsp.workflow.vocabulary import STEP_KINDS
+from hwf_lsp.rules.conditions import Condition, ConditionError, evaluate, parse_condition
+from hwf_lsp.rules.vocabulary import STEP_KINDS
 
 
 @dataclass(frozen=True)

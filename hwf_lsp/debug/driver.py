@@ -23,10 +23,10 @@ from hwf_lsp.debug.breakpoints import NodeBreakpoint, decide
 from hwf_lsp.debug.launch_args import LaunchConfig
 from hwf_lsp.debug.pins import pin, replace_value
 from hwf_lsp.debug.run_setup import create_debug_run, make_runner
+from hwf_lsp.rules.run_facts import failed_step
 from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.locks import RunLock
-from hwf_lsp.workflow.names import hermes_home
-from hwf_lsp.workflow.run_facts import failed_step
+from hwf_lsp.workflow.paths import hermes_home
 from hwf_lsp.workflow.runner import iso_utc
 from hwf_lsp.workflow.stores import read_text_file
 

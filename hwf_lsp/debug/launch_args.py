@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hwf_lsp.rules.design_test_check import DesignCase, DesignTestFile
+from hwf_lsp.rules.names import check_run_id
 from hwf_lsp.workflow.design_files import design_from_text
-from hwf_lsp.workflow.design_tests import DesignCase, DesignTestFile, load_test_file
-from hwf_lsp.workflow.names import check_run_id
+from hwf_lsp.workflow.design_test_files import load_test_file
 from hwf_lsp.workflow.runner import check_startable
 from hwf_lsp.workflow.stores import read_text_file
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hwf_lsp.workflow.conditions import resolve_path
+from hwf_lsp.rules.conditions import resolve_path
 
 DEBUG_KEY = "debug"
 """The run file's mark of a debug run: `{adapter, edits, testCase?, replay?}`."""

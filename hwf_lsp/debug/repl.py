@@ -21,8 +21,8 @@ from typing import Any
 
 from hwf_lsp.debug.driver import RunDriver
 from hwf_lsp.debug.values import lookup, parse_given, parse_reference, shown
-from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition
-from hwf_lsp.workflow.run_facts import approval_options
+from hwf_lsp.rules.conditions import ConditionError, evaluate, parse_condition
+from hwf_lsp.rules.run_facts import approval_options
 
 HELP = textwrap.dedent(__doc__.split("\n\n", 1)[1]).strip()
 

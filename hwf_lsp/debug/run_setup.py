@@ -15,11 +15,11 @@ from typing import Any
 
 from hwf_lsp.debug.launch_args import LaunchConfig, LaunchError
 from hwf_lsp.debug.pins import DEBUG_KEY
+from hwf_lsp.rules.run_facts import failed_step
 from hwf_lsp.workflow.delivery import DELIVERY_ENV, Delivery, channel_argv_from_env
 from hwf_lsp.workflow.design_test_run import RecordingDelivery, ReplayedAgent
 from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.rerun import prepare_rerun
-from hwf_lsp.workflow.run_facts import failed_step
 from hwf_lsp.workflow.runner import Runner
 from hwf_lsp.workflow.seams import CallableAgentSeam, agent_seam_from_env
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from hwf_lsp.workflow.conditions import INDEX_SEGMENT_RE, NAME_PATTERN, PREFIX, resolve_path
+from hwf_lsp.rules.conditions import INDEX_SEGMENT_RE, NAME_PATTERN, PREFIX, resolve_path
 from hwf_lsp.workflow.json_values import strict_loads
 
 REFERENCE_RE = re.compile(rf"out\.{NAME_PATTERN}(?:\.{NAME_PATTERN})*")

@@ -10,8 +10,8 @@ from typing import Any
 
 from hwf_lsp.debug.node_lines import NodeLines, line_of
 from hwf_lsp.debug.values import shown
-from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition, resolve_path
-from hwf_lsp.workflow.graph import ancestors, parents_of
+from hwf_lsp.rules.conditions import ConditionError, evaluate, parse_condition, resolve_path
+from hwf_lsp.rules.graph import ancestors, parents_of
 
 
 def node_input(state: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:

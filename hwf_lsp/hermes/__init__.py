@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from hwf_lsp.hermes.home import current_home
-from hwf_lsp.workflow.trust import PLUGIN_NAME
+from hwf_lsp.rules.model_gate import PLUGIN_NAME
 
 TOOLSET = "visual_workflow"
 SLASH_HINT = "list | run NAME | answer RUN CHOICE | status RUN"
@@ -30,9 +30,7 @@ __all__ = ["PLUGIN_NAME", "TOOLSET", "current_home", "register"]
 def register(ctx: Any) -> None:
     """Hermes' plugin hook: tools, `/workflow` and `hermes workflow`."""
     from hwf_lsp.hermes import slash, tools, workflow_command
-    from hwf_lsp.hermes.host_seams import chat_seam, llm_seam, remember_host_context
-
-    remember_host_context(ctx)
+    from hwf_lsp.hermes.host_seams import chat_seam, llm_seam
 
     def handler_for(fn: Any) -> Any:
         def handle(args: Any, **_context: Any) -> str:
@@ -51,6 +49,6 @@ def register(ctx: Any) -> None:
     ctx.register_cli_command(
         "workflow", help="Hermes Workflow designs and runs (the hwf command, in Hermes)",
         setup_fn=workflow_command.setup_hermes_workflow,
-        handler_fn=workflow_command.run_hermes_workflow,
+        handler_fn=lambda args: workflow_command.run_hermes_workflow(args, ctx.llm),
         description="Mirrors `hwf`: check, run, resume, answer, respond, runs, show, cancel, "
         "on the runs of this Hermes home.")

@@ -1,4 +1,4 @@
-"""`hermes workflow agent`: an agent command (the agent-seam protocol of PRODUCT.md) that
+"""`hermes workflow agent`: an agent command (the agent-seam protocol, docs/cli.md) that
 performs one step with the user's Hermes model, through the host's PluginLlm facade.
 
 `hwf run … --agent-command "hermes workflow agent"` and the editor start it once per

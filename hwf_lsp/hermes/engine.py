@@ -15,15 +15,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hwf_lsp.rules.model_gate import ModelGate
+from hwf_lsp.rules.validator import validate_designer_graph
+from hwf_lsp.rules.vocabulary import RUN_STATUSES
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.rerun import prepare_rerun
 from hwf_lsp.workflow.run_summary import run_summary
 from hwf_lsp.workflow.runner import Runner
 from hwf_lsp.workflow.seams import AgentSeam
 from hwf_lsp.workflow.stores import DesignStore, RunStore
-from hwf_lsp.workflow.trust import ModelGate, read_model_gate
-from hwf_lsp.workflow.validator import validate_designer_graph
-from hwf_lsp.workflow.vocabulary import RUN_STATUSES
+from hwf_lsp.workflow.trust import read_model_gate
 
 DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
 """The channel delivery command, as for `hwf` (a design never names one)."""

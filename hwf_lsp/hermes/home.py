@@ -10,7 +10,7 @@ def current_home() -> Path:
     try:
         from hermes_constants import get_hermes_home
     except ImportError:
-        from hwf_lsp.workflow.names import hermes_home
+        from hwf_lsp.workflow.paths import hermes_home
 
         return hermes_home()
     return Path(get_hermes_home())

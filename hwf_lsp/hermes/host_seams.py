@@ -180,25 +180,14 @@ def llm_seam(ctx: Any) -> PluginLlmSeam:
     return PluginLlmSeam(ctx.llm)
 
 
-_HOST_CONTEXTS: list[Any] = []
-"""The PluginContext Hermes handed to `register(ctx)` in this process, if it did."""
-
-
-def remember_host_context(ctx: Any) -> None:
-    _HOST_CONTEXTS[:] = [ctx]
-
-
 def host_llm() -> Any:
     """The host's `PluginLlm` facade for this plugin where no ctx is handed over (the
-    dashboard's routes, `hermes workflow agent`): the `ctx.llm` of `register(ctx)` in this
-    process, else the one Hermes' own `PluginContext` builds for this plugin's manifest
-    (the web server loads no plugins). Either way: plugin id `visual-workflow`, its trust
-    gate, the user's configured model."""
-    if _HOST_CONTEXTS:
-        return _HOST_CONTEXTS[0].llm
+    dashboard's routes: the web server loads no plugins): the one Hermes' own
+    `PluginContext` builds for this plugin's manifest, as `register(ctx)`'s `ctx.llm` is:
+    plugin id `visual-workflow`, its trust gate, the user's configured model."""
     from hermes_cli.plugins import PluginContext, PluginManifest, get_plugin_manager
 
-    from hwf_lsp.workflow.trust import PLUGIN_NAME
+    from hwf_lsp.rules.model_gate import PLUGIN_NAME
 
     return PluginContext(PluginManifest(name=PLUGIN_NAME, key=PLUGIN_NAME),
                          get_plugin_manager()).llm

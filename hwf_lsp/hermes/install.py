@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import hwf_lsp
+from hwf_lsp.rules.model_gate import PLUGIN_NAME
 from hwf_lsp.workflow.atomic import atomic_write_bytes
-from hwf_lsp.workflow.trust import CONFIG_FILENAME, PLUGIN_NAME
+from hwf_lsp.workflow.trust import CONFIG_FILENAME
 
 PLUGIN_YAML = """\
 name: {name}

@@ -40,7 +40,7 @@ from hwf_lsp.analysis.expression_completion import (
 )
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.analysis.graph_view import graph_answer, lsp_ranges
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.hermes import tools
 from hwf_lsp.hermes.design_revision import revision_of, stored_revision, written_revision
 from hwf_lsp.hermes.engine import Workflows
@@ -57,8 +57,8 @@ from hwf_lsp.hermes.route_input import (
 )
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.workflow.locks import RunBusyError
-from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.run_index import Stamp, dir_stamp, stamp_settled
 from hwf_lsp.workflow.stores import read_text_file
 

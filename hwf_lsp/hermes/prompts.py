@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hwf_lsp.workflow.run_facts import approval_options
+from hwf_lsp.rules.run_facts import approval_options
 
 PREVIEW_CHARS = 4000
 DATA_NOT_ORDERS = (

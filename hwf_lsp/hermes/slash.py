@@ -17,9 +17,9 @@ from typing import Any
 from hwf_lsp.hermes import tools
 from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.prompts import cron_prompt
-from hwf_lsp.workflow.run_facts import approval_options
+from hwf_lsp.rules.run_facts import approval_options
+from hwf_lsp.rules.step_words import step_sentence
 from hwf_lsp.workflow.seams import AgentSeam
-from hwf_lsp.workflow.step_words import step_sentence
 
 USAGE = """\
 /workflow list                                   designs and the newest runs

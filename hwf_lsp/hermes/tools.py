@@ -20,11 +20,11 @@ from typing import Any
 from hwf_lsp.hermes.engine import MAX_RUNS_LISTED, Workflows
 from hwf_lsp.hermes.prompts import instructions_for
 from hwf_lsp.hermes.results import answer_json
+from hwf_lsp.rules.names import check_design_name, check_run_id
+from hwf_lsp.rules.run_facts import approval_options
+from hwf_lsp.rules.vocabulary import FINISHED_STATUSES, KIND_FIELDS, KINDS, RUN_STATUSES
 from hwf_lsp.workflow.locks import RunBusyError
-from hwf_lsp.workflow.names import check_design_name, check_run_id
-from hwf_lsp.workflow.run_facts import approval_options
 from hwf_lsp.workflow.seams import AgentSeam
-from hwf_lsp.workflow.vocabulary import FINISHED_STATUSES, KIND_FIELDS, KINDS, RUN_STATUSES
 
 TOOLSET = "visual_workflow"
 DEFAULT_RUNS_LIMIT = 20

@@ -62,19 +62,18 @@ def _hermes_only_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _hermes_only(argv: list[str], home: Path) -> int:
+def _hermes_only(argv: list[str], home: Path, llm: Any) -> int:
     args = _hermes_only_parser().parse_args(argv)
     if args.command == "agent":
         from hwf_lsp.hermes.agent_command import run_agent_command
-        from hwf_lsp.hermes.host_seams import host_llm
 
-        return run_agent_command(home, host_llm())
+        return run_agent_command(home, llm)
     return _cron(args, home)
 
 
 def _cron(args: argparse.Namespace, home: Path) -> int:
     from hwf_lsp.hermes.cron_job import CRON_TOOLSETS, create_cron_job
-    from hwf_lsp.workflow.names import check_run_id
+    from hwf_lsp.rules.names import check_run_id
 
     try:
         if args.run_id is not None:
@@ -96,14 +95,15 @@ def _cron(args: argparse.Namespace, home: Path) -> int:
     return EXIT_OK
 
 
-def run_hermes_workflow(args: argparse.Namespace) -> None:
-    """`hwf <args>` on this Hermes home, or a Hermes-only subcommand (`agent`, `cron`);
+def run_hermes_workflow(args: argparse.Namespace, llm: Any) -> None:
+    """`hwf <args>` on this Hermes home, or a Hermes-only subcommand (`agent`, `cron`;
+    `agent` performs its step through `llm`, the `ctx.llm` of the plugin's registration);
     exits with its exit code (Hermes ignores returns)."""
     home = current_home()
     os.environ["HERMES_HOME"] = str(home)
     argv = ["--version"] if getattr(args, "hwf_version", False) else list(args.hwf_args)
     if argv and argv[0] in ("agent", "cron"):
-        raise SystemExit(_hermes_only(argv, home))
+        raise SystemExit(_hermes_only(argv, home, llm))
     from hwf_lsp.cli import main
 
     raise SystemExit(main(argv))

@@ -1,7 +1,7 @@
-"""Where the tolerant parser picks up again after a syntax error (jsontree's recovery).
+"""Where the tolerant parser picks up again after a syntax error.
 
 A syntax error should cost the smallest container it breaks, not the rest of the text.
-The parser (`jsontree._Builder`) asks these questions at the tokens where text that is
+The parser (`tolerant_parser._Builder`) asks these questions at the tokens where text that is
 being typed usually goes wrong; each answer is a look at the text, never a second parse:
 
 - `string_end`: where a string missing its closing quote really ends.  At the end of its

@@ -14,7 +14,7 @@ from typing import Any
 from lsprotocol import types
 
 from hwf_lsp.jsontext.positions import LineIndex
-from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
+from hwf_lsp.rules.vocabulary import EDITOR_RULES, RULES
 
 SOURCE = "hwf"
 

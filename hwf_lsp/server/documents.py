@@ -1,7 +1,7 @@
 """Which documents are designs (or design test files), and what the server last learned
 about each one.
 
-Only files matching the design globs get anything from the server (PRODUCT.md):
+Only files matching the design globs get anything from the server (docs/commands.md):
 a package.json open next to a design must stay untouched.  Globs are matched on
 the file's path, absolute and relative to each workspace folder, with `**`
 spanning directories and `*` staying inside one.
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from hwf_lsp.analysis.design import Design, design_of
 from hwf_lsp.analysis.findings import check_document
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
@@ -120,9 +121,11 @@ def is_design_uri(uri: str, globs: tuple[str, ...], folders: tuple[str, ...] = (
 class Analysis:
     """Everything computed from one version of a document's text.
 
-    Findings are computed on first use: completion and hover need the tree and
-    the run, not the verdict, so a request that races ahead of validation only
-    pays for the parse.
+    Findings and the design are computed on first use: completion and hover need the
+    tree and the run, not the verdict, and a keystroke's check needs no design.  An
+    analysis is used by one thread at a time: one made on the validation worker is
+    handed to the event loop (the executor's future) and never touched there again, so
+    whatever is built on first use is built once, whole, by the thread holding it.
     """
 
     uri: str
@@ -130,15 +133,16 @@ class Analysis:
     text: str
     _doc: Any = field(default=None, repr=False)
     run: Any = None
-    """analysis.run_info.RunInfo of the newest run of this design, or None."""
+    """analysis.newest_run.RunInfo of the newest run of this design, or None."""
     stale: bool = False
     """Set when outside data (runs on disk) may have changed: recompute even this version."""
     _findings: list[Any] | None = field(default=None, repr=False)
     _lines: LineIndex | None = field(default=None, repr=False)
     kind: str = "design"
     """"design", or "test" for a design test file (server/design_test_documents.py)."""
-    design: Any = None
+    design_under_test: Any = None
     """A test file's design under test (a dict as read from disk), or None."""
+    _design: Design | None = field(default=None, repr=False)
 
     @property
     def doc(self) -> Any:
@@ -146,6 +150,13 @@ class Analysis:
         if self._doc is None:
             self._doc = parse(self.text)
         return self._doc
+
+    @property
+    def design(self) -> Design:
+        """The design the editor features read (nodes by id, kinds, order) of this version."""
+        if self._design is None:
+            self._design = design_of(self.doc)
+        return self._design
 
     @property
     def findings(self) -> list[Any]:
@@ -174,7 +185,7 @@ def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
     if is_test_path(path):
         doc, findings, design = check_test_text(text, path or uri, home)
         return Analysis(uri=uri, version=version, text=text, _doc=doc, _findings=findings,
-                        kind=TEST_KIND, design=design)
+                        kind=TEST_KIND, design_under_test=design)
     doc = parse(text)
     run = None
     if runs is not None:

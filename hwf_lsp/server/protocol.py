@@ -136,51 +136,67 @@ class HwfProtocol(LanguageServerProtocol):
             else:
                 self._reply_error(None, INVALID_REQUEST, "a JSON-RPC message must be an object")
             return
-        has_id, has_method = "id" in message, "method" in message
-        msg_id, method = message.get("id"), message.get("method")
-        is_request = has_id and has_method
-        if message.get("jsonrpc") != self.VERSION or (has_method and not isinstance(method, str)):
-            why = "not a JSON-RPC 2.0 message" if message.get("jsonrpc") != self.VERSION \
-                else "method must be a string"
-            if is_request:
-                self._reply_error(msg_id if _valid_id(msg_id) else None, INVALID_REQUEST, why)
-            elif has_id and not has_method:  # a malformed response to one of our requests
-                self._fail_request(msg_id, why)
-            else:
-                log.warning("dropping a malformed message: %s", why)
-            return
-        if method == types.EXIT and not has_id:
-            self.exit_code = 0 if self._shutdown else 1  # LSP: 1 when exit comes unannounced
-        if is_request and not _valid_id(msg_id):
-            self._reply_error(None, INVALID_REQUEST, "request id must be a string or an integer")
-            return
-        if is_request and self._shutdown:
-            self._reply_error(msg_id, INVALID_REQUEST,
-                              f"{method}: the server is shutting down (shutdown was requested)")
-            return
-        if is_request and method == types.INITIALIZE and self._workspace is not None:
-            self._reply_error(msg_id, INVALID_REQUEST,
-                              "initialize: the server is already initialized (LSP allows one "
-                              "initialize per session)")  # a second would forget open documents
-            return
-        if has_method and self._workspace is None and method not in (
-            types.INITIALIZE, types.EXIT
-        ):
-            if is_request:
-                self._reply_error(msg_id, SERVER_NOT_INITIALIZED,
-                                  f"{method}: the server is not initialized")
-            else:
-                log.warning("dropping notification %r received before initialize", method)
-            return
-        if is_request and method not in self.fm.builtin_features and method not in self.fm.features:
-            self._reply_error(msg_id, METHOD_NOT_FOUND, f"Method Not Found: {method}")
+        if self._malformed(message) or self._refused(message):
             return
         try:
             structured = self._structure(message)
         except Exception as exc:  # noqa: BLE001 - cattrs raises many kinds; all mean "bad shape"
-            self._structuring_failed(message, is_request, exc)
+            self._structuring_failed(message, "id" in message and "method" in message, exc)
             return
         super().handle_message(structured)
+
+    def _malformed(self, message: dict[str, Any]) -> bool:
+        """Whether `message` is not JSON-RPC 2.0 or names its method with no string; then it
+        is answered (a request), fails our request (a response) or is dropped."""
+        has_id, method = "id" in message, message.get("method")
+        if message.get("jsonrpc") != self.VERSION:
+            why = "not a JSON-RPC 2.0 message"
+        elif "method" in message and not isinstance(method, str):
+            why = "method must be a string"
+        else:
+            return False
+        msg_id = message.get("id")
+        if has_id and "method" in message:
+            self._reply_error(msg_id if _valid_id(msg_id) else None, INVALID_REQUEST, why)
+        elif has_id:  # a malformed response to one of our requests
+            self._fail_request(msg_id, why)
+        else:
+            log.warning("dropping a malformed message: %s", why)
+        return True
+
+    def _refused(self, message: dict[str, Any]) -> bool:
+        """Whether the session's state refuses `message` (see `_refusal`): a request is
+        answered with the error, a notification before initialize dropped.  Notes `exit`."""
+        method, msg_id = message.get("method"), message.get("id")
+        if "id" not in message:
+            if method == types.EXIT:
+                self.exit_code = 0 if self._shutdown else 1  # LSP: 1 when exit comes unannounced
+            elif method is not None and self._workspace is None and method != types.INITIALIZE:
+                log.warning("dropping notification %r received before initialize", method)
+                return True
+            return False
+        if "method" not in message:
+            return False  # a response to one of our requests
+        refusal = self._refusal(method, msg_id)
+        if refusal is not None:
+            self._reply_error(msg_id if _valid_id(msg_id) else None, *refusal)
+        return refusal is not None
+
+    def _refusal(self, method: str, msg_id: Any) -> tuple[int, str] | None:
+        """(code, message) of why request `method` cannot be served now, else None."""
+        if not _valid_id(msg_id):
+            return INVALID_REQUEST, "request id must be a string or an integer"
+        if self._shutdown:
+            return INVALID_REQUEST, f"{method}: the server is shutting down (shutdown was requested)"
+        if method == types.INITIALIZE and self._workspace is not None:
+            # a second would forget open documents
+            return INVALID_REQUEST, ("initialize: the server is already initialized (LSP allows "
+                                     "one initialize per session)")
+        if self._workspace is None and method not in (types.INITIALIZE, types.EXIT):
+            return SERVER_NOT_INITIALIZED, f"{method}: the server is not initialized"
+        if method not in self.fm.builtin_features and method not in self.fm.features:
+            return METHOD_NOT_FOUND, f"Method Not Found: {method}"
+        return None
 
     def _structure(self, data: dict[str, Any]) -> Any:
         """pygls's choice of type per message (without its traceback logging on failure)."""

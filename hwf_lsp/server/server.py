@@ -35,7 +35,6 @@ from hwf_lsp.server.features import (
     commands,
     completion,
     definition,
-    design_test_commands,
     diagnostics,
     document_diagnostic,
     document_highlight,
@@ -46,6 +45,7 @@ from hwf_lsp.server.features import (
     inlay_hints,
     references,
     rename,
+    run_design_tests,
     selection_range,
     semantic_tokens,
     workspace_symbols,
@@ -55,7 +55,7 @@ from hwf_lsp.server.framing import FramedReader
 from hwf_lsp.server.guard import guarded
 from hwf_lsp.server.protocol import HwfProtocol
 from hwf_lsp.server.runs.manager import RunManager
-from hwf_lsp.server.runs.newest_runs import RunsIndex
+from hwf_lsp.server.runs.newest_runs import NewestRunsByDesign
 from hwf_lsp.server.runs.notify import on_runs_changed
 from hwf_lsp.server.runs.watcher import RunsWatcher
 from hwf_lsp.server.settings import SECTION, Settings
@@ -66,7 +66,7 @@ FEATURES = (
     diagnostics, document_diagnostic, completion, hover, definition, references, rename,
     document_symbols, document_highlight, folding_range, selection_range, formatting,
     call_hierarchy, semantic_tokens, workspace_symbols, code_actions, inlay_hints, code_lens,
-    commands, canvas, design_test_commands,
+    commands, canvas, run_design_tests,
 )
 """Every feature module (one per LSP method), in the order its handlers are registered."""
 
@@ -93,7 +93,7 @@ class HwfServer(LanguageServer):
         """Last analysis per document URI (unquoted), any version."""
         self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
         """Called after the settings change (e.g. to check every design again)."""
-        self._runs: RunsIndex | None = None
+        self._runs: NewestRunsByDesign | None = None
         self.validator = Validator(self)
         """Diagnostics of every open design, newest version only."""
         self.run_manager = RunManager(self)
@@ -216,13 +216,13 @@ class HwfServer(LanguageServer):
         return self.is_test_file(uri) or self.is_design(uri)
 
     @property
-    def runs(self) -> RunsIndex:
+    def runs(self) -> NewestRunsByDesign:
         home = self.settings.home()
         runs = self._runs
         if runs is None or runs.home != home:
             # fed: the loop reads snapshots only; the runs watcher's thread, finished
             # commands and the diagnostics workers refresh it (server/runs/newest_runs.py)
-            runs = self._runs = RunsIndex(home, auto_refresh=False)
+            runs = self._runs = NewestRunsByDesign(home, auto_refresh=False)
         return runs
 
     def open_text(self, uri: str) -> tuple[int | None, str] | None:

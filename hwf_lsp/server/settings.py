@@ -16,8 +16,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.names import hermes_home
-from hwf_lsp.workflow.trust import ModelGate, read_model_gate
+from hwf_lsp.rules.model_gate import ModelGate
+from hwf_lsp.workflow.paths import hermes_home
+from hwf_lsp.workflow.trust import read_model_gate
 
 DEFAULT_DESIGN_GLOBS: tuple[str, ...] = ("**/workflow-designs/*.json", "**/*.hwf.json")
 SECTION = "hwf"

@@ -1,11 +1,9 @@
-"""The engine: rulebook, conditions, plan (eager), and the runtime parts (lazy).
+"""The engine: what runs designs and keeps their files (stores, locks, seams, delivery,
+runner, run from here).  The rules it applies are `hwf_lsp.rules`.
 
-Pure Python; never imports pygls, lsprotocol, hwf_lsp.analysis or hwf_lsp.server.
-
-The runtime (stores, locks, seams, delivery, runner, run from here) is imported on
-first use (PEP 562 `__getattr__`): the language server and `hwf check` only need
-the rulebook, and importing the runner costs them start-up time for nothing.
-`from hwf_lsp.workflow import Runner` works as before.
+Contract 1 is `from hwf_lsp.workflow import validate_designer_graph, build_run_plan`:
+both come from the rulebook, eagerly.  The runtime is imported on first use (PEP 562
+`__getattr__`), so `from hwf_lsp.workflow import Runner` costs only what it uses.
 """
 
 from __future__ import annotations
@@ -13,11 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .conditions import ConditionError, evaluate, parse_condition
-from .defects import Defect
-from .numbers import whole_number
-from .plan import PlanError, build_run_plan
-from .validator import collect_defects, validate_designer_graph
+from hwf_lsp.rules.plan import build_run_plan
+from hwf_lsp.rules.validator import validate_designer_graph
 
 _LAZY: dict[str, str] = {
     # name -> submodule that defines it (runtime, H2)
@@ -26,9 +21,7 @@ _LAZY: dict[str, str] = {
     "Delivery": "delivery",
     "RunBusyError": "locks",
     "RunLock": "locks",
-    "check_design_name": "names",
-    "check_run_id": "names",
-    "hermes_home": "names",
+    "hermes_home": "paths",
     "prepare_rerun": "rerun",
     "Runner": "runner",
     "AgentCancelled": "seams",
@@ -41,52 +34,25 @@ _LAZY: dict[str, str] = {
     "RunStore": "stores",
 }
 
-__all__ = [
-    "ConditionError",
-    "Defect",
-    "PlanError",
-    "build_run_plan",
-    "collect_defects",
-    "evaluate",
-    "parse_condition",
-    "validate_designer_graph",
-    "whole_number",
-    "AgentCancelled",
-    "AgentFailure",
-    "AgentRequest",
-    "CallableAgentSeam",
-    "CommandAgentSeam",
-    "Delivery",
-    "DesignStore",
-    "RunBusyError",
-    "RunLock",
-    "RunStore",
-    "Runner",
-    "agent_seam_from_env",
-    "atomic_write_json",
-    "check_design_name",
-    "check_run_id",
-    "hermes_home",
-    "prepare_rerun",
-    "sweep_temp_files",
-]
+__all__ = ["build_run_plan", "validate_designer_graph", *_LAZY]
 
-if TYPE_CHECKING:  # for type checkers and editors: the lazy names, eagerly
-    from .atomic import atomic_write_json, sweep_temp_files
-    from .delivery import Delivery
-    from .locks import RunBusyError, RunLock
-    from .names import check_design_name, check_run_id, hermes_home
-    from .rerun import prepare_rerun
-    from .runner import Runner
-    from .seams import (
-        AgentCancelled,
-        AgentFailure,
-        AgentRequest,
-        CallableAgentSeam,
-        CommandAgentSeam,
-        agent_seam_from_env,
-    )
-    from .stores import DesignStore, RunStore
+if TYPE_CHECKING:  # type checkers and editors see the lazy names (`X as X`: re-exported)
+    from .atomic import atomic_write_json as atomic_write_json
+    from .atomic import sweep_temp_files as sweep_temp_files
+    from .delivery import Delivery as Delivery
+    from .locks import RunBusyError as RunBusyError
+    from .locks import RunLock as RunLock
+    from .paths import hermes_home as hermes_home
+    from .rerun import prepare_rerun as prepare_rerun
+    from .runner import Runner as Runner
+    from .seams import AgentCancelled as AgentCancelled
+    from .seams import AgentFailure as AgentFailure
+    from .seams import AgentRequest as AgentRequest
+    from .seams import CallableAgentSeam as CallableAgentSeam
+    from .seams import CommandAgentSeam as CommandAgentSeam
+    from .seams import agent_seam_from_env as agent_seam_from_env
+    from .stores import DesignStore as DesignStore
+    from .stores import RunStore as RunStore
 
 
 def __getattr__(name: str) -> Any:

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hwf_lsp.rules.design_test_check import NOT_RUN, DesignCase, DesignTestFile, MockResult
+from hwf_lsp.rules.vocabulary import OUTPUT
 from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key
-from hwf_lsp.workflow.design_tests import NOT_RUN, DesignCase, DesignTestFile, MockResult
 from hwf_lsp.workflow.json_values import strict_dumps
 from hwf_lsp.workflow.run_summary import run_summary
 from hwf_lsp.workflow.runner import Runner
 from hwf_lsp.workflow.seams import AgentFailure, AgentRequest, AgentUnavailable, CallableAgentSeam
 from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
-from hwf_lsp.workflow.vocabulary import OUTPUT
 
 
 class ReplayedAgent:

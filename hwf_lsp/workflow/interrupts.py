@@ -5,7 +5,6 @@ start-up."""
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 
 class Interrupt(threading.Event):
@@ -20,11 +19,3 @@ class Interrupt(threading.Event):
         self.reason = reason
         self.set()
 
-
-def was_interrupted(state: Any) -> bool:
-    """Whether the run's last advance stopped at an interrupt (it is resumable)."""
-    log_entries = state.get("log") if isinstance(state, dict) else None
-    return (isinstance(log_entries, list) and bool(log_entries)
-            and isinstance(log_entries[-1], dict)
-            and log_entries[-1].get("event") == "interrupted"
-            and state.get("status") == "running")

@@ -38,7 +38,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-from hwf_lsp.workflow.names import check_run_id, safe_child
+from hwf_lsp.rules.names import check_run_id
+from hwf_lsp.workflow.paths import safe_child
 
 LOCKS_DIRNAME = ".locks"
 log = logging.getLogger(__name__)

@@ -49,14 +49,14 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hwf_lsp.workflow.names import check_run_id, legal_run_file
+from hwf_lsp.rules.names import check_run_id, legal_run_file
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +178,23 @@ class _Observed(NamedTuple):
 
 _NEWEST_FIRST = attrgetter("stamp")
 _BY_FILE = attrgetter("file")
+
+
+@dataclass(slots=True)
+class _RowDiff:
+    """The index's rows against the directory (`RunIndex._rows_against`)."""
+
+    gen: int = 0
+    bound: float | None = None
+    others: bool = True
+    """Others committed since we last looked (or we never looked, or no index)."""
+    held: int = 0
+    """How many rows the index holds."""
+    check: dict[str, FileKey] = field(default_factory=dict)
+    """Rows to look at again: file -> the key the row holds."""
+    gone: list[str] = field(default_factory=list)
+    gone_ids: list[str] = field(default_factory=list)
+    """The run ids of the read rows whose file is gone."""
 
 
 class _Meta(NamedTuple):
@@ -742,48 +759,60 @@ class RunIndex:
         # settled when read, not when committed: a rename after the listing in the stamp's
         # clock tick would leave the stamp as it is, and the claim would hide the file
         claim = stamp if stamp_settled(stamp) else None
-        listing = self._listing()
-        if listing is None:
-            listing = {}
-        check: dict[str, FileKey] = {}
-        gone: list[str] = []
-        gone_ids: list[str] = []
-        held = 0
+        listing = self._listing() or {}
+        diff = self._rows_against(listing)
+        observed, history = self._to_read(diff, listing)
+        many = read_limit is not None and len(observed) > read_limit
+        rows, vanished = self._read_all(observed, read_limit)
+        gone = diff.gone + vanished
+        rows, bound = _written_now(rows + history,
+                                   None if write_all else max(WRITE_NOW, diff.held))
+        self._commit(rows, gone, claim=claim, base_gen=diff.gen, bound=bound, set_bound=True)
+        changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
+        if diff.others or many or changed or diff.gone_ids:
+            self.generation += 1
+        return Changes(changed=changed, removed=tuple(diff.gone_ids), reset=diff.others or many)
+
+    def _rows_against(self, listing: dict[str, int]) -> _RowDiff:
+        """The index's rows against a listing of the directory (file -> inode), each listed
+        file that has a row taken out of `listing` (what stays is new): the rows whose file
+        is gone, and those to look at again (another inode, or read before the run ended)."""
+        diff = _RowDiff()
         try:
             with self._session() as db:
                 meta = self._meta(db)
-                gen, bound = meta.gen, meta.bound
-                others = self._others_committed(gen) or self._seen_gen is None
+                diff.gen, diff.bound = meta.gen, meta.bound
+                diff.others = self._others_committed(meta.gen) or self._seen_gen is None
                 for file, ino, mtime, size, state, status in db.execute(
                         "SELECT file, ino, changed_ns, size, state, status FROM runs"):
-                    held += 1
+                    diff.held += 1
                     inode = listing.pop(file, None)
                     if inode is None:
-                        gone.append(file)
+                        diff.gone.append(file)
                         if state == READ:
-                            gone_ids.append(file[: -len(".json")])
+                            diff.gone_ids.append(file[: -len(".json")])
                     elif inode != ino or (state == READ and status not in TERMINAL):
-                        check[file] = (ino, mtime, size)
+                        diff.check[file] = (ino, mtime, size)
         except IndexUnavailable:
-            gen, bound, others = 0, None, True
-            check = {}
-        seen, vanished = self._observe(check)
-        gone.extend(vanished)
-        observed = [o for o in seen if o.key != check[o.file]]
+            diff.gen, diff.bound, diff.others, diff.check = 0, None, True, {}
+        return diff
+
+    def _to_read(self, diff: _RowDiff, listing: dict[str, int]
+                 ) -> tuple[list[_Observed], list[_Observed]]:
+        """(the files to read: rows whose file changed and new files, the history: new files
+        at or below the bound, given a row unread).  Adds the files gone meanwhile to
+        `diff.gone`."""
+        seen, vanished = self._observe(diff.check)
+        diff.gone.extend(vanished)
+        observed = [o for o in seen if o.key != diff.check[o.file]]
         new, _ = self._observe(listing)
-        history = [o for o in new if bound is not None and o.state == UNREAD and o.stamp <= bound]
+        bound = diff.bound
+        if bound is None:
+            return observed + new, []
+        history = [o for o in new if o.state == UNREAD and o.stamp <= bound]
         if history:
             new = [o for o in new if not (o.state == UNREAD and o.stamp <= bound)]
-        observed += new
-        many = read_limit is not None and len(observed) > read_limit
-        rows, vanished = self._read_all(observed, read_limit)
-        gone.extend(vanished)
-        rows, bound = _written_now(rows + history, None if write_all else max(WRITE_NOW, held))
-        self._commit(rows, gone, claim=claim, base_gen=gen, bound=bound, set_bound=True)
-        changed = tuple(o.file[: -len(".json")] for o in rows if o.state == READ)
-        if others or many or changed or gone_ids:
-            self.generation += 1
-        return Changes(changed=changed, removed=tuple(gone_ids), reset=others or many)
+        return observed + new, history
 
     def complete(self) -> bool:
         """Give every run file a row (those a reconcile left below the bound): what a

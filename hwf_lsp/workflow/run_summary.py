@@ -13,17 +13,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.names import check_design_name
-from hwf_lsp.workflow.run_facts import (
+from hwf_lsp.rules.names import check_design_name
+from hwf_lsp.rules.run_facts import (
     approval_options,
     progress_of,
     state_problem,
     step_facts,
 )
-from hwf_lsp.workflow.step_words import STEP_ANSWERED, STEP_REUSED, progress_text
+from hwf_lsp.rules.step_words import progress_text
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME
-
-__all__ = ["STEP_ANSWERED", "STEP_REUSED", "run_summary"]
 
 
 def _str_or_none(value: Any) -> str | None:

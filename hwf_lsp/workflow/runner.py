@@ -20,17 +20,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition
+from hwf_lsp.rules.conditions import ConditionError, evaluate, parse_condition
+from hwf_lsp.rules.defects import format_defects
+from hwf_lsp.rules.graph import parents_of
+from hwf_lsp.rules.names import check_design_name, check_run_id
+from hwf_lsp.rules.numbers import whole_number
+from hwf_lsp.rules.plan import build_run_plan
+from hwf_lsp.rules.run_facts import STEPS_KEY, approval_options, state_problem
+from hwf_lsp.rules.validator import validate_designer_graph
+from hwf_lsp.rules.vocabulary import (
+    FINISHED_STATUSES,
+)
 from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key, render_text
-from hwf_lsp.workflow.graph import parents_of
-from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted  # noqa: F401 - re-exported
+from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.json_values import NotStrictJson, admit, output_limit, strict_dumps
 from hwf_lsp.workflow.locks import LOCKS_DIRNAME, RunBusyError, RunLock
-from hwf_lsp.workflow.names import check_design_name, check_run_id
-from hwf_lsp.workflow.numbers import whole_number
-from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
-from hwf_lsp.workflow.run_facts import STEPS_KEY, approval_options, state_problem
 from hwf_lsp.workflow.seams import (
     OUTPUT_BYTES_KEY,
     AgentCancelled,
@@ -39,11 +44,7 @@ from hwf_lsp.workflow.seams import (
     AgentSeam,
     AgentUnavailable,
 )
-from hwf_lsp.workflow.stores import DesignStore, RunStore, format_defects
-from hwf_lsp.workflow.validator import validate_designer_graph
-from hwf_lsp.workflow.vocabulary import (
-    FINISHED_STATUSES,
-)
+from hwf_lsp.workflow.stores import DesignStore, RunStore
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +69,6 @@ CANCEL_WAIT_S = 5.0
 """How long `cancel` of a busy run waits for its holder to stop (an agent is killed within
 50 ms of the request, so only a delivery in progress takes longer)."""
 CANCEL_POLL_S = 0.05
-
-CHECKPOINTS: tuple[str, ...] = ("step-start", "before-persist", "after-persist", "after-delivery")
-"""Named crash points: the reliability tests kill the runner at each of them."""
 
 _MISSING: Any = object()
 
@@ -219,7 +217,7 @@ class Runner:
         self.agent = agent
         self.delivery = delivery
         self.allow_model_override = allow_model_override
-        """True/False, or a predicate on the model name (`ModelGate.permits`, workflow/trust.py)."""
+        """True/False, or a predicate on the model name (`ModelGate.permits`, rules/model_gate.py)."""
         self.clock = clock
         self.on_event = on_event
         self.cancel_event = cancel_event

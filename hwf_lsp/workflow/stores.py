@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hwf_lsp.rules.defects import format_defects
+from hwf_lsp.rules.names import check_design_name, check_run_id
+from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.workflow.atomic import atomic_write_json, sweep_temp_files
-from hwf_lsp.workflow.names import check_design_name, check_run_id, hermes_home, safe_child
-from hwf_lsp.workflow.validator import validate_designer_graph
+from hwf_lsp.workflow.paths import hermes_home, safe_child
 
 if TYPE_CHECKING:
     from hwf_lsp.workflow.run_index import RunIndex
@@ -31,7 +33,6 @@ DESIGNS_DIRNAME = "workflow-designs"
 RUNS_DIRNAME = "workflow-runs"
 OPEN_SWEEP_GRACE_S = 300.0
 """At store open other processes may be mid-write; only temp files this old are orphans."""
-MAX_DEFECTS_IN_ERROR = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,17 +235,6 @@ class DesignStore:
             except ValueError:
                 continue
         return sorted(names)
-
-
-def format_defects(what: str, defects: list[dict[str, Any]], limit: int = MAX_DEFECTS_IN_ERROR) -> str:
-    """`<what> has N defect(s): node/field: msg; ...` — the first `limit` of them."""
-    parts = []
-    for defect in defects[:limit]:
-        where = "/".join(str(x) for x in (defect.get("node"), defect.get("field")) if x)
-        parts.append(f"{where}: {defect.get('msg')}" if where else str(defect.get("msg")))
-    more = f" (and {len(defects) - limit} more)" if len(defects) > limit else ""
-    plural = "s" if len(defects) != 1 else ""
-    return f"{what} has {len(defects)} defect{plural}: " + "; ".join(parts) + more
 
 
 class RunStore:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hwf_lsp.analysis import completion_items as completion
 from hwf_lsp.analysis.completion_items import complete
 from hwf_lsp.analysis.findings import check_text
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.jsontext.jsontree import parse
 
 RUN = RunInfo.from_state({"run_id": "abc123", "name": "d", "status": "completed",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hwf_lsp.analysis.completion_items import complete
 from hwf_lsp.jsontext.jsontree import parse
-from hwf_lsp.workflow.vocabulary import KINDS, field_named
+from hwf_lsp.rules.vocabulary import KINDS, field_named
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TARGET = 0.70

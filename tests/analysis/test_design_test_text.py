@@ -15,7 +15,7 @@ from hwf_lsp.analysis.design_test_text import (
     pointer_parts,
 )
 from hwf_lsp.jsontext.jsontree import parse
-from hwf_lsp.workflow.design_tests import TestFileError, pointer
+from hwf_lsp.rules.design_test_check import TestFileError, pointer
 
 TEXT = ('{"design": "flow.hwf.json", "cases": [\n'
         '  {"name": "a/b~c", "agents": {"wrok": {"output": "x"}},\n'

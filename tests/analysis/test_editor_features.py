@@ -11,7 +11,7 @@ from hwf_lsp.analysis.call_graph import downstream, graph_node_at, upstream
 from hwf_lsp.analysis.condition_tokens import TOKEN_TYPES, condition_tokens
 from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.analysis.hover_text import hover
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.jsontext.folding import folds
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.layout import Layout, closed_container, format_edits

@@ -13,7 +13,7 @@ from hwf_lsp.analysis.expression_completion import (
     ExpressionCompletionError,
     complete_expression,
 )
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.jsontext.jsontree import parse
 
 NODES = [

@@ -12,7 +12,7 @@ import pytest
 
 from hwf_lsp.analysis.findings import check_text
 from hwf_lsp.analysis.fixes import fixes_for
-from hwf_lsp.workflow.vocabulary import EDITOR_RULES, RULES
+from hwf_lsp.rules.vocabulary import EDITOR_RULES, RULES
 
 T = '{"id": "t", "type": "trigger"}'
 A = '{"id": "a", "type": "agent", "prompt": "p", "after": ["t"]}'

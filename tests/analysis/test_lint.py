@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hwf_lsp.analysis.lint import graph_view
-from hwf_lsp.workflow.graph import ancestors, runs_after
+from hwf_lsp.rules.graph import ancestors, runs_after
 
 IDS = ["a", "b", "c", "d", "e", " ", ""]
 node = st.one_of(

@@ -15,7 +15,7 @@ from hwf_lsp.analysis.navigation import (
     references,
     rename,
 )
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.analysis.symbols import document_symbols, matches_query
 from hwf_lsp.jsontext.jsontree import parse
 

@@ -32,17 +32,17 @@ from support.fixture_runs import (
 from hwf_lsp.analysis.design import design_of
 from hwf_lsp.analysis.hints import STATUS, hints
 from hwf_lsp.analysis.hover_text import node_markdown
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.cli import main as hwf_main
 from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.slash import summary_lines
 from hwf_lsp.hermes.tools import summary_of
 from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.rules.run_facts import step_facts
+from hwf_lsp.rules.step_words import STEP_STATES, step_label
 from hwf_lsp.server.features.code_lens import lens_specs
 from hwf_lsp.server.runs.manager import delivery_warning
-from hwf_lsp.workflow.run_facts import step_facts
 from hwf_lsp.workflow.run_summary import run_summary
-from hwf_lsp.workflow.step_words import STEP_STATES, step_label
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +149,7 @@ def editor_run(fx: Fixture) -> tuple[Any, RunInfo, str]:
 def hover_text(fx: Fixture, home: Path, capsys) -> dict[str, Any]:
     doc, run, _ = editor_run(fx)
     design = design_of(doc)
-    shown = {step: node_markdown(design.info_of(step), run) for step in EXPECTED[fx.name]}
+    shown = {step: node_markdown(design.by_id[step], run) for step in EXPECTED[fx.name]}
     for step, text in shown.items():  # and the times as the facts have them
         fact = run.fact(step)
         assert fact is not None and (fact["started_at"] or "-") in text + "-", (step, text)

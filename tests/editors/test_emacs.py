@@ -16,7 +16,7 @@ from pathlib import Path
 
 from editor_support import EMPTY_TYPE, editor, snippet, user_env, write_draft
 
-from hwf_lsp.workflow.vocabulary import STEP_KINDS
+from hwf_lsp.rules.vocabulary import STEP_KINDS
 
 DRIVER = Path(__file__).with_name("eglot_drive.el")
 

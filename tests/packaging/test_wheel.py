@@ -64,6 +64,7 @@ def test_build_makes_an_sdist_and_a_wheel_of_the_package(dist: Path) -> None:
         "hwf_lsp", wheel.name.split("-py3")[0] + ".dist-info"}, "only the package ships"
     assert "hwf = hwf_lsp.cli:main" in entry_points
     assert "hwf-lsp = hwf_lsp.server.main:main" in entry_points
+    assert "[hwf_lsp.hwf_subcommands]\nhermes = hwf_lsp.hermes.hwf_subcommand" in entry_points
 
 
 def test_the_venv_imports_the_installed_package(venv_bin: Path, tmp_path: Path) -> None:
@@ -83,6 +84,15 @@ def test_installed_hwf_checks_an_example(venv_bin: Path, tmp_path: Path, example
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == code, proc.stderr
     assert summary in proc.stdout + proc.stderr
+
+
+def test_installed_hwf_finds_the_plugin_subcommand_by_its_entry_point(
+        venv_bin: Path, tmp_path: Path) -> None:
+    """`hwf hermes` is registered by an entry point (hwf_lsp.cli never imports the plugin)."""
+    proc = subprocess.run([str(venv_bin / "hwf"), "hermes", "cron-prompt", "abcdef12"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "abcdef12" in proc.stdout
 
 
 def test_installed_hwf_lsp_answers_one_round_trip(venv_bin: Path, tmp_path: Path) -> None:

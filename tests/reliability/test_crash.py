@@ -22,9 +22,9 @@ from typing import Any
 import crash_driver
 import pytest
 
+from hwf_lsp.rules.plan import build_run_plan
 from hwf_lsp.workflow import validate_designer_graph
 from hwf_lsp.workflow.atomic import TEMP_PREFIX
-from hwf_lsp.workflow.plan import build_run_plan
 
 DRIVER = Path(crash_driver.__file__)
 

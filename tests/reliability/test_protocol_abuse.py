@@ -128,7 +128,7 @@ def test_why_protocol_py_exists_plain_pygls_never_answers_invalid_params(
 @pytest.mark.parametrize("method", REQUESTS)
 def test_invalid_params_get_32602_with_the_request_id(server: RawLsp, method: str) -> None:
     # this server is initialized: a second `initialize` is refused as such (-32600) whatever
-    # its params (test_low_items.test_a_second_initialize_is_refused)
+    # its params (test_server_refusals.test_a_second_initialize_is_refused)
     refusals = (INVALID_PARAMS, -32600) if method == "initialize" else (INVALID_PARAMS,)
     for number, params in enumerate(WRONG_SHAPES):
         msg_id = f"{method}#{number}"

@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from hwf_lsp.analysis.findings import check_text
+from hwf_lsp.rules.conditions import ConditionError, parse_condition
+from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.workflow import validate_designer_graph
-from hwf_lsp.workflow.conditions import ConditionError, parse_condition
 from hwf_lsp.workflow.delivery import Delivery
 from hwf_lsp.workflow.locks import RunLock
-from hwf_lsp.workflow.names import check_design_name, check_run_id, safe_child
+from hwf_lsp.workflow.paths import safe_child
 from hwf_lsp.workflow.runner import Runner
 from hwf_lsp.workflow.seams import CallableAgentSeam, CommandAgentSeam
 from hwf_lsp.workflow.stores import DesignStore, RunStore

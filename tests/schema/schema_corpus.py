@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow import vocabulary as vocab
-from hwf_lsp.workflow.conditions import NAME_RE
+from hwf_lsp.rules import vocabulary as vocab
+from hwf_lsp.rules.conditions import NAME_RE
 
 REPO = Path(__file__).resolve().parents[2]
 

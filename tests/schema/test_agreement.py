@@ -42,16 +42,16 @@ from schema_corpus import (
 )
 from vscode_engine import needs_vscode_engine, run_vscode_engine
 
-from hwf_lsp.workflow import schema_gen
-from hwf_lsp.workflow import vocabulary as vocab
-from hwf_lsp.workflow.defects import Defect
-from hwf_lsp.workflow.validator import collect_defects, validate_designer_graph
+from hwf_lsp.generators import design_schema
+from hwf_lsp.rules import vocabulary as vocab
+from hwf_lsp.rules.defects import Defect
+from hwf_lsp.rules.validator import collect_defects, validate_designer_graph
 
-SCHEMA = json.loads((REPO / schema_gen.SCHEMA_PATH).read_text(encoding="utf-8"))
+SCHEMA = json.loads((REPO / design_schema.SCHEMA_PATH).read_text(encoding="utf-8"))
 """The committed file, as users get it (tests/test_generated_files.py checks it is the generated one)."""
 VALIDATOR = Draft202012Validator(SCHEMA)
 DRAFT7 = Draft7Validator(SCHEMA)
-CONDITION_RE = re.compile(schema_gen.condition_pattern())
+CONDITION_RE = re.compile(design_schema.condition_pattern())
 SEED = 20261130
 VALID_DESIGNS = 240
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from hwf_lsp.workflow import design_test_schema
-from hwf_lsp.workflow.design_tests import CASE_KEYS, EXPECT_KEYS, FILE_KEYS
+from hwf_lsp.generators import design_test_schema
+from hwf_lsp.rules.design_test_check import CASE_KEYS, EXPECT_KEYS, FILE_KEYS
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / design_test_schema.SCHEMA_PATH).read_text(encoding="utf-8"))

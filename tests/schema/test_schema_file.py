@@ -16,15 +16,15 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from schema_corpus import REPO
 from vscode_engine import needs_vscode_engine, run_vscode_engine
 
-from hwf_lsp.workflow import schema_gen
-from hwf_lsp.workflow import vocabulary as vocab
-from hwf_lsp.workflow.conditions import ConditionError, parse_condition
-from hwf_lsp.workflow.validator import validate_designer_graph
+from hwf_lsp.generators import design_schema
+from hwf_lsp.rules import vocabulary as vocab
+from hwf_lsp.rules.conditions import ConditionError, parse_condition
+from hwf_lsp.rules.validator import validate_designer_graph
 
-SCHEMA_FILE = REPO / schema_gen.SCHEMA_PATH
-SCHEMA = schema_gen.build_schema()
+SCHEMA_FILE = REPO / design_schema.SCHEMA_PATH
+SCHEMA = design_schema.build_schema()
 VALIDATOR = Draft202012Validator(SCHEMA)
-CONDITION_RE = re.compile(schema_gen.condition_pattern())
+CONDITION_RE = re.compile(design_schema.condition_pattern())
 
 
 def test_schema_is_valid_against_the_metaschemas() -> None:
@@ -42,7 +42,7 @@ def _field_schemas() -> list[tuple[str, vocab.Field, dict[str, Any]]]:
         kind_props = SCHEMA["$defs"][kind].get("properties", {})
         for field in vocab.fields_for(kind):
             where = SCHEMA["$defs"]["node"]["properties"] if field.name in \
-                schema_gen.ALWAYS_CHECKED else kind_props
+                design_schema.ALWAYS_CHECKED else kind_props
             rows.append((kind, field, where[field.name]))
     return rows
 
@@ -54,7 +54,7 @@ def test_every_field_is_documented_and_constrained(kind: str, field: vocab.Field
     assert schema["title"] == field.name
     assert schema["markdownDescription"] == field.doc
     assert schema["description"] == field.doc.replace("`", "")
-    # A whole number is a number that is a multiple of 1 (see schema_gen: VS Code's
+    # A whole number is a number that is a multiple of 1 (see design_schema: VS Code's
     # "integer" rejects 2.0, which the rulebook accepts).
     expected_type = {"string": "string", "integer": "number", "enum": "string",
                      "id-list": "array", "string-list": "array"}[field.type]
@@ -174,7 +174,7 @@ def test_pattern_accepts_everything_the_parser_accepts(text: str) -> None:
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.text(max_size=4))
 def test_non_blank_pattern_is_the_rulebooks_strip(text: str) -> None:
-    assert bool(re.search(schema_gen.NON_BLANK, text)) == bool(text.strip())
+    assert bool(re.search(design_schema.NON_BLANK, text)) == bool(text.strip())
 
 
 _JS_CHECK = r"""

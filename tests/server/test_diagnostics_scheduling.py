@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.server.documents import analyse as real_analyse
 from hwf_lsp.server.features import diagnostics
 

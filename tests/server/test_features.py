@@ -165,7 +165,7 @@ async def test_inlay_hints_plan_and_status(client):
 
 
 async def test_failed_status_hint(client):
-    """One rule for the failed step (workflow.run_facts.failed_step), whatever wrote the run."""
+    """One rule for the failed step (rules.run_facts.failed_step), whatever wrote the run."""
     name = f"failed-design-{client.client_name}"
     text = design(T, '{"id": "a", "type": "agent", "prompt": "p", "after": ["t"]}', name=name)
     uri = design_uri(f"failed-{client.client_name}")

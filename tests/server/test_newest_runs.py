@@ -1,4 +1,4 @@
-"""RunsIndex: newest run per design, corrupt files skipped, refreshed when the dir changes."""
+"""NewestRunsByDesign: newest run per design, corrupt files skipped, refreshed when the dir changes."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 import os
 import time
 
-from hwf_lsp.analysis.run_info import RunInfo
-from hwf_lsp.server.runs.newest_runs import RunsIndex
-from hwf_lsp.workflow.step_words import STEP_DONE as DONE
-from hwf_lsp.workflow.step_words import STEP_FAILED as FAILED
-from hwf_lsp.workflow.step_words import STEP_SKIPPED as SKIPPED
-from hwf_lsp.workflow.step_words import STEP_WAITING as WAITING
+from hwf_lsp.analysis.newest_run import RunInfo
+from hwf_lsp.rules.step_words import STEP_DONE as DONE
+from hwf_lsp.rules.step_words import STEP_FAILED as FAILED
+from hwf_lsp.rules.step_words import STEP_SKIPPED as SKIPPED
+from hwf_lsp.rules.step_words import STEP_WAITING as WAITING
+from hwf_lsp.server.runs.newest_runs import NewestRunsByDesign
 
 
 def write(root, run_id, name, updated, **extra):
@@ -31,7 +31,7 @@ def test_newest_run_per_design_and_corrupt_files(tmp_path):
     (tmp_path / "workflow-runs" / "bbbbbb01.json").write_text("{ not json")
     (tmp_path / "workflow-runs" / "bbbbbb02.json").write_text("[1, 2]")
     (tmp_path / "workflow-runs" / "not-a-run-id.json").write_text("{}")
-    index = RunsIndex(tmp_path)
+    index = NewestRunsByDesign(tmp_path)
     assert index.newest("x").outputs == {"a": 2}
     assert index.newest("y").run_id == "aaaaaa03"
     assert index.newest("z") is None and index.newest(None) is None
@@ -39,7 +39,7 @@ def test_newest_run_per_design_and_corrupt_files(tmp_path):
 
 def test_refresh_after_a_new_run(tmp_path):
     write(tmp_path, "aaaaaa01", "x", "2026-01-01T00:00:00Z")
-    index = RunsIndex(tmp_path)
+    index = NewestRunsByDesign(tmp_path)
     assert index.newest("x").run_id == "aaaaaa01"
     time.sleep(0.06)
     write(tmp_path, "aaaaaa02", "x", "2026-01-02T00:00:00Z")
@@ -47,7 +47,7 @@ def test_refresh_after_a_new_run(tmp_path):
 
 
 def test_missing_home(tmp_path):
-    assert RunsIndex(tmp_path / "nope").newest("x") is None
+    assert NewestRunsByDesign(tmp_path / "nope").newest("x") is None
 
 
 DESIGN = {"name": "x", "nodes": [
@@ -88,7 +88,7 @@ def test_fed_index_answers_from_the_index_only(tmp_path):
     `refresh()` brings changes in, reading only changed files."""
     write(tmp_path, "aaaaaa01", "x", "2026-01-01T00:00:00Z")
     write(tmp_path, "aaaaaa02", "y", "2026-01-01T00:00:00Z")
-    index = RunsIndex(tmp_path, auto_refresh=False)
+    index = NewestRunsByDesign(tmp_path, auto_refresh=False)
     assert index.newest("x") is None  # no waiting for the disk
     index.refresh()
     assert index.newest("x").run_id == "aaaaaa01"

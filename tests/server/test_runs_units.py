@@ -7,11 +7,11 @@ import json
 import pytest
 
 from hwf_lsp.analysis.design import design_of
-from hwf_lsp.analysis.run_info import RunInfo
+from hwf_lsp.analysis.newest_run import RunInfo
 from hwf_lsp.jsontext.jsontree import parse
+from hwf_lsp.rules.run_facts import failed_step
 from hwf_lsp.server.features.code_lens import lens_specs
-from hwf_lsp.server.runs.summary import run_summary
-from hwf_lsp.workflow.run_facts import failed_step
+from hwf_lsp.workflow.run_summary import run_summary
 
 DESIGN = {"name": "d", "nodes": [
     {"id": "t", "type": "trigger"},

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from hwf_lsp.rules.names import check_design_name
 from hwf_lsp.workflow.design_files import (
     DesignFileError,
     design_name_for,
     legal_design_name,
     load_design_file,
 )
-from hwf_lsp.workflow.names import check_design_name
 
 
 @pytest.mark.parametrize("design, path, expected", [

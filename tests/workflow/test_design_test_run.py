@@ -11,6 +11,7 @@ import pytest
 from support.design_tests import case, hwf_test, write_test
 from support.designs import agent, design
 
+from hwf_lsp.workflow.design_test_files import load_test_file
 from hwf_lsp.workflow.design_test_run import (
     compare,
     observed_expect,
@@ -19,7 +20,6 @@ from hwf_lsp.workflow.design_test_run import (
     run_test_file,
     same_json,
 )
-from hwf_lsp.workflow.design_tests import load_test_file
 from hwf_lsp.workflow.run_summary import run_summary
 from hwf_lsp.workflow.runner import Runner
 from hwf_lsp.workflow.seams import AgentUnavailable, CallableAgentSeam

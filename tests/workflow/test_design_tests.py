@@ -7,7 +7,8 @@ import json
 import pytest
 from support.design_tests import case, hwf_test, write_test
 
-from hwf_lsp.workflow.design_tests import InvalidTestFile, load_test_file, pointer
+from hwf_lsp.rules.design_test_check import InvalidTestFile, pointer
+from hwf_lsp.workflow.design_test_files import load_test_file
 
 GOOD_RESULT = {"output": "x"}
 

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.design_tests import DESIGN_FILE, branching_design
 
+from hwf_lsp.rules.design_test_check import InvalidTestFile
+from hwf_lsp.rules.vocabulary import RUN_STATUSES
+from hwf_lsp.workflow.design_test_files import check_test_file
 from hwf_lsp.workflow.design_test_run import compare, observed_expect, run_test_file
-from hwf_lsp.workflow.design_tests import InvalidTestFile, check_test_file
-from hwf_lsp.workflow.vocabulary import RUN_STATUSES
 
 
 @pytest.fixture(scope="module")

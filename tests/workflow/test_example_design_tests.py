@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from hwf_lsp.rules.run_facts import approval_options
+from hwf_lsp.rules.validator import validate_designer_graph
+from hwf_lsp.workflow.design_test_files import load_test_file
 from hwf_lsp.workflow.design_test_run import run_test_file
-from hwf_lsp.workflow.design_tests import load_test_file
-from hwf_lsp.workflow.run_facts import approval_options
-from hwf_lsp.workflow.validator import validate_designer_graph
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TEST_FILES = sorted(EXAMPLES.glob("*.hwf-test.json"))

@@ -36,7 +36,7 @@ from test_run_index import (
     written_behind_its_back,
 )
 
-from hwf_lsp.server.runs.newest_runs import RunsIndex
+from hwf_lsp.server.runs.newest_runs import NewestRunsByDesign
 from hwf_lsp.workflow import run_index
 from hwf_lsp.workflow.run_index import READ_NOW, RunIndex, index_path
 from hwf_lsp.workflow.stores import RunStore
@@ -176,13 +176,13 @@ def test_the_editors_newest_runs_and_run_list_equal_a_full_read(tmp_path):
     settle(root)
     home = root.parent
     designs = (*DESIGNS, "zeta")
-    standalone = RunsIndex(home)
+    standalone = NewestRunsByDesign(home)
     assert {d: getattr(standalone.newest(d), "run_id", None) for d in designs} == {
         d: newest_by_reading(root, d) for d in designs}
     run_index_file = index_path(root)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{run_index_file}{suffix}").unlink(missing_ok=True)
-    fed = RunsIndex(home, auto_refresh=False)  # the server: primed by the watcher, then built
+    fed = NewestRunsByDesign(home, auto_refresh=False)  # the server: primed by the watcher, then built
     fed.refresh()
     assert [row.run_id for row in fed.recent(200)] == full_read(root)[:200]  # hwf.listRuns
     fed.build()

@@ -537,7 +537,8 @@ def test_before_step_sees_each_step_that_runs_in_order_and_may_pin_an_upstream_o
 
 def test_an_interrupt_set_in_before_step_stops_the_run_resumable_before_that_node(
         runs: RunStore) -> None:
-    from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted
+    from hwf_lsp.rules.run_facts import was_interrupted
+    from hwf_lsp.workflow.interrupts import Interrupt
 
     interrupt = Interrupt()
     agent_seam = CountingAgent()

@@ -12,13 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.workflow.atomic import TEMP_PREFIX, atomic_write_json, sweep_temp_files
-from hwf_lsp.workflow.names import (
-    check_design_name,
-    check_run_id,
-    hermes_home,
-    safe_child,
-)
+from hwf_lsp.workflow.paths import hermes_home, safe_child
 from hwf_lsp.workflow.stores import DesignStore, RunStore
 
 VALID_DESIGN = {

@@ -50,7 +50,7 @@ def register(server: HwfServer) -> None:
     def prepare(params: types.CallHierarchyPrepareParams
                 ) -> list[types.CallHierarchyItem] | None:
         at = on_design(server, params)
-        node = graph_node_at(at.doc, at.offset(params.position)) if at is not None else None
+        node = graph_node_at(at.doc, at.offset(params.position), at.design) if at is not None else None
         return [item(at, node)] if node is not None else None
 
     @server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
@@ -62,7 +62,7 @@ def register(server: HwfServer) -> None:
             return None
         return [types.CallHierarchyIncomingCall(from_=item(at, edge.node),
                                                 from_ranges=_ranges(at, edge.spans))
-                for edge in upstream(at.doc, _ident(params.item))]
+                for edge in upstream(at.doc, _ident(params.item), at.design)]
 
     @server.feature(types.CALL_HIERARCHY_OUTGOING_CALLS)
     @guarded()
@@ -73,4 +73,4 @@ def register(server: HwfServer) -> None:
             return None
         return [types.CallHierarchyOutgoingCall(to=item(at, edge.node),
                                                 from_ranges=_ranges(at, edge.spans))
-                for edge in downstream(at.doc, _ident(params.item))]
+                for edge in downstream(at.doc, _ident(params.item), at.design)]

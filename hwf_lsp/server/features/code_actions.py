@@ -47,7 +47,7 @@ def register(server: HwfServer) -> None:
         outputs = run.outputs if run is not None else None
         if quick:
             start, end = at.offsets(params.range)
-            for fix in fixes_for(at.doc, _findings_here(at, start, end), outputs):
+            for fix in fixes_for(at.doc, _findings_here(at, start, end), outputs, at.design):
                 edits = [convert.text_edit(at.lines, s, e, text, at.encoding)
                          for s, e, text in fix.edits]
                 actions.append(types.CodeAction(

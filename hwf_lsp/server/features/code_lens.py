@@ -1,7 +1,7 @@
 """textDocument/codeLens: run actions above the nodes of a design.
 
 "▶ Start run" on the trigger, "▶ Run from here" on every step, and, following
-the newest run of the design (RunsIndex) and its run facts: its status and progress on
+the newest run of the design (NewestRunsByDesign) and its run facts: its status and progress on
 the trigger, each step's state (opening the step's detail, `hwf.showStep`), "Answer…"
 on a waiting approval, "Respond…" on a waiting agent step and "↻ Retry from here" on
 the step a run failed at.  Each lens carries the arguments of its command (docs/commands.md).
@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from hwf_lsp.analysis.design import design_of
+from hwf_lsp.rules.run_facts import progress_of
+from hwf_lsp.rules.step_words import STEP_FAILED, STEP_WAITING, progress_text, step_label
+from hwf_lsp.rules.vocabulary import STEP_KINDS, TRIGGER
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.commands import (
     ANSWER_APPROVAL,
@@ -26,9 +28,6 @@ from hwf_lsp.server.features.commands import (
 )
 from hwf_lsp.server.features.request import on_design
 from hwf_lsp.server.guard import guarded
-from hwf_lsp.workflow.run_facts import progress_of
-from hwf_lsp.workflow.step_words import STEP_FAILED, STEP_WAITING, progress_text, step_label
-from hwf_lsp.workflow.vocabulary import STEP_KINDS, TRIGGER
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
@@ -43,8 +42,8 @@ RETRY_TITLE = "↻ Retry from here"
 def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, list[Any]]]:
     """(offset, title, command, arguments) per lens, in document order.
 
-    `run` is the newest run of the design (analysis.run_info.RunInfo) or None.  Each step of it
-    gets its state (the engine's run facts, `workflow.step_words.step_label`), and the
+    `run` is the newest run of the design (analysis.newest_run.RunInfo) or None.  Each step of it
+    gets its state (the engine's run facts, `rules.step_words.step_label`), and the
     action its state calls for: answer or respond to a waiting step, retry a failed one.
     """
     specs: list[tuple[int, str, str, list[Any]]] = []
@@ -75,7 +74,7 @@ def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, lis
 
 def run_title(run: Any) -> str:
     """The trigger's lens on the newest run: its status and its progress (steps finished
-    / steps, the one convention of `workflow.run_facts.progress_of`)."""
+    / steps, the one convention of `rules.run_facts.progress_of`)."""
     finished, total = progress_of(list(run.facts.values()))
     title = f"last run {run.run_id}: {run.status}"
     return f"{title} · {progress_text(finished, total)} steps finished" if total else title
@@ -92,7 +91,7 @@ def register(server: HwfServer) -> None:
             return []
         lenses = []
         for offset, title, command, arguments in lens_specs(
-                design_of(at.doc), at.uri, at.analysis.run):
+                at.design, at.uri, at.analysis.run):
             lenses.append(types.CodeLens(
                 range=convert.to_range(at.lines, offset, offset, at.encoding),
                 command=types.Command(title=title, command=command, arguments=arguments)))

@@ -18,13 +18,13 @@ from lsprotocol import types
 
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.rules.names import check_run_id
+from hwf_lsp.rules.plan import PlanError
+from hwf_lsp.rules.run_facts import approval_options
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.guard import RequestRefused
-from hwf_lsp.server.runs.summary import run_summary
 from hwf_lsp.workflow.locks import RunBusyError
-from hwf_lsp.workflow.names import check_run_id
-from hwf_lsp.workflow.plan import PlanError
-from hwf_lsp.workflow.run_facts import approval_options
+from hwf_lsp.workflow.run_summary import run_summary
 
 if TYPE_CHECKING:
     from hwf_lsp.server.runs.manager import RunManager
@@ -136,6 +136,8 @@ class RunCommands:
     def __init__(self, server: HwfServer) -> None:
         self.server = server
         self.manager: RunManager = server.run_manager
+        self.in_flight: set[asyncio.Task[Any]] = set()
+        """The commands being answered now: `shutdown` lets them answer before it does."""
 
     def summary(self, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
         return {**run_summary(state, self.manager.runs_root()), **extra}
@@ -288,7 +290,7 @@ class RunCommands:
         return {"runs": runs}
 
     async def show_step(self, *args: Any) -> dict[str, Any]:
-        """`[run_id, node_id]` → the engine's step detail (`workflow.step_detail`): the
+        """`[run_id, node_id]` → the engine's step detail (`rules.step_detail`): the
         step's run facts, the context it was given, its full output, its receipts."""
         usage = "[run_id, node_id]"
         run_id = _run_id(args, usage)
@@ -296,7 +298,7 @@ class RunCommands:
         return await asyncio.to_thread(self._step_detail, run_id, node_id)
 
     def _step_detail(self, run_id: str, node_id: str) -> dict[str, Any]:
-        from hwf_lsp.workflow.step_detail import step_detail
+        from hwf_lsp.rules.step_detail import step_detail
 
         state = self.manager.run_store().load(run_id)
         design = None
@@ -327,17 +329,14 @@ def _message_of(exc: BaseException) -> tuple[str, int]:
     return f"internal error: {type(exc).__name__}: {exc}", REQUEST_FAILED
 
 
-IN_FLIGHT: set[asyncio.Task[Any]] = set()
-"""The run commands being answered now: `shutdown` lets them answer before it does."""
-
-
 def _answering(server: HwfServer, command: str,
-               handler: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
+               handler: Callable[..., Coroutine[Any, Any, Any]],
+               in_flight: set[asyncio.Task[Any]]) -> Callable[..., Any]:
     async def run(*args):  # unannotated: pygls passes the raw JSON arguments through
         task = asyncio.current_task()
         if task is not None:
-            IN_FLIGHT.add(task)
-            task.add_done_callback(IN_FLIGHT.discard)
+            in_flight.add(task)
+            task.add_done_callback(in_flight.discard)
         try:
             result = await handler(*args)
             if command not in READ_ONLY:  # lenses and hints right after the answer
@@ -364,11 +363,11 @@ def refusal(server: HwfServer, command: str, exc: BaseException) -> RequestRefus
     return RequestRefused(message=f"{command}: {message}", code=code)
 
 
-async def _shut_down_runs(server: HwfServer) -> None:
+async def _shut_down_runs(server: HwfServer, in_flight: set[asyncio.Task[Any]]) -> None:
     """`shutdown` (VS Code sends it on every window reload): the runs this server advances
     stop at a clean point, resumable, their agents killed; their commands answer first."""
     await server.run_manager.interrupt_all()
-    pending = [task for task in IN_FLIGHT if task is not asyncio.current_task()]
+    pending = [task for task in in_flight if task is not asyncio.current_task()]
     if pending:
         await asyncio.wait(pending, timeout=5.0)
     server.runs_watcher.stop()
@@ -405,12 +404,12 @@ def register(server: HwfServer) -> None:
         SHOW_STEP: commands.show_step,
     }
     for name, handler in handlers.items():
-        server.command(name)(_answering(server, name, handler))
+        server.command(name)(_answering(server, name, handler, commands.in_flight))
     _refuse_unknown_commands(server)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(*_params: Any) -> None:
         try:
-            await _shut_down_runs(server)
+            await _shut_down_runs(server, commands.in_flight)
         except Exception:  # shutdown must be answered whatever happens
             log.exception("stopping the runs at shutdown failed")

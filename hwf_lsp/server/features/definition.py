@@ -20,7 +20,7 @@ def register(server: HwfServer) -> None:
     @guarded()
     def definition(params: types.DefinitionParams) -> list[types.Location] | None:
         at = on_design(server, params)
-        occ = definition_at(at.doc, at.offset(params.position)) if at is not None else None
+        occ = definition_at(at.doc, at.offset(params.position), at.design) if at is not None else None
         if occ is None:
             return None
         return [convert.location(at.uri, at.lines, occ.start, occ.end, at.encoding)]

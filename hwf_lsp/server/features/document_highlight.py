@@ -31,5 +31,5 @@ def register(server: HwfServer) -> None:
                 range=convert.to_range(at.lines, o.start, o.end, at.encoding),
                 kind=types.DocumentHighlightKind.Write if o.role == DEFINITION
                 else types.DocumentHighlightKind.Read)
-            for o in references(at.doc, at.offset(params.position))
+            for o in references(at.doc, at.offset(params.position), design=at.design)
         ]

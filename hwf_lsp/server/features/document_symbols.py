@@ -62,7 +62,7 @@ def _tree(at: DesignRequest) -> list[types.DocumentSymbol]:
                 range=span(f.start, f.end),
                 selection_range=span(f.selection_start, f.selection_end))
                 for f in s.children])
-        for s in document_symbols(at.doc, with_fields=True)
+        for s in document_symbols(at.doc, with_fields=True, design=at.design)
     ]
 
 
@@ -72,7 +72,7 @@ def _flat(at: DesignRequest) -> list[types.SymbolInformation]:
             name=s.name, kind=symbol_kind(s.kind),
             location=convert.location(at.uri, at.lines, s.start, s.end, at.encoding),
             container_name=s.detail)
-        for s in document_symbols(at.doc)
+        for s in document_symbols(at.doc, design=at.design)
     ]
 
 

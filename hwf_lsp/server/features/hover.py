@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from hwf_lsp.analysis.design_test_text import hover_test_file
 from hwf_lsp.analysis.hover_text import hover as hover_at
+from hwf_lsp.analysis.hover_text import with_gate
 from hwf_lsp.server import convert
 from hwf_lsp.server.features.completion import supports_markdown
 from hwf_lsp.server.features.request import on_design, on_test_file
@@ -48,12 +49,13 @@ def register(server: HwfServer) -> None:
     def hover(params: types.HoverParams) -> types.Hover | None:
         at = on_design(server, params)
         if at is not None:
-            result = hover_at(at.doc, at.offset(params.position), at.analysis.run,
-                              server.settings.model_gate)
+            result = hover_at(at.doc, at.offset(params.position), at.analysis.run, at.design)
+            if result is not None and result.about_model:  # the gate is read for this hover only
+                result = with_gate(result, server.settings.model_gate())
         else:
             at = on_test_file(server, params)
             result = hover_test_file(at.doc, at.offset(params.position),
-                                     at.analysis.design) if at is not None else None
+                                     at.analysis.design_under_test) if at is not None else None
         if result is None or at is None:
             return None
         markdown = supports_markdown(server, "text_document.hover.content_format")

@@ -33,5 +33,5 @@ def register(server: HwfServer) -> None:
                 tooltip=hint.tooltip,
                 padding_left=True,
             )
-            for hint in hints_for(at.doc, at.analysis.run, start, end)
+            for hint in hints_for(at.doc, at.analysis.run, start, end, at.design)
         ]

@@ -23,5 +23,6 @@ def register(server: HwfServer) -> None:
         if at is None:
             return None
         include = params.context.include_declaration if params.context else True
-        found = references_at(at.doc, at.offset(params.position), include_declaration=include)
+        found = references_at(at.doc, at.offset(params.position), include_declaration=include,
+                              design=at.design)
         return [convert.location(at.uri, at.lines, o.start, o.end, at.encoding) for o in found]

@@ -23,7 +23,7 @@ def register(server: HwfServer) -> None:
     @guarded()
     def prepare(params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
         at = on_design(server, params)
-        occ = prepare_rename(at.doc, at.offset(params.position)) if at is not None else None
+        occ = None if at is None else prepare_rename(at.doc, at.offset(params.position), at.design)
         if occ is None:
             return None
         return types.PrepareRenamePlaceholder(
@@ -38,7 +38,8 @@ def register(server: HwfServer) -> None:
         if at is None:
             return None
         try:
-            edits = rename_edits(at.doc, at.offset(params.position), params.new_name)
+            edits = rename_edits(at.doc, at.offset(params.position), params.new_name,
+                                 at.design)
         except RenameError as error:
             raise RequestRefused(str(error), code=REQUEST_FAILED) from None
         return types.WorkspaceEdit(changes={at.uri: [

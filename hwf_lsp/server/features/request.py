@@ -15,6 +15,7 @@ from hwf_lsp.server import convert
 if TYPE_CHECKING:
     from lsprotocol import types
 
+    from hwf_lsp.analysis.design import Design
     from hwf_lsp.jsontext.positions import LineIndex
     from hwf_lsp.server.documents import Analysis
     from hwf_lsp.server.server import HwfServer
@@ -35,6 +36,10 @@ class DesignRequest:
     @property
     def doc(self) -> Any:
         return self.analysis.doc
+
+    @property
+    def design(self) -> Design:
+        return self.analysis.design
 
     def offset(self, position: types.Position) -> int:
         return convert.to_offset(self.analysis.lines, position, self.encoding)

@@ -22,7 +22,7 @@ def encode(at: DesignRequest, start: int = 0, end: int | None = None) -> list[in
     """The LSP integer encoding: per token, line delta, start delta, length, type, 0."""
     data: list[int] = []
     last_line = last_char = 0
-    for s, e, kind in condition_tokens(at.doc, start, end):
+    for s, e, kind in condition_tokens(at.doc, start, end, at.design):
         line, char = at.lines.position(s, at.encoding)
         end_line, end_char = at.lines.position(e, at.encoding)
         if end_line != line or end_char <= char:

@@ -314,7 +314,7 @@ def register(server: HwfServer) -> None:
             path = uri_to_path(uri) or uri
             seen.add(os.path.normpath(path))
             design = design_name_for(analysis.doc.to_python(), path)
-            symbols = [s for s in document_symbols(analysis.doc) if matches_query(s.name, query)]
+            symbols = [s for s in document_symbols(analysis.doc, design=analysis.design) if matches_query(s.name, query)]
             for name, kind, span in _spans(analysis.text, symbols, encoding, analysis.lines):
                 results.append(_symbol(uri, design, name, kind, span))
         uris: dict[str, str] = {}

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted
+from hwf_lsp.rules.run_facts import was_interrupted
+from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, RUNS_DIRNAME, DesignStore, RunStore
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hwf_lsp.analysis.run_info import RunInfo
-from hwf_lsp.workflow.run_index import NO_CHANGES, Changes, RunRow
+from hwf_lsp.analysis.newest_run import RunInfo
+from hwf_lsp.workflow.run_index import Changes, RunRow
 from hwf_lsp.workflow.stores import RUNS_DIRNAME, RunStore
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ watcher's thread reads the rest, then the editor asks again)."""
 MAX_DESIGNS_KEPT = 256
 
 
-class RunsIndex:
+class NewestRunsByDesign:
     """Newest run per design name under one Hermes home; thread-safe."""
 
     def __init__(self, home: Path | str, *, auto_refresh: bool = True,
@@ -130,15 +130,7 @@ class RunsIndex:
 
 @dataclass(frozen=True, slots=True)
 class _Refreshing:
-    index: RunsIndex
+    index: NewestRunsByDesign
 
     def newest(self, design_name: str | None) -> RunInfo | None:
         return self.index.newest(design_name)
-
-    @property
-    def fresh_index(self) -> RunsIndex:
-        """The index this view reads through."""
-        return self.index
-
-
-__all__ = ["NO_CHANGES", "Changes", "RunInfo", "RunsIndex"]

@@ -22,11 +22,11 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from hwf_lsp.server.runs.summary import run_summary
+from hwf_lsp.workflow.run_summary import run_summary
 
 if TYPE_CHECKING:
     from hwf_lsp.server.runs.manager import RunManager
-    from hwf_lsp.server.runs.newest_runs import RunsIndex
+    from hwf_lsp.server.runs.newest_runs import NewestRunsByDesign
     from hwf_lsp.server.server import HwfServer
     from hwf_lsp.workflow.run_index import Changes, RunRow
 
@@ -47,7 +47,7 @@ class Summaries:
         self._lock = threading.Lock()
         self._kept: OrderedDict[tuple[str, tuple[int, int, int]], dict[str, Any]] = OrderedDict()
 
-    def of(self, row: RunRow, runs: RunsIndex) -> dict[str, Any] | None:
+    def of(self, row: RunRow, runs: NewestRunsByDesign) -> dict[str, Any] | None:
         key = (row.run_id, row.key)
         with self._lock:
             summary = self._kept.get(key)
