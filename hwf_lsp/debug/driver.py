@@ -21,9 +21,9 @@ from typing import Any
 
 from hwf_lsp.debug.breakpoints import NodeBreakpoint, decide
 from hwf_lsp.debug.launch_args import LaunchConfig
-from hwf_lsp.debug.pins import pin, replace_value
+from hwf_lsp.debug.pins import DEBUG_KEY, pin, replace_value
 from hwf_lsp.debug.run_setup import create_debug_run, make_runner
-from hwf_lsp.rules.run_facts import failed_step
+from hwf_lsp.rules.run_facts import HELD_BEFORE_KEY, failed_step
 from hwf_lsp.workflow.interrupts import Interrupt
 from hwf_lsp.workflow.locks import RunLock
 from hwf_lsp.workflow.paths import hermes_home
@@ -188,6 +188,7 @@ class RunDriver:
         stop = self._stale_stop(node_id) or self._wanted_stop(state, node_id)
         if stop is None:
             return
+        self._hold(state, node_id)
         self._stopped(stop)
         with self.cond:
             while self.command is None:
@@ -196,6 +197,17 @@ class RunDriver:
             self.stop = None
             self.stepping = command == "next"
             self.pause_requested = False
+        self._hold(state, None)
+
+    def _hold(self, state: dict[str, Any], node_id: str | None) -> None:
+        """Say in the run file which step the debugger holds the run before (None: no
+        more), so every surface shows that step as not started, not as running."""
+        mark = state.setdefault(DEBUG_KEY, self.config.marker())
+        if node_id is None:
+            mark.pop(HELD_BEFORE_KEY, None)
+        else:
+            mark[HELD_BEFORE_KEY] = node_id
+        self.runs.save(state)
 
     def _stale_stop(self, node_id: str) -> Stop | None:
         if self.stale is None:

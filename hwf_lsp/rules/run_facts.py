@@ -26,6 +26,7 @@ from hwf_lsp.rules.step_words import (
     STEP_SKIPPED,
     STEP_WAITING,
     WHY_FALSE_CONDITION,
+    WHY_HELD_BY_DEBUGGER,
     WHY_REJECTED_UPSTREAM,
     WHY_SKIPPED_PARENT,
     icon_of,
@@ -34,6 +35,8 @@ from hwf_lsp.rules.step_words import (
 from hwf_lsp.rules.vocabulary import DEFAULT_APPROVAL_OPTIONS, RUN_STATUSES
 
 STEPS_KEY = "steps"
+HELD_BEFORE_KEY = "stopped_before"
+"""Under the run's `debug` key: the step a debugger holds the run before."""
 """Documented extra of a run (docs/run-state.md): `{step id: {started_at, ended_at,
 attempts: [{error, at}], context}}`, what the runner records of each step it ran."""
 
@@ -182,6 +185,8 @@ class _Reader:
             self.running = next((s["id"] for s in plan[max(cursor, 0):]
                                  if s["id"] not in self.outputs
                                  and s["id"] not in self.skipped), None)
+        self.held_before = _dict(state.get("debug")).get(HELD_BEFORE_KEY)
+        """The step a debugger holds the run before (`hwf debug-adapter`), if any."""
         self.rejected_origin: set[str] = set()
         """Skipped steps whose skip goes back to a rejected approval."""
 
@@ -200,6 +205,8 @@ class _Reader:
         elif self.failed == step_id:
             fact["status"] = STEP_FAILED
             fact["error"] = self.state.get("error")
+        elif self.running == step_id and self.held_before == step_id:
+            fact.update(status=STEP_NOT_RUN, why=WHY_HELD_BY_DEBUGGER)  # it has not started
         elif self.running == step_id:
             fact["status"] = STEP_RUNNING
         else:

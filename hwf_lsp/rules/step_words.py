@@ -48,6 +48,8 @@ WHY_FALSE_CONDITION = "false condition"
 WHY_SKIPPED_PARENT = "skipped parent"
 WHY_REJECTED_UPSTREAM = "rejected upstream"
 """Why a step is skipped (`why` of a skipped step's facts)."""
+WHY_HELD_BY_DEBUGGER = "the debugger stopped before it"
+"""Why the step a running run is at has not started (`why` of a not-run step)."""
 
 
 def icon_of(status: Any) -> str:
@@ -63,7 +65,7 @@ def step_label(fact: dict[str, Any]) -> str:
     words = str(status)
     if status == STEP_ANSWERED and fact.get("answer") is not None:
         words += f" {fact['answer']}"
-    elif status == STEP_SKIPPED and fact.get("why"):
+    elif status in (STEP_SKIPPED, STEP_NOT_RUN) and fact.get("why"):
         words += f": {fact['why']}"
     elif status == STEP_WAITING and fact.get("waiting_for"):
         words += f" for {'an agent' if fact['waiting_for'] == 'agent' else 'approval'}"

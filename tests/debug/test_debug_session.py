@@ -48,6 +48,12 @@ def test_stop_before_publish_edit_review_continue_delivers_the_edit(
     assert frames[0]["source"]["path"] == str(design)
     assert frames[0]["line"] == line_of(design, '"id": "publish"')
 
+    held = run_file(home)  # every surface reads the run file: publish has not started
+    assert held["debug"]["stopped_before"] == "publish"
+    shown = hwf(home, "show", held["run_id"]).stdout
+    assert "not run: the debugger stopped before it" in shown and "running" not in shown.split(
+        "publish", 1)[1].splitlines()[0]
+
     outputs = variables(client, "Outputs")
     review = children(client, outputs["review"])
     assert review["score"]["value"] == "8" and review["verdict"]["value"] == '"approve"'
@@ -70,6 +76,7 @@ def test_stop_before_publish_edit_review_continue_delivers_the_edit(
     assert run["outputs"]["publish"]["review"] == want
     delivered = json.loads(sent.read_text(encoding="utf-8").splitlines()[0])
     assert "revise by hand" in delivered["text"]
+    assert "stopped_before" not in run["debug"]
     [edit] = run["debug"]["edits"]
     assert (edit["node"], edit["path"], edit["old"], edit["new"]) == (
         "review", ["verdict"], "approve", "revise by hand")
