@@ -69,10 +69,6 @@ class RunInfo:
         failed = self.failed if self.failed is not None else failed_step(self.state, design)
         return replace(self, failed=failed, facts=facts) if facts else self
 
-    def failed_node(self) -> str | None:
-        """The node a failed run failed on (one rule for everyone: `run_facts.failed_step`)."""
-        return self.failed
-
     def fact(self, node_id: str) -> dict[str, Any] | None:
         """The engine's facts of one step (`run_facts.step_facts`), None for a node that is
         no step of the run's plan.  A run no design plans is read from its state alone,
@@ -81,8 +77,3 @@ class RunInfo:
             return self.facts.get(node_id)
         fact = step_fact(self.state, node_id, self.failed)
         return None if fact["status"] == STEP_NOT_RUN else fact
-
-    def node_status(self, node_id: str) -> str | None:
-        """The step's state word (`rules.step_words`), None for a node that is no step."""
-        fact = self.fact(node_id)
-        return None if fact is None else fact["status"]

@@ -100,9 +100,6 @@ class RunDriver:
         given = {"structured": value} if structured else {"output": value}
         self._work(self.runner.respond, self.run_id, **given)
 
-    def busy(self) -> bool:
-        return self.worker is not None and self.worker.is_alive()
-
     def _work(self, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> None:
         with self.cond:
             self.stop = None

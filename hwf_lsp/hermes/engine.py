@@ -8,8 +8,6 @@ the surfaces pass in the home and the agent seam.
 
 from __future__ import annotations
 
-import os
-import shlex
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +16,7 @@ from typing import Any
 from hwf_lsp.rules.model_gate import ModelGate
 from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.rules.vocabulary import RUN_STATUSES
-from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.delivery import Delivery, channel_argv_from_env
 from hwf_lsp.workflow.rerun import prepare_rerun
 from hwf_lsp.workflow.run_summary import run_summary
 from hwf_lsp.workflow.runner import Runner
@@ -26,8 +24,6 @@ from hwf_lsp.workflow.seams import AgentSeam
 from hwf_lsp.workflow.stores import DesignStore, RunStore
 from hwf_lsp.workflow.trust import read_model_gate
 
-DELIVERY_ENV = "HWF_DELIVERY_COMMAND"
-"""The channel delivery command, as for `hwf` (a design never names one)."""
 MAX_RUNS_LISTED = 200
 
 
@@ -88,12 +84,11 @@ class Workflows:
         return read_model_gate(self.home)
 
     def runner(self) -> Runner:
-        channel = os.environ.get(DELIVERY_ENV) or None
         return Runner(
             self.runs, agent=self.seam, designs=self.designs,
             allow_model_override=self.gate().permits,
             delivery=Delivery(notify=self.notifications.append,
-                              channel_argv=shlex.split(channel) if channel else None),
+                              channel_argv=channel_argv_from_env(None)),
         )
 
     def run(self, name: str, from_node: str | None = None,

@@ -90,10 +90,6 @@ class LineIndex:
         line = bisect_right(starts, offset) - 1
         return line, starts[line]
 
-    @property
-    def line_count(self) -> int:
-        return len(self.line_starts)
-
     def line_end(self, line: int) -> int:
         """Offset just past the last character of `line`, before its line break."""
         starts = self.line_starts

@@ -23,16 +23,6 @@ def usable_id(node: Any) -> str | None:
     return None
 
 
-def node_ids(nodes: Any) -> list[str]:
-    """Usable ids in node order, each once."""
-    seen: dict[str, None] = {}
-    for node in nodes if isinstance(nodes, list) else ():
-        ident = usable_id(node)
-        if ident is not None:
-            seen.setdefault(ident, None)
-    return list(seen)
-
-
 def parents_of(node: Any) -> list[str]:
     """String entries of the node's `after` list, in order, each once."""
     after = node.get("after") if isinstance(node, dict) else None

@@ -225,11 +225,6 @@ def differences(expect: dict[str, Any], outcome: CaseOutcome) -> list[Difference
     return found
 
 
-def compare(expect: dict[str, Any], outcome: CaseOutcome) -> list[str]:
-    """One message per difference, naming the node and both values."""
-    return [difference.message for difference in differences(expect, outcome)]
-
-
 def run_test_case(test: DesignTestFile, case: DesignCase) -> CaseResult:
     """Run one case and compare its run with its `expect`."""
     started = time.perf_counter()

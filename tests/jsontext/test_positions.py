@@ -78,9 +78,9 @@ def test_round_trip(text: str, encoding: str) -> None:
 
 
 def test_line_count_matches_lsp_line_breaks() -> None:
-    assert LineIndex("a\nb\r\nc\rd").line_count == 4
-    assert LineIndex("").line_count == 1
-    assert LineIndex("x\n").line_count == 2
+    assert LineIndex("a\nb\r\nc\rd").line_starts.__len__() == 4
+    assert LineIndex("").line_starts.__len__() == 1
+    assert LineIndex("x\n").line_starts.__len__() == 2
 
 
 def lines_of(n: int) -> str:

@@ -11,7 +11,6 @@ from hwf_lsp.rules.graph import (
     children_map,
     descendants,
     find_cycle,
-    node_ids,
     parent_map,
     parents_of,
     runs_after,
@@ -32,16 +31,6 @@ def chain(*specs: str) -> list[dict]:
 DIAMOND = chain("t", "a<t", "b<t", "c<a,b", "d<c", "x")
 JUNK = [5, None, {"id": 3}, {"id": "  "}, {"id": "a", "after": "t"}, {"id": "b", "after": [1, "a",
         "a", "ghost"]}, {"no": "id"}]
-
-
-@pytest.mark.parametrize("nodes,expected", [
-    (DIAMOND, ["t", "a", "b", "c", "d", "x"]),
-    (JUNK, ["a", "b"]),
-    (chain("a", "a", "b"), ["a", "b"]),
-    ("not a list", []),
-])
-def test_node_ids(nodes, expected):
-    assert node_ids(nodes) == expected
 
 
 @pytest.mark.parametrize("node,expected", [

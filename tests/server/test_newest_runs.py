@@ -58,6 +58,12 @@ DESIGN = {"name": "x", "nodes": [
 ]}
 
 
+def status(run: RunInfo, node_id: str) -> str | None:
+    """The step's state word, None for a node that is no step of the run."""
+    fact = run.fact(node_id)
+    return None if fact is None else fact["status"]
+
+
 def test_node_status():
     """As the runner records a failure: a `failed` log entry naming the step."""
     run = RunInfo.from_state({
@@ -66,11 +72,11 @@ def test_node_status():
         "log": [{"event": "attempt-failed", "node": "f"}, {"event": "failed", "node": "f"}],
     }, "/x")
     # a failed run waits for nothing: its stale `pending` is no waiting step
-    assert [run.node_status(n) for n in ("a", "s", "w", "f", "other")] == [
+    assert [status(run, n) for n in ("a", "s", "w", "f", "other")] == [
         DONE, SKIPPED, None, FAILED, None]
     parked = RunInfo.from_state({"run_id": "r", "status": "awaiting_agent", "outputs": {},
                                  "skipped": [], "pending": {"node": "w"}}, "/x")
-    assert parked.node_status("w") == WAITING
+    assert status(parked, "w") == WAITING
 
 
 def test_failure_without_attempts_is_found_by_the_cursor():
@@ -79,7 +85,7 @@ def test_failure_without_attempts_is_found_by_the_cursor():
     run = RunInfo.from_state({"run_id": "r", "status": "failed", "cursor": 2, "design": DESIGN,
                               "outputs": {"a": 0}, "skipped": ["s"], "attempts": {},
                               "error": "condition 's' cannot be parsed"}, "/x")
-    assert run.failed_node() == "f" and run.node_status("f") == FAILED
+    assert run.failed == "f" and status(run, "f") == FAILED
 
 
 def test_fed_index_answers_from_the_index_only(tmp_path):
@@ -105,4 +111,4 @@ def test_fed_index_answers_from_the_index_only(tmp_path):
 
 def test_junk_state_fields_are_tolerated():
     run = RunInfo.from_state({"run_id": 5, "outputs": [], "skipped": "x", "pending": 3}, "/x")
-    assert (run.outputs, run.skipped, run.pending, run.node_status("a")) == ({}, (), None, None)
+    assert (run.outputs, run.skipped, run.pending, status(run, "a")) == ({}, (), None, None)

@@ -13,7 +13,7 @@ from support.designs import agent, design
 
 from hwf_lsp.workflow.design_test_files import load_test_file
 from hwf_lsp.workflow.design_test_run import (
-    compare,
+    differences,
     observed_expect,
     output_failure,
     run_case,
@@ -172,7 +172,7 @@ def test_observed_expect_keeps_the_keys_the_user_had_in_their_order(tmp_path):
     assert observed["outputs"] == {"work": {"score": 9},
                                    "out": {"ok": {"choice": "approve"}, "work": {"score": 9}}}
     assert (observed["status"], observed["delivered"]) == ("completed", {"out": True})
-    assert compare(observed, outcome) == []
+    assert differences(observed, outcome) == []
 
 
 def test_an_unavailable_seam_parks_the_run_like_no_seam(tmp_path):
@@ -231,7 +231,7 @@ def test_the_words_compared_are_the_run_facts_own(tmp_path):
     outcome = run_case(test, test.cases[0])
     facts = {s["id"]: s["status"] for s in run_summary(outcome.state, tmp_path)["step_states"]}
     assert outcome.step_states == {k: v or "not run" for k, v in facts.items()}
-    assert compare({"steps": outcome.step_states}, outcome) == []
+    assert differences({"steps": outcome.step_states}, outcome) == []
 
 
 LONG = "x" * 200

@@ -13,7 +13,7 @@ from support.design_tests import DESIGN_FILE, branching_design
 from hwf_lsp.rules.design_test_check import InvalidTestFile
 from hwf_lsp.rules.vocabulary import RUN_STATUSES
 from hwf_lsp.workflow.design_test_files import check_test_file
-from hwf_lsp.workflow.design_test_run import compare, observed_expect, run_test_file
+from hwf_lsp.workflow.design_test_run import differences, observed_expect, run_test_file
 
 
 @pytest.fixture(scope="module")
@@ -88,4 +88,4 @@ def test_a_snapshot_of_any_run_passes_as_its_expectation(scratch, cases):
     for result in run_test_file(test):
         snapshot = observed_expect(test, result.outcome, {})
         assert snapshot["status"] in RUN_STATUSES
-        assert compare(snapshot, result.outcome) == []
+        assert differences(snapshot, result.outcome) == []
