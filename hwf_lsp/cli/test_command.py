@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,9 +110,26 @@ def write_expectations(path: str) -> FileReport:
         raw_cases[case.index]["expect"] = observed_expect(
             test, outcome, raw_cases[case.index].get("expect"))
         report.cases.append(CaseResult(case.name, case.index, [], outcome))
-    text = json.dumps(test.raw, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    atomic_write_bytes(Path(os.path.realpath(path)), text.encode("utf-8"))
+    try:
+        text = as_read(test.raw)
+    except RecursionError:
+        report.errors = [TestFileError("", None, None, "not written: the file is nested too "
+                                       "deeply to write back (a value hundreds of levels deep)")]
+        return report
+    target = Path(os.path.realpath(path))  # a symlink stays a link; its target is rewritten
+    atomic_write_bytes(target, text.encode("utf-8"), like=target.stat())
     return report
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_read(raw: Any) -> str:
+    """A test file's text for `raw` that `hwf test` reads back as the same value: NaN and
+    ±Infinity as JSON's readers that take them write them, a lone surrogate (only ever
+    inside a string) as its escape, so the file stays valid UTF-8."""
+    text = json.dumps(raw, indent=2, ensure_ascii=False, allow_nan=True) + "\n"
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def print_text(reports: list[FileReport]) -> None:

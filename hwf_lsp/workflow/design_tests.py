@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.workflow.design_files import DesignFileError, design_from_text, design_name_for
+from hwf_lsp.workflow.json_values import NotStrictJson, refuse_deep, strict_dumps
 from hwf_lsp.workflow.names import check_design_name, hermes_home, safe_child
 from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.run_facts import approval_options
@@ -450,7 +451,8 @@ class _CaseChecker:
                        f"status: one of {', '.join(RUN_STATUSES)}")
         self.expected_per_step(value.get("steps"), f"{at}/steps", "steps",
                                lambda state, here: self.step_state(state, here))
-        self.expected_per_step(value.get("outputs"), f"{at}/outputs", "outputs", None)
+        self.expected_per_step(value.get("outputs"), f"{at}/outputs", "outputs",
+                               lambda output, here: self.storable(output, here))
         self.expected_per_node(value.get("delivered"), f"{at}/delivered")
         return value
 
@@ -464,6 +466,15 @@ class _CaseChecker:
             elif self.node(node_id, here, field_name, (AGENT, "condition", APPROVAL, OUTPUT),
                            "a step") and check is not None:
                 check(expected, here)
+
+    def storable(self, output: Any, at: str) -> None:
+        """An expected output a run could store: never NaN or Infinity, never deeper than
+        a run keeps (else the case could never pass)."""
+        try:
+            refuse_deep(output, strict_dumps(output, ensure_ascii=False))
+        except NotStrictJson as exc:
+            self.error(at, "expect.outputs", f"this output {exc}: a run's output never "
+                       "holds it, so the case could not pass")
 
     def step_state(self, state: Any, at: str) -> None:
         if state not in STEP_STATES:

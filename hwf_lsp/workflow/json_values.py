@@ -63,6 +63,28 @@ def strict_dumps(value: Any, **options: Any) -> str:
         raise NotStrictJson("is nested too deeply to store") from None
 
 
+MAX_DEPTH = 512
+"""How deeply a value entering a run may nest (the editor's parser reads as deep): a run
+state nests it deeper still (an output step holds its parents' outputs), and every
+reader and writer of the state must stay far from Python's recursion limit."""
+
+
+def refuse_deep(value: Any, text: str) -> None:
+    """NotStrictJson when `value` (whose JSON is `text`) nests deeper than MAX_DEPTH.
+    Counting brackets in the text (C speed) rules out almost every value before a walk."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise NotStrictJson(f"is nested too deeply to store (over {MAX_DEPTH} levels)")
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+
+
 def output_limit(env: Mapping[str, str] | None = None) -> int:
     """$HWF_MAX_OUTPUT_BYTES (at least MIN_OUTPUT_BYTES), else the default."""
     raw = (os.environ if env is None else env).get(MAX_OUTPUT_ENV, "")
@@ -103,6 +125,7 @@ def admit(value: Any, limit: int | None = None, *, known_size: int | None = None
     head of its text and `cut_marker`).  `known_size`: the value is already a cut head
     of something that big (the seam stopped reading)."""
     text = strict_dumps(value, ensure_ascii=False)
+    refuse_deep(value, text)
     surrogates = len(_LONE_SURROGATE.findall(text))
     if surrogates:
         text = _LONE_SURROGATE.sub("\ufffd", text)
