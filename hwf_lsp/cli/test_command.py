@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, out, out_json
+from hwf_lsp.cli.errors import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    err,
+    leading_path,
+    out,
+    out_json,
+)
 from hwf_lsp.workflow.atomic import atomic_write_bytes
 from hwf_lsp.workflow.design_test_run import (
     CaseResult,
@@ -136,7 +144,7 @@ def print_text(reports: list[FileReport]) -> None:
     for report in reports:
         if report.errors:
             continue  # on stderr (print_errors)
-        out(f"{report.path} (design {report.design})")
+        out(f"{leading_path(report.path)} (design {report.design})")
         for case in report.cases:
             out(f"  {'ok  ' if case.passed else 'FAIL'}  {case.name}")
             for failure in case.failures:
@@ -146,7 +154,7 @@ def print_text(reports: list[FileReport]) -> None:
 def print_errors(reports: list[FileReport]) -> None:
     for report in reports:
         for error in report.errors:
-            err(f"{report.path}: {error}")
+            err(f"{leading_path(report.path)}: {error}")
 
 
 def summary_line(reports: list[FileReport]) -> str:
@@ -179,7 +187,7 @@ def run_tests(paths: list[str], fmt: str, write: bool = False) -> int:
         print_errors(reports)
         for report in reports:
             if not report.errors:
-                out(f"{report.path}: wrote the expectations of {len(report.cases)} "
+                out(f"{leading_path(report.path)}: wrote the expectations of {len(report.cases)} "
                     f"case{'s' if len(report.cases) != 1 else ''}; review them")
         return EXIT_USAGE if missing or any(r.errors for r in reports) else EXIT_OK
     reports = [test_one_file(path) for path in files]
@@ -188,7 +196,7 @@ def run_tests(paths: list[str], fmt: str, write: bool = False) -> int:
     elif fmt == "junit":
         from hwf_lsp.cli.junit import junit_xml
 
-        for line in junit_xml(reports).splitlines():
+        for line in junit_xml(reports).split("\n"):  # not splitlines: NEL, U+2028…
             out(line)
     else:
         print_text(reports)
