@@ -87,6 +87,33 @@ def json_object(raw: bytes) -> dict[str, Any]:
     return value
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def refuse_lone_surrogates(body: dict[str, Any]) -> None:
+    """A 400 naming the first argument whose value holds a lone surrogate (`"\\ud83d"`:
+    valid JSON, not valid Unicode), for a route whose answer echoes what it was sent."""
+    for key, value in body.items():
+        if _holds_lone_surrogate(key) or _holds_lone_surrogate(value):
+            raise RouteRefusal(BAD_REQUEST, f"{key!r} holds a lone surrogate (half of a "
+                               "UTF-16 pair): not valid Unicode", key)
+
+
 async def read_json_body(request: Any, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
     """A POST/PUT body: JSON only, at most `limit` bytes, read no further than that."""
     check_json_content_type(request.headers.get("content-type"))
