@@ -137,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text: path:line:col (1-based); json: contract 2 "
                        "(0-based lines, UTF-16 characters); github: GitHub Actions "
                        "annotations; sarif: SARIF 2.1.0")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="design files")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="design files, or folders: the *.hwf.json and "
+                       "workflow-designs/*.json files under them")
 
     test = add("test", "run design tests (*.hwf-test.json): mocked agents, answers and "
                "deliveries, in memory")
