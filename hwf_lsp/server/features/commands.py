@@ -339,6 +339,7 @@ def _answering(server: HwfServer, command: str,
             IN_FLIGHT.add(task)
             task.add_done_callback(IN_FLIGHT.discard)
         try:
+            await server.settings_known()  # a command sent right after `initialized`
             result = await handler(*args)
             if command not in READ_ONLY:  # lenses and hints right after the answer
                 from hwf_lsp.server.runs.notify import refresh_after_command
