@@ -212,6 +212,8 @@ def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
         out(f"run {run_id} failed ({progress}): {state.get('error')}")
     elif status == "cancelled":
         out(f"run {run_id} is cancelled ({progress})")
+    for line in render.warning_lines(state):
+        out(line)
     out(f"state: {runs.path(run_id)}")
     return STATUS_EXIT.get(str(status), EXIT_FAILED)
 
@@ -381,6 +383,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         if state.get(key):
             out(f"  {label}: {state[key]}")
     for line in render.step_lines(state):
+        out(line)
+    for line in render.warning_lines(state):
         out(line)
     if state.get("error"):
         out(f"error: {state['error']}")

@@ -37,7 +37,7 @@ FILE_KEYS = ("design", "cases")
 OPTIONAL_FILE_KEYS = ("$schema", "description")
 CASE_KEYS = ("name", "agents", "answers", "failing_deliveries", "expect")
 OPTIONAL_CASE_KEYS = ("description",)
-EXPECT_KEYS = ("status", "steps", "outputs", "delivered")
+EXPECT_KEYS = ("status", "steps", "outputs", "delivered", "warnings")
 RESULT_KEYS = ("output", "structured", "fail")
 
 
@@ -454,6 +454,7 @@ class _CaseChecker:
         self.expected_per_step(value.get("outputs"), f"{at}/outputs", "outputs",
                                lambda output, here: self.storable(output, here))
         self.expected_per_node(value.get("delivered"), f"{at}/delivered")
+        self.expected_warnings(value.get("warnings"), f"{at}/warnings")
         return value
 
     def expected_per_step(self, value: Any, at: str, key: str, check: Any) -> None:
@@ -489,6 +490,18 @@ class _CaseChecker:
                     and not isinstance(expected, bool):
                 self.error(here, "expect.delivered", f"delivered is true or false, not "
                            f"{_type_name(expected)}")
+
+
+    def expected_warnings(self, value: Any, at: str) -> None:
+        """`expect.warnings`: condition id -> whether the run warns about it (it read a
+        field of text)."""
+        for node_id, expected in self.mapping(value, at, "expect.warnings",
+                                              "condition: true/false").items():
+            here = f"{at}{pointer(node_id)}"
+            if self.node(node_id, here, "expect.warnings", ("condition",), "a condition") \
+                    and not isinstance(expected, bool):
+                self.error(here, "expect.warnings", f"a warning is expected (true) or not "
+                           f"(false), not {_type_name(expected)}")
 
 
 def _a(kind: Any) -> str:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition
+from hwf_lsp.workflow.conditions import ConditionError, evaluate, parse_condition, text_read
 from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key, render_text
 from hwf_lsp.workflow.graph import parents_of
 from hwf_lsp.workflow.interrupts import Interrupt, was_interrupted  # noqa: F401 - re-exported
@@ -30,7 +30,12 @@ from hwf_lsp.workflow.names import check_design_name, check_run_id
 from hwf_lsp.workflow.numbers import whole_number
 from hwf_lsp.workflow.plan import build_run_plan
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
-from hwf_lsp.workflow.run_facts import STEPS_KEY, approval_options, state_problem
+from hwf_lsp.workflow.run_facts import (
+    STEPS_KEY,
+    WARNING_EVENT,
+    approval_options,
+    state_problem,
+)
 from hwf_lsp.workflow.seams import (
     OUTPUT_BYTES_KEY,
     AgentCancelled,
@@ -485,6 +490,10 @@ class Runner:
             return self._fail(state, node_id, f"condition {node_id!r} cannot be parsed: {exc}")
         value, reason = evaluate(condition, state["outputs"])
         if not value:
+            warning = text_read(condition, state["outputs"])
+            if warning is not None:  # never silent: the run's summary and every surface
+                self._log(state, node_id, WARNING_EVENT, f"{warning}; {expression} reads "
+                          "false, and the steps after it are skipped")
             why = f"{expression} is false" + (f" ({reason})" if reason else "")
             return self._skip(state, node_id, why)
         return self._finish_step(state, node_id, "condition", True, "done", f"{expression} is true")
