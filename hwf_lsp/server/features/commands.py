@@ -262,13 +262,18 @@ class RunCommands:
         if await self.manager.cancel_active(run_id):
             state = await asyncio.to_thread(self.manager.run_store().load, run_id)
             return self.summary(state)
-        state = await asyncio.to_thread(lambda: self.manager.runner().cancel(run_id))
-        if state.get("status") != "cancelled" and state.get("status") in (
-                "running", "awaiting_agent", "awaiting_approval"):
+        busy: list[bool] = []
+        state = await asyncio.to_thread(
+            lambda: self.manager.runner().cancel(run_id, on_busy=lambda: busy.append(True)))
+        if not busy:
+            return self.summary(state)
+        if state.get("status") == "cancelled":
             return self.summary(state, notices=[
-                f"run {run_id} is being advanced by another process: it stops before its "
-                "next step"])
-        return self.summary(state)
+                f"run {run_id} was being advanced by another process: asked to stop, it "
+                "stopped (cancelled)"])
+        return self.summary(state, notices=[
+            f"run {run_id} is being advanced by another process: it stops before its "
+            "next step"])
 
     async def list_runs(self, *args: Any) -> dict[str, Any]:
         usage = '[] or [{"design": name}]'
