@@ -55,8 +55,10 @@ def package_version() -> str:
 
     try:
         return version("hwf-lsp")
-    except PackageNotFoundError:
-        return "unknown"
+    except PackageNotFoundError:  # a directory install (Hermes' plugin dir): no metadata
+        from hwf_lsp import __version__
+
+        return __version__
 
 
 class _Version(argparse.Action):
@@ -114,9 +116,13 @@ def _add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "hwf",
+                 extra: Sequence[tuple[str, str]] = ()) -> argparse.ArgumentParser:
+    """`hwf`'s parser; `prog` and `extra` subcommands (name, help) for a host that runs
+    it under its own name with commands of its own (`hermes workflow`: agent, cron),
+    so usage lines and an invalid choice name them all."""
     parser = argparse.ArgumentParser(
-        prog="hwf",
+        prog=prog,
         description="Check Hermes Workflow designs and run them from the terminal. Runs are "
         "shared with the canvas, chat, cron and the editor through $HERMES_HOME.",
         epilog=EPILOG,
@@ -205,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     from hwf_lsp.hermes.cli import add_hermes_command  # `hwf hermes ...`: the Hermes plugin
 
     add_hermes_command(sub)
+    for name, help_text in extra:  # the host's own: listed, parsed by the host
+        add(name, help_text)
     return parser
 
 
@@ -216,14 +224,16 @@ def _tolerate_any_terminal() -> None:
             reconfigure(errors="backslashreplace")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    code = _main(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "hwf",
+         extra: Sequence[tuple[str, str]] = ()) -> int:
+    code = _main(argv, prog, extra)
     return EXIT_READER_LEFT if errors.reader_left else code
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, prog: str = "hwf",
+          extra: Sequence[tuple[str, str]] = ()) -> int:
     _tolerate_any_terminal()
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog, extra).parse_args(argv)
     try:
         if args.command == "hermes":
             from hwf_lsp.hermes.cli import run_hermes_command

@@ -37,17 +37,22 @@ def setup_hermes_workflow(parser: argparse.ArgumentParser) -> None:
     parser.print_help = _print_help  # type: ignore[method-assign]
 
 
+PROG = "hermes workflow"
+HERMES_ONLY = (("agent", "perform one agent step (JSON on stdin) with your Hermes model"),
+               ("cron", "create the cron job that performs parked agent steps"))
+"""The subcommands only `hermes workflow` has, named in hwf's usage and choices."""
+
+
 def _print_help(file: Any = None) -> None:
     from hwf_lsp.cli import build_parser
 
-    hwf = build_parser()
-    hwf.prog = "hermes workflow"
-    hwf.print_help(file)
+    build_parser(PROG, HERMES_ONLY).print_help(file)
+    print(HERMES_ONLY_HELP, file=file or sys.stdout)
     print(HERMES_ONLY_HELP, file=file or sys.stdout)
 
 
 def _hermes_only_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hermes workflow")
+    parser = argparse.ArgumentParser(prog=PROG)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     sub.add_parser("agent", help="perform one agent step (JSON on stdin) through PluginLlm")
     cron = sub.add_parser("cron", help="create the cron job that performs parked agent steps")
@@ -106,4 +111,4 @@ def run_hermes_workflow(args: argparse.Namespace) -> None:
         raise SystemExit(_hermes_only(argv, home))
     from hwf_lsp.cli import main
 
-    raise SystemExit(main(argv))
+    raise SystemExit(main(argv, PROG, HERMES_ONLY))
