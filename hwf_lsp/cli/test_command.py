@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from hwf_lsp.workflow.design_tests import (
     TestFileError,
     load_test_file,
 )
+from hwf_lsp.workflow.json_values import LONE_SURROGATE
 
 SKIPPED_DIRS = ("node_modules",)
 """Directories never searched for test files (besides hidden ones: `.git`, `.venv`)."""
@@ -129,15 +129,12 @@ def write_expectations(path: str) -> FileReport:
     return report
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def as_read(raw: Any) -> str:
     """A test file's text for `raw` that `hwf test` reads back as the same value: NaN and
     ±Infinity as JSON's readers that take them write them, a lone surrogate (only ever
     inside a string) as its escape, so the file stays valid UTF-8."""
     text = json.dumps(raw, indent=2, ensure_ascii=False, allow_nan=True) + "\n"
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def print_text(reports: list[FileReport]) -> None:

@@ -19,6 +19,8 @@ import json
 import re
 from typing import Any
 
+from hwf_lsp.workflow.json_values import LONE_SURROGATE
+
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """The largest body read: a step's stored output is capped at 1 MiB
 (`json_values.DEFAULT_MAX_OUTPUT_BYTES`), which JSON escapes can make a few times longer;
@@ -87,15 +89,12 @@ def json_object(raw: bytes) -> dict[str, Any]:
     return value
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _holds_lone_surrogate(value: Any) -> bool:
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if _LONE_SURROGATE.search(item):
+            if LONE_SURROGATE.search(item):
                 return True
         elif isinstance(item, dict):
             stack.extend(item)

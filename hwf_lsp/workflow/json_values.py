@@ -27,7 +27,7 @@ DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
 stores its parents' outputs again, and a parked step's context holds them too."""
 MAX_OUTPUT_ENV = "HWF_MAX_OUTPUT_BYTES"
 MIN_OUTPUT_BYTES = 1024
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, any surrogate is a lone one
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, any surrogate is a lone one
 NON_FINITE = "NaN and Infinity are not JSON numbers (JSON readers such as JavaScript reject them)"
 
 
@@ -126,9 +126,9 @@ def admit(value: Any, limit: int | None = None, *, known_size: int | None = None
     of something that big (the seam stopped reading)."""
     text = strict_dumps(value, ensure_ascii=False)
     refuse_deep(value, text)
-    surrogates = len(_LONE_SURROGATE.findall(text))
+    surrogates = len(LONE_SURROGATE.findall(text))
     if surrogates:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+        text = LONE_SURROGATE.sub("\ufffd", text)
         value = json.loads(text)
     if limit is None:
         return Admitted(value, surrogates)
