@@ -22,7 +22,8 @@ in Hermes only:
                       model through the host's PluginLlm, the result on stdout
   cron SCHEDULE [RUN_ID] [--name NAME] [--deliver TARGET] [--toolsets LIST]
                       create the cron job that performs parked agent steps, with only the
-                      visual_workflow toolset (docs/hermes.md, "Cron")
+                      visual_workflow_agent_steps toolset: read runs, respond
+                      (docs/hermes.md, "Cron")
 """
 
 
@@ -63,7 +64,7 @@ def _hermes_only_parser() -> argparse.ArgumentParser:
     cron.add_argument("--deliver", help="where the job's answer goes (as hermes cron create)")
     cron.add_argument("--toolsets", metavar="LIST",
                       help="widen on purpose: comma-separated toolsets the session gets "
-                      "(default: visual_workflow,no_mcp)")
+                      "(default: visual_workflow_agent_steps,no_mcp)")
     return parser
 
 
