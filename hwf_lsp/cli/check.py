@@ -66,7 +66,7 @@ def is_design_file(path: str) -> bool:
 def design_files(paths: list[str]) -> list[str]:
     """`paths` with each folder replaced by the design files under it (sorted, hidden
     folders and node_modules left out), as `hwf test DIR` finds test files; a file is
-    taken as given, whatever its name."""
+    taken as given, whatever its name; a folder without any stays (a usage error)."""
     found: list[str] = []
     for path in paths:
         if not os.path.isdir(path):
@@ -78,8 +78,16 @@ def design_files(paths: list[str]) -> list[str]:
             found.extend(os.path.normpath(os.path.join(folder, name)) for name in sorted(files)
                          if is_design_file(os.path.join(folder, name)))
         if len(found) == before:
-            err(f"hwf check: no design files (*.hwf.json, workflow-designs/*.json) under {path}")
+            found.append(path)
     return list(dict.fromkeys(found))
+
+
+def read_checked(path: str) -> str:
+    """The text of a design file; CliError for an unreadable one or a folder without any."""
+    if os.path.isdir(path):
+        raise CliError(f"{path}: a directory with no design files under it (*.hwf.json, "
+                       "workflow-designs/*.json)")
+    return read_design_text(path)
 
 
 def run_check(paths: list[str], fmt: str) -> int:
@@ -94,7 +102,7 @@ def run_check(paths: list[str], fmt: str) -> int:
     errors = warnings = 0
     for path in paths:
         try:
-            text = read_design_text(path)
+            text = read_checked(path)
         except CliError as error:
             err(f"hwf check: error: {error.message}")
             unreadable = True

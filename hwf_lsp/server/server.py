@@ -333,9 +333,10 @@ def _register_lifecycle(server: HwfServer) -> None:
     @server.feature(types.INITIALIZED)
     @guarded()
     async def initialized(params: types.InitializedParams) -> None:
-        try:  # both at once: the watcher's start must not delay the pull a command awaits
-            await asyncio.gather(server.start_watching_runs(), server.pull_configuration())
-        finally:
+        try:
+            await server.start_watching_runs()
+            await server.pull_configuration()
+        finally:  # a command waits for this (settings_known), answered or not
             server.settings_pulled.set()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -67,7 +67,7 @@ def test_check_dir_checks_the_designs_under_it(tmp_path: Path) -> None:
         [str(good), str(stored)])
 
 
-def test_check_dir_without_designs_says_so(tmp_path: Path) -> None:
+def test_check_dir_without_designs_is_a_usage_error(tmp_path: Path) -> None:
     write_json(tmp_path / "notes.json", {})
     done = hwf("check", str(tmp_path), home=None)
-    assert done.code == 0 and "no design files" in done.stderr, done.stderr
+    assert done.code == 2 and "a directory with no design files" in done.stderr, done.stderr
