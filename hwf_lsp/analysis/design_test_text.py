@@ -117,6 +117,7 @@ NODE_PLACES: dict[tuple[str, ...], Any] = {
     ("expect", "steps"): lambda node: node.get("type") in STEP_KINDS,
     ("expect", "outputs"): lambda node: node.get("type") in STEP_KINDS,
     ("expect", "delivered"): lambda node: node.get("type") == OUTPUT,
+    ("expect", "warnings"): lambda node: node.get("type") == "condition",
 }
 """Where a case names nodes (its path inside the case) and which nodes fit there."""
 

@@ -32,6 +32,7 @@ from typing import Any
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
 from ..rules.conditions import INDEX_SEGMENT_RE, NAME_RE
 from ..rules.graph import would_create_cycle
+from ..rules.names import check_design_name, legal_design_name
 from ..rules.vocabulary import (
     AGENT,
     DELIVER_VALUES,
@@ -547,6 +548,19 @@ def _no_reject(at: _At) -> list[Fix]:
                 preferred=True)]
 
 
+def _design_name(at: _At) -> list[Fix]:
+    """The name made legal as a file stem is (`names.legal_design_name`)."""
+    name = _string(at.raw)
+    if name is None:
+        return []
+    legal = legal_design_name(name)
+    try:
+        check_design_name(legal)
+    except ValueError:  # a reserved file name: "con", "nul"…
+        legal = f"{legal}-design"
+    return [Fix(f"Change name to {legal!r}", at.finding, _replace(at, legal), preferred=True)]
+
+
 def output_paths(value: Any, limit: int = PATHS_SHOWN) -> list[str]:
     """Dotted paths a condition can read in `value` (keys a condition can spell only),
     breadth first, at most `limit`."""
@@ -617,6 +631,7 @@ _HANDLERS = {
     "path-absent": _path_absent,
     "duplicate-key": _duplicate_key,
     "no-reject": _no_reject,
+    "design-name": _design_name,
 }
 """Rule code -> its fixes; a test fails when a rule code has none."""
 

@@ -8,8 +8,10 @@ Hermes dashboard's graph route both answer `graph_answer` (docs/commands.md, "Ca
 Which node a finding belongs to: the node it names by index, else the node whose
 object holds it; on that node, an `after` entry drawn as an edge takes the findings
 inside it.  Everything else (no trigger, broken JSON, a node that cannot be drawn) is
-the graph's own.  Nodes without a usable id, and later nodes repeating an id, are not
-drawn: the canvas keys nodes by id, and the rulebook reports them on the graph.
+the graph's own.  Nodes without a usable id are not drawn (the rulebook reports them on
+the graph); a later node repeating an id is drawn, with its identity defect, and the
+canvas keys it apart (`graphModel.ts` `flowIds`: `a#3` beside a real `a#2`); edges join
+the first node of an id.
 
 Text shown on the canvas is capped (`SHOWN_CHARS` per field, then a marker): a design
 may hold a 50 MB prompt, and the webview and the dashboard get the graph on every edit.
@@ -129,11 +131,11 @@ class _Drawn:
         self.edge_spans: dict[int, list[tuple[int, int, dict[str, Any]]]] = {}
         plan = {step: number for number, step in enumerate(design.plan_order(), 1)}
         drawn: dict[str, NodeInfo] = {}
+        """The first node of each id: what `after` entries name and edges join."""
         for info in design.infos:
-            if info.obj is None or info.id is None or info.id in drawn or \
-                    len(info.id) > SHOWN_CHARS:
+            if info.obj is None or info.id is None or len(info.id) > SHOWN_CHARS:
                 continue
-            drawn[info.id] = info
+            drawn.setdefault(info.id, info)  # a repeat is drawn too, carrying its defect
             id_value = _last_member_value(info, "id")
             node = {"id": info.id, "kind": shown(info.kind), "title": shown(info.title),
                     "plan_index": plan.get(info.id), "main": _main(info),

@@ -1,11 +1,12 @@
-"""Editor-only checks: warnings the rulebook deliberately does not make.
+"""Editor-only checks: what the rulebook deliberately does not check.
 
 The canvas accepts these designs, so they are warnings, never errors:
 unknown fields (likely typos), a condition reading a node that does not run
 before it, a condition path the newest run's output does not have, duplicate
 keys (JSON keeps only the last one), and an approval none of whose options is
-`reject` (no answer can stop its branch).  Rule codes come from
-vocabulary.EDITOR_RULES.
+`reject` (no answer can stop its branch).  One is an error: a `name` the design
+store and `hwf run` refuse (`names.check_design_name`), so `hwf check` and the
+editor refuse what running refuses.  Rule codes come from vocabulary.EDITOR_RULES.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
 from ..rules.conditions import ConditionError, parse_condition, resolve_path
 from ..rules.graph import runs_after, usable_id
+from ..rules.names import check_design_name
 from ..rules.numbers import whole_number
 from ..rules.run_facts import approval_options
 from ..rules.vocabulary import (
@@ -32,7 +34,7 @@ from .suggestions import did_you_mean
 
 __all__ = ["lint", "sorted_warnings", "condition_warnings", "duplicate_key_warnings"]
 
-WARNING = "warning"
+WARNING, ERROR = "warning", "error"
 REJECT = "reject"
 """The one approval answer that prunes its branch (runner: `_apply_answer`)."""
 _FIELD_NAMES: dict[str, frozenset[str]] = {
@@ -45,13 +47,29 @@ def lint(doc: ParsedDocument, value: Any = None, *, run_outputs: dict | None = N
     """Every editor warning for `doc`; `value` is doc.to_python() when the caller has it."""
     if not have_value:
         value = doc.to_python()
-    found = duplicate_key_warnings(doc)
+    found = duplicate_key_warnings(doc) + design_name_errors(doc, value)
     nodes = value.get("nodes") if isinstance(value, dict) else None
     if isinstance(nodes, list):
         for index, node in enumerate(nodes):
             found.extend(_own_warnings(doc, index, node))
         found.extend(condition_warnings(doc, nodes, run_outputs))
     return found
+
+
+def design_name_errors(doc: ParsedDocument, value: Any) -> list[Finding]:
+    """An error at `name` when it is a name the store and `hwf run` refuse (an empty or
+    missing name is fine: the run is filed under the file's stem)."""
+    name = value.get("name") if isinstance(value, dict) else None
+    if not isinstance(name, str) or not name:
+        return []
+    try:
+        check_design_name(name)
+    except ValueError as exc:
+        at = doc.node_at_path(("name",))
+        start, end = (at.start, at.end) if at is not None else (0, min(1, len(doc.text)))
+        return [Finding("design-name", ERROR, f"{exc}; hwf run and the design store "
+                        "refuse it", start, end, field="name")]
+    return []
 
 
 def _own_warnings(doc: ParsedDocument, index: int, node: Any) -> list[Finding]:

@@ -59,8 +59,10 @@ def package_version() -> str:
 
     try:
         return version("hwf-lsp")
-    except PackageNotFoundError:
-        return "unknown"
+    except PackageNotFoundError:  # a directory install (Hermes' plugin dir): no metadata
+        from hwf_lsp import __version__
+
+        return __version__
 
 
 class _Version(argparse.Action):
@@ -130,9 +132,13 @@ def plugin_subcommands(argv: Sequence[str] = ()) -> dict[str, Any]:
     return {entry.name: entry.load() for entry in entry_points(group=SUBCOMMANDS_GROUP)}
 
 
-def build_parser(plugins: dict[str, Any] | None = None) -> argparse.ArgumentParser:
+def build_parser(plugins: dict[str, Any] | None = None, prog: str = "hwf",
+                 extra: Sequence[tuple[str, str]] = ()) -> argparse.ArgumentParser:
+    """`hwf`'s parser: its commands, the plugins' subcommands, and `extra` ones (name, help)
+    of a host that runs it under its own name (`hermes workflow`: agent, cron), so usage
+    lines and an invalid choice name them all."""
     parser = argparse.ArgumentParser(
-        prog="hwf",
+        prog=prog,
         description="Check Hermes Workflow designs and run them from the terminal. Runs are "
         "shared with the canvas, chat, cron and the editor through $HERMES_HOME.",
         epilog=EPILOG,
@@ -153,7 +159,9 @@ def build_parser(plugins: dict[str, Any] | None = None) -> argparse.ArgumentPars
                        help="text: path:line:col (1-based); json: contract 2 "
                        "(0-based lines, UTF-16 characters); github: GitHub Actions "
                        "annotations; sarif: SARIF 2.1.0")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="design files")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="design files, or folders: the *.hwf.json and "
+                       "workflow-designs/*.json files under them")
 
     test = add("test", "run design tests (*.hwf-test.json): mocked agents, answers and "
                "deliveries, in memory")
@@ -221,6 +229,8 @@ def build_parser(plugins: dict[str, Any] | None = None) -> argparse.ArgumentPars
         "(for an editor's debug client; docs/debugging.md)")
     for plugin in (plugin_subcommands() if plugins is None else plugins).values():
         plugin.add_subcommand(sub)
+    for name, help_text in extra:  # the host's own: listed, parsed by the host
+        add(name, help_text)
     return parser
 
 
@@ -232,15 +242,17 @@ def _tolerate_any_terminal() -> None:
             reconfigure(errors="backslashreplace")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    code = _main(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "hwf",
+         extra: Sequence[tuple[str, str]] = ()) -> int:
+    code = _main(argv, prog, extra)
     return EXIT_READER_LEFT if errors.reader_left() else code
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, prog: str = "hwf",
+          extra: Sequence[tuple[str, str]] = ()) -> int:
     _tolerate_any_terminal()
     plugins = plugin_subcommands(sys.argv[1:] if argv is None else argv)
-    args = build_parser(plugins).parse_args(argv)
+    args = build_parser(plugins, prog, extra).parse_args(argv)
     try:
         if args.command in plugins:
             return plugins[args.command].run_subcommand(args)

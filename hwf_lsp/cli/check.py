@@ -12,6 +12,7 @@ so a file with two BOMs is a syntax error here, in the editor and in the store a
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from hwf_lsp.analysis.findings import check_text, finding_to_contract
@@ -51,17 +52,57 @@ def text_lines(path: str, entries: list[dict[str, Any]]) -> list[str]:
             f"{entry['msg']}" for entry in entries]
 
 
+SKIPPED_DIRS = ("node_modules",)
+"""Folders never searched for designs (besides hidden ones: `.git`, `.venv`)."""
+
+
+def is_design_file(path: str) -> bool:
+    """The editor's default design globs: `**/*.hwf.json`, `**/workflow-designs/*.json`."""
+    name = os.path.basename(path)
+    return name.endswith(".hwf.json") or (
+        name.endswith(".json") and os.path.basename(os.path.dirname(path)) == "workflow-designs")
+
+
+def design_files(paths: list[str]) -> list[str]:
+    """`paths` with each folder replaced by the design files under it (sorted, hidden
+    folders and node_modules left out), as `hwf test DIR` finds test files; a file is
+    taken as given, whatever its name; a folder without any stays (a usage error)."""
+    found: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            found.append(path)
+            continue
+        before = len(found)
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+            found.extend(os.path.normpath(os.path.join(folder, name)) for name in sorted(files)
+                         if is_design_file(os.path.join(folder, name)))
+        if len(found) == before:
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def read_checked(path: str) -> str:
+    """The text of a design file; CliError for an unreadable one or a folder without any."""
+    if os.path.isdir(path):
+        raise CliError(f"{path}: a directory with no design files under it (*.hwf.json, "
+                       "workflow-designs/*.json)")
+    return read_design_text(path)
+
+
 def run_check(paths: list[str], fmt: str) -> int:
-    """Check every path; 2 if any is unreadable, else 1 if any has errors, else 0.
+    """Check every path (a folder: the designs under it); 2 if any is unreadable, else 1
+    if any has errors, else 0.
 
     Warnings (unknown field, duplicate key, not-upstream...) are shown but never fail.
     """
+    paths = design_files(paths)
     report: list[dict[str, Any]] = []
     unreadable = failed = False
     errors = warnings = 0
     for path in paths:
         try:
-            text = read_design_text(path)
+            text = read_checked(path)
         except CliError as error:
             err(f"hwf check: error: {error.message}")
             unreadable = True

@@ -13,7 +13,7 @@ from typing import Any
 
 from hwf_lsp.analysis.findings import finding_to_contract, syntax_findings
 from hwf_lsp.analysis.suggestions import did_you_mean, with_suggestions
-from hwf_lsp.cli.errors import EXIT_FAILED, CliError, err
+from hwf_lsp.cli.errors import EXIT_FAILED, CliError, err, leading_path
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.rules.names import check_design_name
@@ -105,7 +105,7 @@ def refuse_defects(design: dict[str, Any], where: str) -> None:
 def where(path: str, entry: dict[str, Any]) -> str:
     """`path:line:col` of a contract-2 entry, 1-based line and column (UTF-16 columns)."""
     start = entry["range"]["start"]
-    return f"{path}:{start['line'] + 1}:{start['character'] + 1}"
+    return f"{leading_path(path)}:{start['line'] + 1}:{start['character'] + 1}"
 
 
 def first_syntax_error(path: str, text: str) -> str | None:

@@ -14,13 +14,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, out, out_json
+from hwf_lsp.cli.errors import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    err,
+    leading_path,
+    out,
+    out_json,
+)
 from hwf_lsp.rules.design_test_check import (
     TEST_FILE_SUFFIX,
     DesignTestFile,
     InvalidTestFile,
     TestFileError,
 )
+from hwf_lsp.rules.strict_json import LONE_SURROGATE
 from hwf_lsp.workflow.atomic import atomic_write_bytes
 from hwf_lsp.workflow.design_test_files import load_test_file
 from hwf_lsp.workflow.design_test_run import (
@@ -109,16 +118,30 @@ def write_expectations(path: str) -> FileReport:
         raw_cases[case.index]["expect"] = observed_expect(
             test, outcome, raw_cases[case.index].get("expect"))
         report.cases.append(CaseResult(case.name, case.index, [], outcome))
-    text = json.dumps(test.raw, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    atomic_write_bytes(Path(os.path.realpath(path)), text.encode("utf-8"))
+    try:
+        text = as_read(test.raw)
+    except RecursionError:
+        report.errors = [TestFileError("", None, None, "not written: the file is nested too "
+                                       "deeply to write back (a value hundreds of levels deep)")]
+        return report
+    target = Path(os.path.realpath(path))  # a symlink stays a link; its target is rewritten
+    atomic_write_bytes(target, text.encode("utf-8"), like=target.stat())
     return report
+
+
+def as_read(raw: Any) -> str:
+    """A test file's text for `raw` that `hwf test` reads back as the same value: NaN and
+    ±Infinity as JSON's readers that take them write them, a lone surrogate (only ever
+    inside a string) as its escape, so the file stays valid UTF-8."""
+    text = json.dumps(raw, indent=2, ensure_ascii=False, allow_nan=True) + "\n"
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def print_text(reports: list[FileReport]) -> None:
     for report in reports:
         if report.errors:
             continue  # on stderr (print_errors)
-        out(f"{report.path} (design {report.design})")
+        out(f"{leading_path(report.path)} (design {report.design})")
         for case in report.cases:
             out(f"  {'ok  ' if case.passed else 'FAIL'}  {case.name}")
             for failure in case.failures:
@@ -128,7 +151,7 @@ def print_text(reports: list[FileReport]) -> None:
 def print_errors(reports: list[FileReport]) -> None:
     for report in reports:
         for error in report.errors:
-            err(f"{report.path}: {error}")
+            err(f"{leading_path(report.path)}: {error}")
 
 
 def summary_line(reports: list[FileReport]) -> str:
@@ -161,7 +184,7 @@ def run_tests(paths: list[str], fmt: str, write: bool = False) -> int:
         print_errors(reports)
         for report in reports:
             if not report.errors:
-                out(f"{report.path}: wrote the expectations of {len(report.cases)} "
+                out(f"{leading_path(report.path)}: wrote the expectations of {len(report.cases)} "
                     f"case{'s' if len(report.cases) != 1 else ''}; review them")
         return EXIT_USAGE if missing or any(r.errors for r in reports) else EXIT_OK
     reports = [test_one_file(path) for path in files]
@@ -170,7 +193,7 @@ def run_tests(paths: list[str], fmt: str, write: bool = False) -> int:
     elif fmt == "junit":
         from hwf_lsp.cli.junit import junit_xml
 
-        for line in junit_xml(reports).splitlines():
+        for line in junit_xml(reports).split("\n"):  # not splitlines: NEL, U+2028…
             out(line)
     else:
         print_text(reports)

@@ -71,6 +71,13 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def leading_path(path: str) -> str:
+    """`path` as the start of an output line: a relative path whose line would begin
+    (after blanks) with `::`, the GitHub Actions workflow-command prefix, gets `./` (the
+    same file), so a file named `::error::…` is shown, never acted on by a CI runner."""
+    return f"./{path}" if path.lstrip().startswith("::") else path
+
+
 EXIT_READER_LEFT = 141
 """`hwf runs | head -1`: the reader closed stdout early.  128 + SIGPIPE, what the shell
 reports for `cat`, `grep` or any program SIGPIPE ended: a script (with `set -o pipefail`)

@@ -14,6 +14,11 @@ from typing import Any
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 """Characters XML 1.0 cannot hold at all, even escaped."""
 
+_LINE_BREAKING = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""What a terminal or a line reader would act on (NEL, U+2028/U+2029 break lines; C1
+controls, bidirectional overrides): written as character references, the same
+characters to an XML reader, so every line of the document ends at its own `\\n`."""
+
 
 def _xml_safe(text: str) -> str:
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
@@ -60,4 +65,7 @@ def junit_xml(reports: list[Any]) -> str:
     for key, value in totals.items():
         root.set(key, str(value))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+    text = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + _LINE_BREAKING.sub(
+        lambda m: f"&#x{ord(m.group()):x};", text)
+

@@ -104,6 +104,13 @@ def step_lines(state: dict[str, Any]) -> list[str]:
     return lines
 
 
+def warning_lines(state: dict[str, Any]) -> list[str]:
+    """What the run must not keep silent (a condition that read a field of text): one
+    line per step that warns, from its run facts."""
+    return [f"warning: step {fact['id']!r}: {fact['warning']}"
+            for fact in facts_of(state) if fact.get("warning")]
+
+
 def progress_line(state: dict[str, Any]) -> str:
     """`N/M steps finished`: the one progress convention (`run_facts.progress_of`)."""
     finished, total = run_facts.progress_of(facts_of(state))

@@ -55,9 +55,11 @@ def artifact_uri(path: str) -> str:
     """A SARIF artifact location: the path as a relative URI reference (`/` separators,
     percent-encoded), or a `file://` URI for an absolute path."""
     posix = path.replace(os.sep, "/") if os.sep != "/" else path
-    if os.path.isabs(path):
-        return "file://" + quote(posix if posix.startswith("/") else "/" + posix)
-    return quote(posix)
+    posix = "/" + posix if os.path.isabs(path) and not posix.startswith("/") else posix
+    # a name that is not valid UTF-8 reaches us with its bytes as surrogates: the URI
+    # percent-encodes those bytes, the file's real name
+    uri = quote(os.fsencode(posix))
+    return "file://" + uri if os.path.isabs(path) else uri
 
 
 def _rules() -> list[dict[str, Any]]:

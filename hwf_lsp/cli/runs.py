@@ -29,9 +29,9 @@ from hwf_lsp.cli.errors import (
 from hwf_lsp.cli.signals import StopOnSignals
 from hwf_lsp.rules.model_gate import ModelGate
 from hwf_lsp.rules.run_facts import state_problem, was_interrupted
+from hwf_lsp.rules.strict_json import NotStrictJson, strict_loads
 from hwf_lsp.workflow.delivery import DELIVERY_ENV, Delivery, channel_argv_from_env
 from hwf_lsp.workflow.interrupts import Interrupt
-from hwf_lsp.workflow.json_values import NotStrictJson, strict_loads
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.paths import hermes_home
 from hwf_lsp.workflow.rerun import prepare_rerun
@@ -204,6 +204,8 @@ def report(state: dict[str, Any], runs: RunStore, args: argparse.Namespace,
         out(f"run {run_id} failed ({progress}): {state.get('error')}")
     elif status == "cancelled":
         out(f"run {run_id} is cancelled ({progress})")
+    for line in render.warning_lines(state):
+        out(line)
     out(f"state: {runs.path(run_id)}")
     return STATUS_EXIT.get(str(status), EXIT_FAILED)
 
@@ -375,6 +377,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     for line in render.debug_lines(state):
         out(line)
     for line in render.step_lines(state):
+        out(line)
+    for line in render.warning_lines(state):
         out(line)
     if state.get("error"):
         out(f"error: {state['error']}")

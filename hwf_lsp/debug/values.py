@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from hwf_lsp.rules.conditions import INDEX_SEGMENT_RE, NAME_PATTERN, PREFIX, resolve_path
-from hwf_lsp.workflow.json_values import strict_loads
+from hwf_lsp.rules.strict_json import strict_loads
 
 REFERENCE_RE = re.compile(rf"out\.{NAME_PATTERN}(?:\.{NAME_PATTERN})*")
 """`out.node` or `out.node.key.0`: a whole output or a part of it."""

@@ -56,6 +56,9 @@ def expect_schema() -> dict[str, Any]:
                               dict(NODE_MAP)),
         "delivered": _described("Output step id -> whether its delivery was made.", {
             **NODE_MAP, "additionalProperties": {"type": "boolean"}}),
+        "warnings": _described("Condition step id -> whether the run warns about it (it "
+                               "read a field of text, e.g. JSON an agent sent as text).", {
+            **NODE_MAP, "additionalProperties": {"type": "boolean"}}),
     }
     return _described("What the run must end with; only what is listed is compared, and "
                       "at least one thing is.", {

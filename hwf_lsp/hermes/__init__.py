@@ -6,7 +6,8 @@ environment), or as the directory `$HERMES_HOME/plugins/visual-workflow/` that
 `hwf hermes install` writes. Either way it is off until `plugins.enabled` names it,
 and its config key is `plugins.entries.visual-workflow`.
 
-`register(ctx)` adds the chat tools (toolset `visual_workflow`), the `/workflow`
+`register(ctx)` adds the chat tools (toolsets `visual_workflow` and, for the three a cron
+job needs, `visual_workflow_agent_steps`), the `/workflow`
 slash command and the `hermes workflow` CLI. Runs are the files `hwf` and the
 editor use, under the home Hermes resolves. This package imports the engine
 (`hwf_lsp.workflow`) and never the language server; Hermes modules are imported
@@ -39,7 +40,8 @@ def register(ctx: Any) -> None:
         return handle
 
     for schema, fn in tools.TOOLS:
-        ctx.register_tool(name=schema["name"], toolset=TOOLSET, schema=schema,
+        ctx.register_tool(name=schema["name"], toolset=tools.toolset_of(schema["name"]),
+                          schema=schema,
                           handler=handler_for(fn), description=schema["description"])
     ctx.register_command(
         "workflow", lambda raw_args="": slash.run_slash(raw_args, current_home(),

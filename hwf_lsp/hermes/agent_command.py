@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from hwf_lsp.hermes.host_seams import PluginLlmSeam
+from hwf_lsp.rules.strict_json import NotStrictJson
+from hwf_lsp.rules.vocabulary import TIMEOUT_MINUTES
+from hwf_lsp.workflow.json_values import admit
 from hwf_lsp.workflow.seams import AgentFailure, AgentRequest
 from hwf_lsp.workflow.trust import read_model_gate
 
@@ -47,8 +50,10 @@ def parse_request(text: str) -> AgentRequest:
         raise BadRequest("stdin must be a JSON object with a string 'prompt'")
     minutes = value.get("timeout_minutes")
     if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, int)
-                                or minutes < 1):
-        raise BadRequest("'timeout_minutes' must be a whole number >= 1")
+                                or not TIMEOUT_MINUTES.minimum <= minutes <= TIMEOUT_MINUTES.maximum):
+        raise BadRequest(f"'timeout_minutes' must be a whole number from "
+                         f"{TIMEOUT_MINUTES.minimum} to {TIMEOUT_MINUTES.maximum} (as a "
+                         "node's timeout_minutes is)")
     return AgentRequest(
         prompt=value["prompt"], context=_optional_text(value, "context") or "{}",
         profile=_optional_text(value, "profile"), timeout_minutes=minutes,
@@ -85,5 +90,12 @@ def run_agent_command(home: Path, llm: Any, stdin: IO[str] | None = None,
     except AgentFailure as exc:
         warn(f"error: {exc}")
         return EXIT_FAILED
-    print(json.dumps(result, ensure_ascii=False, allow_nan=False), file=stdout)
+    try:  # strict JSON, lone surrogates (a cut emoji) replaced as in a run's values
+        answer = admit(result)
+    except NotStrictJson as exc:
+        warn(f"error: the model's answer {exc}")
+        return EXIT_FAILED
+    for _event, note in answer.notes("the model's answer"):
+        warn(note)
+    print(json.dumps(answer.value, ensure_ascii=False, allow_nan=False), file=stdout)
     return EXIT_OK

@@ -6,9 +6,10 @@ the job's `enabled_toolsets` when it has them, plus every enabled MCP server unl
 list holds the sentinel `no_mcp`; without them, every tool the `cron` platform has (36 in
 a default 0.19.0 install: terminal, write_file, execute_code, delegate_task, …). `hermes
 cron create` sets no toolsets; the host's `cronjob` tool function (what that command
-calls) takes them. So the job is created with `[visual_workflow, no_mcp]`: its session
-can list, show, respond to and cancel workflow runs, and nothing else. Widen it on
-purpose with `--toolsets` (docs/hermes.md, "Cron").
+calls) takes them. So the job is created with `[visual_workflow_agent_steps, no_mcp]`: its
+session can list and show runs and respond to a parked agent step, and nothing else (no
+design save, no run start, no answer, no cancel). Widen it on purpose with `--toolsets`
+(docs/hermes.md, "Cron").
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.hermes.prompts import cron_prompt
-from hwf_lsp.hermes.tools import TOOLSET
+from hwf_lsp.hermes.tools import AGENT_STEPS_TOOLSET
 from hwf_lsp.workflow.stores import RunStore
 
 NO_MCP = "no_mcp"
-CRON_TOOLSETS = (TOOLSET, NO_MCP)
+CRON_TOOLSETS = (AGENT_STEPS_TOOLSET, NO_MCP)
 
 
 def job_name(home: Path, run_id: str | None) -> str:

@@ -35,8 +35,8 @@ SYSTEM_PROMPT = (
     "the outputs of the steps before it. Answer with the step's result only: plain "
     "text, or a JSON object {\"structured\": ...} when the result is data."
 )
-WAIT_SLICE_S = 1.0
-"""How often a waiting subagent seam looks at the run's cancel event."""
+WAIT_SLICE_S = 0.25
+"""How often a waiting seam (subagent, PluginLlm) looks at the run's cancel event."""
 
 
 def timeout_s(request: AgentRequest, default: float = DEFAULT_AGENT_TIMEOUT_S) -> float:
@@ -70,14 +70,38 @@ class PluginLlmSeam:
                                   "purpose": request.correlation_id}
         if request.model is not None:  # set only when the trust gate is open for it
             kwargs["model"] = request.model
-        try:
-            result = self.llm.complete(step_messages(request), **kwargs)
-        except Exception as exc:
-            raise AgentFailure(f"ctx.llm failed: {type(exc).__name__}: {exc}") from exc
+        result = self._complete(request, kwargs, cancel_event)
         text = getattr(result, "text", None)
         if not isinstance(text, str):
             raise AgentFailure(f"ctx.llm returned {type(result).__name__} without text")
         return result_from_text(text)
+
+
+    def _complete(self, request: AgentRequest, kwargs: dict[str, Any],
+                  cancel_event: threading.Event | None) -> Any:
+        """`llm.complete` on a thread of its own, waited for in slices: a model call cannot
+        be killed as an agent command can, so a cancel ends the step now and the call's
+        late answer is dropped (its thread ends with the call, a daemon)."""
+        done: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def call() -> None:
+            try:
+                done["result"] = self.llm.complete(step_messages(request), **kwargs)
+            except Exception as exc:  # noqa: BLE001 - handed to the waiting thread
+                done["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=call, name=f"ctx.llm {request.correlation_id}",
+                         daemon=True).start()
+        while not finished.wait(WAIT_SLICE_S):
+            _check_cancel(request, cancel_event)
+        _check_cancel(request, cancel_event)  # cancelled while it answered: not recorded
+        if "error" in done:
+            exc = done["error"]
+            raise AgentFailure(f"ctx.llm failed: {type(exc).__name__}: {exc}") from exc
+        return done["result"]
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from starlette.requests import ClientDisconnect
 
 from hwf_lsp.analysis.design_edits import DesignEditError
 from hwf_lsp.analysis.edit_request import EditRequestError, edit_text
@@ -54,6 +55,7 @@ from hwf_lsp.hermes.route_input import (
     RouteRefusal,
     query_number,
     read_json_body,
+    refuse_lone_surrogates,
 )
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
@@ -95,6 +97,9 @@ async def _with_body(request: Request, work: Callable[[Workflows, dict[str, Any]
         body = await read_json_body(request)
     except RouteRefusal as exc:
         return JSONResponse(exc.body(), status_code=exc.status)
+    except ClientDisconnect:  # gone mid-body: nothing to do, no one to answer, no traceback
+        return JSONResponse({"error": "the client went away before its body was read"},
+                            status_code=BAD_REQUEST)
     return await asyncio.to_thread(_answer, lambda flows: work(flows, body),
                                    performs_agents=performs_agents)
 
@@ -179,6 +184,7 @@ async def edit_design(name: str, request: Request) -> JSONResponse:
     (the draft starts from the copy stored now); nothing is written."""
     def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
         checked = _checked(check_design_name, name, "name")
+        refuse_lone_surrogates(body)  # the answer holds them: it must be valid UTF-8
         text = body.get("text")
         base: dict[str, str] = {}
         if text is None:
@@ -207,6 +213,7 @@ async def complete_design_expression(name: str, request: Request) -> JSONRespons
     the design: what `hwf.completeExpression` answers in the editor, by the same code."""
     def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
         checked = _checked(check_design_name, name, "name")
+        refuse_lone_surrogates(body)
         text = body.get("text")
         if text is None:
             text = _stored_text(flows, checked)

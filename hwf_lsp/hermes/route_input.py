@@ -19,6 +19,8 @@ import json
 import re
 from typing import Any
 
+from hwf_lsp.rules.strict_json import LONE_SURROGATE
+
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """The largest body read: a step's stored output is capped at 1 MiB
 (`json_values.DEFAULT_MAX_OUTPUT_BYTES`), which JSON escapes can make a few times longer;
@@ -85,6 +87,30 @@ def json_object(raw: bytes) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RouteRefusal(BAD_REQUEST, "the body must be a JSON object")
     return value
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if LONE_SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def refuse_lone_surrogates(body: dict[str, Any]) -> None:
+    """A 400 naming the first argument whose value holds a lone surrogate (`"\\ud83d"`:
+    valid JSON, not valid Unicode), for a route whose answer echoes what it was sent."""
+    for key, value in body.items():
+        if _holds_lone_surrogate(key) or _holds_lone_surrogate(value):
+            raise RouteRefusal(BAD_REQUEST, f"{key!r} holds a lone surrogate (half of a "
+                               "UTF-16 pair): not valid Unicode", key)
 
 
 async def read_json_body(request: Any, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:

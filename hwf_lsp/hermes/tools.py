@@ -1,4 +1,5 @@
-"""The chat tools of contract 6, in toolset `visual_workflow`: arguments in, one JSON string out.
+"""The chat tools of contract 6, in toolsets `visual_workflow` and
+`visual_workflow_agent_steps` (the three a cron job needs): arguments in, one JSON string out.
 
 Each tool checks its arguments first (a wrong one is `{"error": msg, "argument": name}`),
 then calls the engine (`engine.Workflows`). Whatever goes wrong answers an error
@@ -27,7 +28,16 @@ from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.seams import AgentSeam
 
 TOOLSET = "visual_workflow"
+AGENT_STEPS_TOOLSET = "visual_workflow_agent_steps"
+AGENT_STEPS_TOOLS = ("workflow_runs", "workflow_run_show", "workflow_design_respond")
+"""What performing parked agent steps needs (read runs, respond), in a toolset of their own:
+the cron job gets only these (cron_job.py). A chat gets both toolsets: Hermes enables a
+plugin's toolsets by default."""
 DEFAULT_RUNS_LIMIT = 20
+
+
+def toolset_of(name: str) -> str:
+    return AGENT_STEPS_TOOLSET if name in AGENT_STEPS_TOOLS else TOOLSET
 
 
 class ArgumentError(ValueError):

@@ -22,7 +22,8 @@ in Hermes only:
                       model through the host's PluginLlm, the result on stdout
   cron SCHEDULE [RUN_ID] [--name NAME] [--deliver TARGET] [--toolsets LIST]
                       create the cron job that performs parked agent steps, with only the
-                      visual_workflow toolset (docs/hermes.md, "Cron")
+                      visual_workflow_agent_steps toolset: read runs, respond
+                      (docs/hermes.md, "Cron")
 """
 
 
@@ -37,17 +38,21 @@ def setup_hermes_workflow(parser: argparse.ArgumentParser) -> None:
     parser.print_help = _print_help  # type: ignore[method-assign]
 
 
+PROG = "hermes workflow"
+HERMES_ONLY = (("agent", "perform one agent step (JSON on stdin) with your Hermes model"),
+               ("cron", "create the cron job that performs parked agent steps"))
+"""The subcommands only `hermes workflow` has, named in hwf's usage and choices."""
+
+
 def _print_help(file: Any = None) -> None:
     from hwf_lsp.cli import build_parser
 
-    hwf = build_parser()
-    hwf.prog = "hermes workflow"
-    hwf.print_help(file)
+    build_parser(None, PROG, HERMES_ONLY).print_help(file)
     print(HERMES_ONLY_HELP, file=file or sys.stdout)
 
 
 def _hermes_only_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hermes workflow")
+    parser = argparse.ArgumentParser(prog=PROG)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     sub.add_parser("agent", help="perform one agent step (JSON on stdin) through PluginLlm")
     cron = sub.add_parser("cron", help="create the cron job that performs parked agent steps")
@@ -58,7 +63,7 @@ def _hermes_only_parser() -> argparse.ArgumentParser:
     cron.add_argument("--deliver", help="where the job's answer goes (as hermes cron create)")
     cron.add_argument("--toolsets", metavar="LIST",
                       help="widen on purpose: comma-separated toolsets the session gets "
-                      "(default: visual_workflow,no_mcp)")
+                      "(default: visual_workflow_agent_steps,no_mcp)")
     return parser
 
 
@@ -106,4 +111,4 @@ def run_hermes_workflow(args: argparse.Namespace, llm: Any) -> None:
         raise SystemExit(_hermes_only(argv, home, llm))
     from hwf_lsp.cli import main
 
-    raise SystemExit(main(argv))
+    raise SystemExit(main(argv, PROG, HERMES_ONLY))

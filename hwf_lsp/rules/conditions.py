@@ -307,6 +307,37 @@ _ORDERING = {
 }
 
 
+def text_read(cond: Condition, outputs: dict) -> str | None:
+    """Why `cond` reads a field of text, else None: its path goes on inside a value that
+    is a string (`out.review.score` on a review stored as text).  Almost always a format
+    mismatch (the model answered JSON as text, not as `{"structured": …}`), so a run
+    warns about it (docs/conditions.md) instead of reading false in silence."""
+    if not isinstance(outputs, dict) or cond.node not in outputs:
+        return None
+    current = outputs[cond.node]
+    for depth, segment in enumerate(cond.path):
+        if isinstance(current, str):
+            where = ".".join(["out", cond.node, *(str(s) for s in cond.path[:depth])])
+            return f"{where} is text, not JSON" + (
+                " (it holds JSON as text: an agent sends data as {\"structured\": …})"
+                if _holds_json(current) else "")
+        found, current, _why = _walk(current, (segment,))
+        if not found:
+            return None
+    return None
+
+
+def _holds_json(text: str) -> bool:
+    """Whether `text` is a JSON object or list (what `structured` was meant to carry)."""
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "["):
+        return False
+    try:
+        return isinstance(json.loads(stripped), dict | list)
+    except (ValueError, RecursionError):
+        return False
+
+
 def evaluate(cond: Condition, outputs: dict) -> tuple[bool, str | None]:
     """(result, reason): the reason says why it is false when the value was unusable.
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from hwf_lsp.rules.defects import format_defects
 from hwf_lsp.rules.plan import build_run_plan
 from hwf_lsp.rules.run_facts import approval_options
+from hwf_lsp.rules.strict_json import NotStrictJson, refuse_deep, strict_dumps
 from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.rules.vocabulary import AGENT, APPROVAL, OUTPUT, RUN_STATUSES
 
@@ -37,7 +38,7 @@ FILE_KEYS = ("design", "cases")
 OPTIONAL_FILE_KEYS = ("$schema", "description")
 CASE_KEYS = ("name", "agents", "answers", "failing_deliveries", "expect")
 OPTIONAL_CASE_KEYS = ("description",)
-EXPECT_KEYS = ("status", "steps", "outputs", "delivered")
+EXPECT_KEYS = ("status", "steps", "outputs", "delivered", "warnings")
 RESULT_KEYS = ("output", "structured", "fail")
 
 
@@ -396,8 +397,10 @@ class _CaseChecker:
                        f"status: one of {', '.join(RUN_STATUSES)}")
         self.expected_per_step(value.get("steps"), f"{at}/steps", "steps",
                                lambda state, here: self.step_state(state, here))
-        self.expected_per_step(value.get("outputs"), f"{at}/outputs", "outputs", None)
+        self.expected_per_step(value.get("outputs"), f"{at}/outputs", "outputs",
+                               lambda output, here: self.storable(output, here))
         self.expected_per_node(value.get("delivered"), f"{at}/delivered")
+        self.expected_warnings(value.get("warnings"), f"{at}/warnings")
         return value
 
     def expected_per_step(self, value: Any, at: str, key: str, check: Any) -> None:
@@ -410,6 +413,15 @@ class _CaseChecker:
             elif self.node(node_id, here, field_name, (AGENT, "condition", APPROVAL, OUTPUT),
                            "a step") and check is not None:
                 check(expected, here)
+
+    def storable(self, output: Any, at: str) -> None:
+        """An expected output a run could store: never NaN or Infinity, never deeper than
+        a run keeps (else the case could never pass)."""
+        try:
+            refuse_deep(output, strict_dumps(output, ensure_ascii=False))
+        except NotStrictJson as exc:
+            self.error(at, "expect.outputs", f"this output {exc}: a run's output never "
+                       "holds it, so the case could not pass")
 
     def step_state(self, state: Any, at: str) -> None:
         if state not in STEP_STATES:
@@ -424,6 +436,18 @@ class _CaseChecker:
                     and not isinstance(expected, bool):
                 self.error(here, "expect.delivered", f"delivered is true or false, not "
                            f"{_type_name(expected)}")
+
+
+    def expected_warnings(self, value: Any, at: str) -> None:
+        """`expect.warnings`: condition id -> whether the run warns about it (it read a
+        field of text)."""
+        for node_id, expected in self.mapping(value, at, "expect.warnings",
+                                              "condition: true/false").items():
+            here = f"{at}{pointer(node_id)}"
+            if self.node(node_id, here, "expect.warnings", ("condition",), "a condition") \
+                    and not isinstance(expected, bool):
+                self.error(here, "expect.warnings", f"a warning is expected (true) or not "
+                           f"(false), not {_type_name(expected)}")
 
 
 def _a(kind: Any) -> str:

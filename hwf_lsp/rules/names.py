@@ -57,3 +57,9 @@ def check_run_id(run_id: object) -> str:
             "(6-32 lowercase hex digits)"
         )
     return run_id
+
+
+def legal_design_name(stem: str) -> str:
+    """A file stem as a legal design name: lower case, any other character as '-'."""
+    name = re.sub(r"[^a-z0-9_.-]+", "-", stem.lower()).lstrip("_.-")[:64]
+    return name or "design"

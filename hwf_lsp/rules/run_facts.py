@@ -34,6 +34,9 @@ from hwf_lsp.rules.step_words import (
 )
 from hwf_lsp.rules.vocabulary import DEFAULT_APPROVAL_OPTIONS, RUN_STATUSES
 
+WARNING_EVENT = "warning"
+"""The run log's event for what a run must not keep silent: a condition that read a field
+of text (`conditions.text_read`); a condition's facts carry it as `warning`."""
 STEPS_KEY = "steps"
 HELD_BEFORE_KEY = "stopped_before"
 """Under the run's `debug` key: the step a debugger holds the run before."""
@@ -245,6 +248,9 @@ class _Reader:
                     self.rejected_origin.add(step_id)
             elif step.get("type") == "condition":
                 fact["why"] = WHY_FALSE_CONDITION
+                warning = self._log_detail(step_id, WARNING_EVENT)
+                if warning:  # it read a field of text: never silent
+                    fact["warning"] = warning
             else:
                 fact["why"] = None
             detail = self._log_detail(step_id, "skipped")
@@ -311,7 +317,8 @@ def step_facts(state: dict[str, Any], design: Any = None) -> list[dict[str, Any]
 
     Each fact: `{id, type, title, status, icon, label, started_at, ended_at}` plus, by
     status: `answer` (answered, rejected), `why` and `detail` (skipped: `false condition`,
-    `skipped parent`, `rejected upstream`; the runner's words), `waiting_for` (`agent` or
+    `skipped parent`, `rejected upstream`; the runner's words), `warning` (a condition
+    false because it read a field of text: what it read and what that cost), `waiting_for` (`agent` or
     `approval`), `since` and `escalated` (waiting), `error` (failed: the run's error;
     not delivered: the receipt's), `target` (a delivery's), `base_run` (reused),
     `attempts` (`[{error, at}]`, the failed attempts, whatever the status) and `rerun`

@@ -59,12 +59,15 @@ def icon_of(status: Any) -> str:
 
 def step_label(fact: dict[str, Any]) -> str:
     """The short label of one step's facts, e.g. `✓ done`, `☑ answered ship`,
-    `⤼ skipped: false condition`, `⏸ waiting for approval`: inlay hints, lenses,
+    `⤼ skipped: false condition`, `⤼ skipped: false, out.review is text, not JSON` (a
+    condition's warning), `⏸ waiting for approval`: inlay hints, lenses,
     the CLI's status column and hover all show this."""
     status = fact.get("status")
     words = str(status)
     if status == STEP_ANSWERED and fact.get("answer") is not None:
         words += f" {fact['answer']}"
+    elif status == STEP_SKIPPED and fact.get("warning"):
+        words += f": false, {warning_headline(fact['warning'])}"
     elif status in (STEP_SKIPPED, STEP_NOT_RUN) and fact.get("why"):
         words += f": {fact['why']}"
     elif status == STEP_WAITING and fact.get("waiting_for"):
@@ -75,11 +78,17 @@ def step_label(fact: dict[str, Any]) -> str:
     return f"{icon_of(status)} {words}"
 
 
+def warning_headline(warning: Any) -> str:
+    """The first words of a step's warning (`out.review is text, not JSON`): what a label
+    has room for; the whole warning is in the sentence and the run's summary."""
+    return str(warning).split("; ", 1)[0].split(" (", 1)[0]
+
+
 def step_sentence(fact: dict[str, Any]) -> str:
     """The label and the runner's own words about the step (why it skipped, the receipt's
     or the failure's error, since when it waits): hover and `hwf show` print this."""
     label = step_label(fact)
-    extra = fact.get("error") or fact.get("detail")
+    extra = fact.get("error") or fact.get("warning") or fact.get("detail")
     if fact.get("status") == STEP_WAITING and fact.get("since"):
         extra = f"since {fact['since']}" + ("; escalated" if fact.get("escalated") else "")
     return f"{label} — {extra}" if extra else label

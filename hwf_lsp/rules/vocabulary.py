@@ -212,4 +212,5 @@ EDITOR_RULES: dict[str, str] = {
     "duplicate-key": "A key appears twice in one object; only the last one counts",
     "no-reject": "An approval's options leave out reject: no answer stops its branch, and "
                  "its deadline answers reject, which is not one of them",
+    "design-name": "A design name the design store and `hwf run` refuse (an error)",
 }

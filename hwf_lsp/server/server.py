@@ -71,6 +71,8 @@ FEATURES = (
 """Every feature module (one per LSP method), in the order its handlers are registered."""
 
 SERVER_NAME = "hwf-lsp"
+SETTINGS_WAIT_S = 10.0
+"""How long a command waits for the client's first answer to workspace/configuration."""
 SERVER_VERSION = __version__
 
 class HwfServer(LanguageServer):
@@ -91,6 +93,9 @@ class HwfServer(LanguageServer):
         capabilities overstate (features/completion.py)."""
         self.analyses: dict[str, Analysis] = {}
         """Last analysis per document URI (unquoted), any version."""
+        self.settings_pulled = asyncio.Event()
+        """Set once the first workspace/configuration pull is answered (or cannot be):
+        a command waits for it, so settings chosen while the server started count."""
         self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
         """Called after the settings change (e.g. to check every design again)."""
         self._runs: NewestRunsByDesign | None = None
@@ -281,6 +286,18 @@ class HwfServer(LanguageServer):
                 except Exception:
                     log.exception("settings listener failed")
 
+    async def settings_known(self, timeout: float = SETTINGS_WAIT_S) -> None:
+        """Wait until the first configuration pull is answered (at most `timeout`: a
+        client that never answers keeps the settings it gave at initialize)."""
+        if self.settings_pulled.is_set():
+            return
+        try:
+            await asyncio.wait_for(self.settings_pulled.wait(), timeout)
+        except TimeoutError:
+            log.warning("workspace/configuration not answered within %.0f s: going on with "
+                        "the settings given at initialize", timeout)
+            self.settings_pulled.set()
+
     async def pull_configuration(self) -> None:
         """Ask the client for section `hwf` when it can answer workspace/configuration."""
         caps = self.client_capabilities
@@ -316,8 +333,11 @@ def _register_lifecycle(server: HwfServer) -> None:
     @server.feature(types.INITIALIZED)
     @guarded()
     async def initialized(params: types.InitializedParams) -> None:
-        await server.start_watching_runs()
-        await server.pull_configuration()
+        try:
+            await server.start_watching_runs()
+            await server.pull_configuration()
+        finally:  # a command waits for this (settings_known), answered or not
+            server.settings_pulled.set()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guarded()

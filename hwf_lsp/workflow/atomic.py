@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -38,14 +39,30 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
-    """Replace `path` with `data` atomically (and durably when fsync is True)."""
+def _take_mode_and_owner(fd: int, like: os.stat_result) -> None:
+    """The replaced file's permission bits and group (and owner, when we may set it): a
+    file a user rewrites stays as shared as it was (mkstemp creates 0600)."""
+    for uid in (like.st_uid, -1):
+        try:
+            os.fchown(fd, uid, like.st_gid)
+            break
+        except OSError:
+            continue  # not root: the owner is whoever writes; keep the group if we can
+    os.fchmod(fd, stat.S_IMODE(like.st_mode))  # after chown, which may clear set-id bits
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True,
+                       like: os.stat_result | None = None) -> None:
+    """Replace `path` with `data` atomically (and durably when fsync is True).
+    `like`: the stat of the file replaced, whose mode and group the new one keeps."""
     path = Path(path)
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix_for(path), suffix=".part", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
+            if like is not None:
+                _take_mode_and_owner(handle.fileno(), like)
             handle.write(data)
             handle.flush()
             if fsync:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from hwf_lsp.workflow.json_values import strict_dumps
+from hwf_lsp.rules.strict_json import strict_dumps
 from hwf_lsp.workflow.processes import CommandTimedOut, run_command
 
 DEFAULT_CHANNEL_TIMEOUT_S = 30.0

@@ -8,10 +8,10 @@ started from a file is found again by the editor that shows that file.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
+from hwf_lsp.rules.names import legal_design_name
 from hwf_lsp.workflow.stores import read_text_file
 
 DESIGN_SUFFIXES = (".hwf.json", ".json")
@@ -28,12 +28,6 @@ def file_stem(path: str | Path) -> str:
         if base.endswith(suffix):
             return base[: -len(suffix)]
     return base
-
-
-def legal_design_name(stem: str) -> str:
-    """A file stem as a legal design name: lower case, any other character as '-'."""
-    name = re.sub(r"[^a-z0-9_.-]+", "-", stem.lower()).lstrip("_.-")[:64]
-    return name or "design"
 
 
 def design_name_for(design: Any, path: str | Path | None) -> str | None:

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.rules.design_test_check import NOT_RUN, DesignCase, DesignTestFile, MockResult
+from hwf_lsp.rules.strict_json import strict_dumps
 from hwf_lsp.rules.vocabulary import OUTPUT
 from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key
-from hwf_lsp.workflow.json_values import strict_dumps
 from hwf_lsp.workflow.run_summary import run_summary
 from hwf_lsp.workflow.runner import Runner
 from hwf_lsp.workflow.seams import AgentFailure, AgentRequest, AgentUnavailable, CallableAgentSeam
@@ -74,6 +74,8 @@ class CaseOutcome:
     delivered: dict[str, bool]
     """Output step id -> whether its delivery has an ok receipt (False for no deliver)."""
     sent: list[dict[str, Any]] = field(default_factory=list)
+    warnings: dict[str, str | None] = field(default_factory=dict)
+    """Condition step id -> its warning (it read a field of text), else None."""
 
     @property
     def status(self) -> str:
@@ -120,7 +122,9 @@ def run_case(test: DesignTestFile, case: DesignCase) -> CaseOutcome:
         step["id"]: delivered_ok(state, delivery_key(state["run_id"], step["id"]))
         for step in summary["step_states"] if step.get("type") == OUTPUT
     }
-    return CaseOutcome(state, step_states, delivered, delivery.sent)
+    warnings = {step["id"]: step.get("warning") for step in summary["step_states"]
+                if step.get("type") == "condition"}
+    return CaseOutcome(state, step_states, delivered, delivery.sent, warnings)
 
 
 _NO_OUTPUT: Any = object()
@@ -222,6 +226,13 @@ def differences(expect: dict[str, Any], outcome: CaseOutcome) -> list[Difference
                                     f"delivery of {node_id!r}: expected "
                                     f"{'delivered' if want else 'not delivered'}, got "
                                     f"{'delivered' if got else 'not delivered'}"))
+    for node_id, want in (expect.get("warnings") or {}).items():
+        got = outcome.warnings.get(node_id)
+        if bool(got) != want:
+            found.append(Difference("warnings", node_id, want, bool(got),
+                                    f"warning of {node_id!r}: expected "
+                                    f"{'one' if want else 'none'}, got "
+                                    f"{repr(got) if got else 'none'}"))
     return found
 
 
@@ -243,7 +254,7 @@ def observed_expect(test: DesignTestFile, outcome: CaseOutcome,
                     current: Any) -> dict[str, Any]:
     """`expect` as the run did it (`--write-expectations`): status, every step's state,
     the outputs of the output steps (and of any step `current` already lists), each
-    delivering output's delivery.  Keys `current` has keep their place."""
+    delivering output's delivery, the conditions that warn (and any `current` lists).  Keys `current` has keep their place."""
     nodes = {node["id"]: node for node in test.design["nodes"]}
     listed = current.get("outputs") if isinstance(current, dict) else None
     listed = listed if isinstance(listed, dict) else {}
@@ -259,6 +270,11 @@ def observed_expect(test: DesignTestFile, outcome: CaseOutcome,
     }
     if not observed["delivered"]:
         del observed["delivered"]
+    listed_warnings = current.get("warnings") if isinstance(current, dict) else None
+    if any(outcome.warnings.values()) or isinstance(listed_warnings, dict):
+        observed["warnings"] = {step: bool(warning)
+                                for step, warning in outcome.warnings.items()
+                                if warning or step in (listed_warnings or {})}
     merged = {key: observed[key] for key in (current if isinstance(current, dict) else {})
               if key in observed}
     merged.update({key: value for key, value in observed.items() if key not in merged})

@@ -15,52 +15,18 @@ be strict JSON in valid UTF-8, whoever supplied a value:
 from __future__ import annotations
 
 import json
-import math
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from hwf_lsp.rules.strict_json import LONE_SURROGATE, refuse_deep, strict_dumps
 
 DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
 """1 MiB: ~250 pages of text, more than any model answers in one go; an output step
 stores its parents' outputs again, and a parked step's context holds them too."""
 MAX_OUTPUT_ENV = "HWF_MAX_OUTPUT_BYTES"
 MIN_OUTPUT_BYTES = 1024
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, any surrogate is a lone one
-NON_FINITE = "NaN and Infinity are not JSON numbers (JSON readers such as JavaScript reject them)"
-
-
-class NotStrictJson(ValueError):
-    """A value JSON cannot hold: NaN, Infinity, a number out of range, a non-JSON type."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise NotStrictJson(f"{name} is not allowed: {NON_FINITE}")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise NotStrictJson(f"{text} is out of range for a JSON number: {NON_FINITE}")
-    return value
-
-
-def strict_loads(text: str) -> Any:
-    """json.loads, refusing NaN, Infinity and numbers that overflow to them."""
-    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
-
-
-def strict_dumps(value: Any, **options: Any) -> str:
-    """json.dumps with allow_nan=False; NotStrictJson saying why instead of ValueError."""
-    try:
-        return json.dumps(value, allow_nan=False, **options)
-    except ValueError as exc:  # "Out of range float values are not JSON compliant"
-        raise NotStrictJson(f"holds a number JSON cannot hold: {NON_FINITE}") from exc
-    except TypeError as exc:
-        raise NotStrictJson(f"is not a JSON value: {exc}") from exc
-    except RecursionError:
-        raise NotStrictJson("is nested too deeply to store") from None
 
 
 def output_limit(env: Mapping[str, str] | None = None) -> int:
@@ -103,9 +69,10 @@ def admit(value: Any, limit: int | None = None, *, known_size: int | None = None
     head of its text and `cut_marker`).  `known_size`: the value is already a cut head
     of something that big (the seam stopped reading)."""
     text = strict_dumps(value, ensure_ascii=False)
-    surrogates = len(_LONE_SURROGATE.findall(text))
+    refuse_deep(value, text)
+    surrogates = len(LONE_SURROGATE.findall(text))
     if surrogates:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
+        text = LONE_SURROGATE.sub("\ufffd", text)
         value = json.loads(text)
     if limit is None:
         return Admitted(value, surrogates)

@@ -53,7 +53,7 @@ def _design_path(name: Any, runs_root: str) -> str | None:
 def run_summary(state: dict[str, Any], runs_root: Path | str,
                 design: Any = None) -> dict[str, Any]:
     """`{run_id, name, status, cursor, steps, finished, progress, step_states, pending,
-    error, created_at, updated_at, base_run?, from_node?, stale?, corrupt?, path,
+    warnings, error, created_at, updated_at, base_run?, from_node?, stale?, corrupt?, path,
     design_path}` — see docs/commands.md; `corrupt` says why a run's shape is wrong
     (`run_facts.state_problem`).
 
@@ -75,6 +75,8 @@ def run_summary(state: dict[str, Any], runs_root: Path | str,
         "progress": progress_text(finished, total),
         "step_states": step_states,
         "pending": _pending(state),
+        "warnings": [{"node": fact["id"], "msg": fact["warning"]}
+                     for fact in step_states if fact.get("warning")],
         "error": state.get("error"),
         "created_at": _str_or_none(state.get("created_at")),
         "updated_at": _str_or_none(state.get("updated_at")),

@@ -20,20 +20,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.rules.conditions import ConditionError, evaluate, parse_condition
+from hwf_lsp.rules.conditions import ConditionError, evaluate, parse_condition, text_read
 from hwf_lsp.rules.defects import format_defects
 from hwf_lsp.rules.graph import parents_of
 from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.rules.numbers import whole_number
 from hwf_lsp.rules.plan import build_run_plan
-from hwf_lsp.rules.run_facts import STEPS_KEY, approval_options, state_problem
+from hwf_lsp.rules.run_facts import (
+    STEPS_KEY,
+    WARNING_EVENT,
+    approval_options,
+    state_problem,
+)
+from hwf_lsp.rules.strict_json import NotStrictJson, strict_dumps
 from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.rules.vocabulary import (
     FINISHED_STATUSES,
 )
 from hwf_lsp.workflow.delivery import Delivery, delivered_ok, delivery_key, render_text
 from hwf_lsp.workflow.interrupts import Interrupt
-from hwf_lsp.workflow.json_values import NotStrictJson, admit, output_limit, strict_dumps
+from hwf_lsp.workflow.json_values import admit, output_limit
 from hwf_lsp.workflow.locks import LOCKS_DIRNAME, RunBusyError, RunLock
 from hwf_lsp.workflow.processes import group_alive, process_start, still_running
 from hwf_lsp.workflow.seams import (
@@ -289,20 +295,24 @@ class Runner:
             self._emit_answered(state, node_id, "agent", value)
             return self._drive(state)
 
-    def cancel(self, run_id: str, *, wait_s: float = CANCEL_WAIT_S) -> dict[str, Any]:
+    def cancel(self, run_id: str, *, wait_s: float = CANCEL_WAIT_S,
+               on_busy: Callable[[], None] | None = None) -> dict[str, Any]:
         """Cancel now if the run is idle; if another runner holds it, ask that runner to stop.
 
         Asking is the marker `.locks/<run_id>.cancel`, which the holder looks at before
         every step, while its agent works (it is killed) and before it parks.  Then the
         lock is tried again for up to `wait_s`: once the holder lets go, the run is
         cancelled here if the holder did not.  A state still not `cancelled` means the
-        holder is still busy (a delivery in progress, or a runner that does not look)."""
+        holder is still busy (a delivery in progress, or a runner that does not look).
+        `on_busy` is called when another runner held the run (a caller says so)."""
         try:
             with self._locked(run_id) as state:
                 if state["status"] in FINISHED_STATUSES:
                     return state
                 return self._cancel(state)
         except RunBusyError:
+            if on_busy is not None:
+                on_busy()
             marker = self._cancel_marker(run_id)
             marker.parent.mkdir(parents=True, exist_ok=True)
             if not os.path.lexists(marker):
@@ -500,6 +510,10 @@ class Runner:
             return self._fail(state, node_id, f"condition {node_id!r} cannot be parsed: {exc}")
         value, reason = evaluate(condition, state["outputs"])
         if not value:
+            warning = text_read(condition, state["outputs"])
+            if warning is not None:  # never silent: the run's summary and every surface
+                self._log(state, node_id, WARNING_EVENT, f"{warning}; {expression} reads "
+                          "false, and the steps after it are skipped")
             why = f"{expression} is false" + (f" ({reason})" if reason else "")
             return self._skip(state, node_id, why)
         return self._finish_step(state, node_id, "condition", True, "done", f"{expression} is true")

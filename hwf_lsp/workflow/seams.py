@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hwf_lsp.workflow.json_values import NotStrictJson, output_limit, strict_dumps, strict_loads
+from hwf_lsp.rules.strict_json import NotStrictJson, strict_dumps, strict_loads
+from hwf_lsp.workflow.json_values import output_limit
 from hwf_lsp.workflow.processes import CommandStopped, CommandTimedOut, run_command
 
 AgentResult = dict[str, Any]

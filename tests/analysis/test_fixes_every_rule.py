@@ -54,6 +54,10 @@ CASES = [
                             '"after": ["aa"]}'), "edges", "Change to 'a'"),
     ("edge-self", design(T, '{"id": "b", "type": "agent", "prompt": "p", '
                          '"after": ["t", "b"]}'), "edges", "Remove 'b' from after"),
+    ("design-name", '{"name": "Bad Name!", "nodes": [' + T + ']}', "design-name",
+     "Change name to 'bad-name-'"),
+    ("design-name-reserved", '{"name": "CON", "nodes": [' + T + ']}', "design-name",
+     "Change name to 'con-design'"),
     ("no-reject-options", design(T, '{"id": "ap", "type": "approval", "question": "q", '
                                  '"options": ["yes", "no"], "after": ["t"]}'),
      "no-reject", "Add 'reject' to options"),

@@ -69,15 +69,17 @@ BROKEN = {"name": "b", "nodes": [
     ("edge memo->a", "edges"),      # an entry naming a note: drawn, with its defect
     ("edge b->b", "edges"),         # itself
     ("graph", "one-trigger"),       # no trigger at all
-    ("graph", "identity"),          # the second 'a' is not drawn
+    ("node a (repeat)", "identity"),  # the second 'a' is drawn, with its defect
 ])
 def test_findings_show_on_their_node_edge_or_the_graph(owner: str, code: str) -> None:
     view = view_of(json.dumps(BROKEN, indent=2))
     where = {"graph": view["defects"]}
-    where |= {f"node {n['id']}": n["defects"] for n in view["nodes"]}
+    for node in view["nodes"]:
+        key = f"node {node['id']}"
+        where[f"{key} (repeat)" if key in where else key] = node["defects"]
     where |= {f"edge {e['from']}->{e['to']}": e["defects"] for e in view["edges"]}
     assert code in [d["code"] for d in where[owner]], where
-    assert [n["id"] for n in view["nodes"]] == ["a", "b", "memo"]
+    assert [n["id"] for n in view["nodes"]] == ["a", "b", "a", "memo"]
 
 
 def test_severity_and_message_are_the_diagnostics() -> None:

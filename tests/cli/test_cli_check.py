@@ -47,7 +47,7 @@ def test_exit_codes(hwf, tmp_path, name, contents, extra, code, stderr_part):
 ARG_CASES = [
     (["check", *GOOD], 0, "checked 3 files"),
     (["check", BROKEN], 1, "17 errors, 3 warnings"),
-    (["check", "examples"], 2, "is a directory"),
+    (["check", "examples"], 1, "checked 5 files"),  # a folder: the designs under it
     (["check", "examples/no-such-file.json"], 2, "no such file"),
     (["check", *GOOD, "examples/no-such-file.json"], 2, "no such file"),
     (["check"], 2, "usage:"),

@@ -27,7 +27,7 @@ from lsp_client import execute_command
 from scripted import ToolPlan, call, hermes
 
 from hwf_lsp.hermes.prompts import cron_prompt
-from hwf_lsp.hermes.tools import TOOL_NAMES
+from hwf_lsp.hermes.tools import AGENT_STEPS_TOOLS, TOOL_NAMES
 from hwf_lsp.workflow.run_summary import run_summary
 from hwf_lsp.workflow.stores import RunStore
 
@@ -122,7 +122,7 @@ def test_cron_performs_the_agent_step_of_an_hwf_run_and_chat_answers(
     job_id = re.search(r"Created job: (\S+)", created.stdout).group(1)
     (job,) = json.loads((hermes_home / "cron" / "jobs.json").read_text())["jobs"]
     assert (job["name"], job["prompt"]) == (f"workflow review {run_id}", prompt)
-    assert job["enabled_toolsets"] == ["visual_workflow", "no_mcp"]
+    assert job["enabled_toolsets"] == ["visual_workflow_agent_steps", "no_mcp"]
     fake.script = ToolPlan(
         lambda _: call("workflow_run_show", run_id=run_id),
         lambda shown: call("workflow_design_respond", run_id=shown["run"]["run_id"],
@@ -134,7 +134,8 @@ def test_cron_performs_the_agent_step_of_an_hwf_run_and_chat_answers(
     assert tool_calls_made(fake) == ["workflow_run_show", "workflow_design_respond"]
     offered = sorted(t["function"]["name"] for t in fake.requests[0]["tools"])
     print(f"\ncron job toolsets {job['enabled_toolsets']}: the session is offered {offered}")
-    assert offered == sorted(TOOL_NAMES)  # no terminal, files, code or delegation
+    # read and respond only: no design save, no run, no terminal, files, code, delegation
+    assert offered == sorted(AGENT_STEPS_TOOLS)
     cron_session = fake.requests[-1]["messages"]
     assert any("workflow_design_respond" in str(m.get("content")) for m in cron_session
                if m.get("role") in ("user", "system"))

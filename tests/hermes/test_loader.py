@@ -18,7 +18,7 @@ from hwf_lsp.hermes.install import (
     missing_bundle_files,
     write_plugin_dir,
 )
-from hwf_lsp.hermes.tools import TOOL_NAMES
+from hwf_lsp.hermes.tools import AGENT_STEPS_TOOLS, AGENT_STEPS_TOOLSET, TOOL_NAMES
 
 
 def _ours(manager) -> dict:
@@ -47,8 +47,10 @@ def test_enabled_entry_point_registers_tools_command_and_cli(manager) -> None:
     assert sorted(loaded.tools_registered) == sorted(TOOL_NAMES)
     assert loaded.commands_registered == ["workflow"]
     assert "workflow" in manager._cli_commands
-    assert {registry.get_toolset_for_tool(name) for name in TOOL_NAMES} == {TOOLSET}
-    assert TOOLSET in {key for key, _label, _desc in get_plugin_toolsets()}
+    assert {name: registry.get_toolset_for_tool(name) for name in TOOL_NAMES} == {
+        name: AGENT_STEPS_TOOLSET if name in AGENT_STEPS_TOOLS else TOOLSET
+        for name in TOOL_NAMES}
+    assert {TOOLSET, AGENT_STEPS_TOOLSET} <= {key for key, _label, _desc in get_plugin_toolsets()}
     definitions = registry.get_definitions(set(TOOL_NAMES), quiet=True)
     assert sorted(d["function"]["name"] for d in definitions) == sorted(TOOL_NAMES)
     for definition in definitions:  # schemas a chat model can fill

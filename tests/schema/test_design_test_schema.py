@@ -19,7 +19,7 @@ EXAMPLE_TESTS = sorted((REPO / "examples").glob("*.hwf-test.json"))
 
 def test_committed_file_is_the_generated_output():
     assert (REPO / design_test_schema.SCHEMA_PATH).read_text(encoding="utf-8") == \
-        design_test_schema.render(), ("stale: run `python -m hwf_lsp.workflow."
+        design_test_schema.render(), ("stale: run `python -m hwf_lsp.generators."
                                       f"design_test_schema > {design_test_schema.SCHEMA_PATH}`")
 
 

@@ -72,11 +72,13 @@ def _accept_registration(client: LanguageClient, params: object) -> None:
     """client/registerCapability (the server registers its workspace file watcher)."""
 
 
-def make_runs_client() -> LanguageClient:
-    """pytest-lsp's client plus handlers for what the run features send."""
+def make_runs_client(overrides: dict[str, Any] | None = None) -> LanguageClient:
+    """pytest-lsp's client plus handlers for what the run features send; `overrides`
+    replace pytest-lsp's own handlers (method: handler(client, params))."""
     client = LanguageClient(converter_factory=default_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.CLIENT_REGISTER_CAPABILITY] = _accept_registration  # file watcher
+    features.update(overrides or {})
     register_lsp_features(client, features)
     client.runs_changed = []  # (time.time() on arrival, params)
     client.lens_refreshes = 0

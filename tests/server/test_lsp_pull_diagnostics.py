@@ -26,7 +26,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 client = client_fixture(server_config(), WORKSPACE,
                         clients=("visual-studio-code+pull", "neovim+pull"))
 
-BROKEN = '{"name": "pull-😀", "nodes": [{"id": "t", "type": "trigger"}, ' \
+BROKEN = '{"name": "pull", "nodes": [{"id": "t", "type": "trigger"}, ' \
          '{"id": "a", "type": "agent", "prompt": "😀", "retries": 9}]}'
 
 

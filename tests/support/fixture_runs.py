@@ -91,6 +91,9 @@ DESIGNS: dict[str, dict[str, Any]] = {
     "running": design(agent("draft"), agent("review", "draft"), agent("last", "review"),
                       name="running"),
     "retried": design(agent("draft", retries=1), name="retried"),
+    "text-condition": design(
+        agent("review"), condition("gate", "out.review.score >= 7", "review"),
+        agent("publish", "gate"), name="text-condition"),
 }
 
 
@@ -119,6 +122,12 @@ def _reused(runs: RunStore, clock: Clock) -> dict[str, Any]:
 
 def _condition(runs: RunStore, clock: Clock) -> dict[str, Any]:
     return _runner(runs, clock).start(DESIGNS["condition"])
+
+
+def _text_condition(runs: RunStore, clock: Clock) -> dict[str, Any]:
+    """The review answered its JSON as text: the condition reads false, with a warning."""
+    as_text = CallableAgentSeam(lambda request: {"output": '{"score": 9}'})
+    return _runner(runs, clock, as_text).start(DESIGNS["text-condition"])
 
 
 def _retries(runs: RunStore, clock: Clock) -> dict[str, Any]:
@@ -175,6 +184,7 @@ BUILDERS: dict[str, Builder] = {
     "escalated": _escalated,
     "waiting-agent": _waiting_agent,
     "running": _running,
+    "text-condition": _text_condition,
 }
 
 EXPECTED: dict[str, dict[str, tuple[Any, ...]]] = {
@@ -198,6 +208,13 @@ EXPECTED: dict[str, dict[str, tuple[Any, ...]]] = {
                   "gate": ("waiting", ("waiting_for", "approval"), ("escalated", True))},
     "waiting-agent": {"draft": ("waiting", ("waiting_for", "agent")), "review": ("not run",)},
     "running": {"draft": ("done",), "review": ("running",), "last": ("not run",)},
+    "text-condition": {
+        "review": ("done",),
+        "gate": ("skipped", ("why", "false condition"), ("warning", (
+            'out.review is text, not JSON (it holds JSON as text: an agent sends data as '
+            '{"structured": …}); out.review.score >= 7 reads false, and the steps after it '
+            'are skipped'))),
+        "publish": ("skipped", ("why", "skipped parent"))},
 }
 """What the run facts of each fixture must say: the engine's side of the conformance."""
 

@@ -264,13 +264,18 @@ class RunCommands:
         if await self.manager.cancel_active(run_id):
             state = await asyncio.to_thread(self.manager.run_store().load, run_id)
             return self.summary(state)
-        state = await asyncio.to_thread(lambda: self.manager.runner().cancel(run_id))
-        if state.get("status") != "cancelled" and state.get("status") in (
-                "running", "awaiting_agent", "awaiting_approval"):
+        busy: list[bool] = []
+        state = await asyncio.to_thread(
+            lambda: self.manager.runner().cancel(run_id, on_busy=lambda: busy.append(True)))
+        if not busy:
+            return self.summary(state)
+        if state.get("status") == "cancelled":
             return self.summary(state, notices=[
-                f"run {run_id} is being advanced by another process: it stops before its "
-                "next step"])
-        return self.summary(state)
+                f"run {run_id} was being advanced by another process: asked to stop, it "
+                "stopped (cancelled)"])
+        return self.summary(state, notices=[
+            f"run {run_id} is being advanced by another process: it stops before its "
+            "next step"])
 
     async def list_runs(self, *args: Any) -> dict[str, Any]:
         usage = '[] or [{"design": name}]'
@@ -338,6 +343,7 @@ def _answering(server: HwfServer, command: str,
             in_flight.add(task)
             task.add_done_callback(in_flight.discard)
         try:
+            await server.settings_known()  # a command sent right after `initialized`
             result = await handler(*args)
             if command not in READ_ONLY:  # lenses and hints right after the answer
                 from hwf_lsp.server.runs.notify import refresh_after_command

@@ -61,6 +61,22 @@ export function designNameFor(graph: Pick<GraphView, 'name'> | undefined, fileNa
 }
 
 /**
+ * Why a run request from the webview is refused, else undefined: a request naming a run
+ * (answer, respond, cancel) acts only on a run of this panel's design (`runName`: the
+ * name of that run in the runs list, undefined for a run the list does not hold). The
+ * webview is our code, but its messages are data: one must not cancel another design's run.
+ */
+export function foreignRun(request: { action: string; runId?: string }, runName: string | null | undefined, design: string): string | undefined {
+  if (request.runId === undefined) {
+    return undefined;
+  }
+  if (runName === undefined) {
+    return `run ${request.runId} is not a known run`;
+  }
+  return runName === design ? undefined : `run ${request.runId} is a run of ${JSON.stringify(runName)}, not of this design (${JSON.stringify(design)})`;
+}
+
+/**
  * Document version → when its change happened, until the canvas has drawn the graph of
  * that version (or a newer one): `drawn` gives the edit → redraw latency of the newest.
  */

@@ -466,8 +466,42 @@ export interface StepDetail {
   deliveries?: unknown[];
 }
 
-function fenced(text: string, language: string): string {
-  const fence = text.includes('```') ? '~~~~' : '```';
+/**
+ * Text from a run (titles, errors, an agent's stderr, targets, the run's name) as
+ * Markdown that shows it and nothing else: every character Markdown or HTML acts on is
+ * backslash-escaped (CommonMark lets any ASCII punctuation be), so no link, image, tag,
+ * heading, list, emphasis, math or autolink (`:` and `.` split a URL) can come from it;
+ * line breaks stay line breaks.
+ */
+export function markdownText(value: unknown): string {
+  return String(value ?? '')
+    .replace(/[\\`*_{}[\]()#+\-.!|<>~&=$:]/g, (c) => `\\${c}`)
+    .replace(/\r\n?|[\n\u0085\u2028\u2029]/g, '\\\n');
+}
+
+/** The longest run of `char` in `text`. */
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c === char ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest;
+}
+
+/** `text` as an inline code span: a backtick run longer than any inside it, on one line. */
+export function markdownCode(value: unknown): string {
+  const text = String(value ?? '').replace(/[\r\n\u0085\u2028\u2029]+/g, ' ');
+  const ticks = '`'.repeat(longestRun(text, '`') + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') || text.startsWith(' ') ? ' ' : '';
+  return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+/** `text` in a fenced block whose backtick fence is longer than any backtick run in it
+ * (a tilde run cannot close a backtick fence), so no content escapes the block. */
+export function fenced(text: string, language: string): string {
+  const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1));
   return `${fence}${language}\n${text}\n${fence}`;
 }
 
@@ -489,24 +523,25 @@ function prettyJson(value: unknown, parseString = false): [string, string] {
  */
 export function stepDetailMarkdown(detail: StepDetail): string {
   const step: StepSummary = isObject(detail.step) ? (detail.step as StepSummary) : { id: '?' };
+  const text = markdownText;
   const lines = [
-    `# Step \`${step.id}\` (${step.type ?? '?'})${step.title ? ` — ${step.title}` : ''}`,
+    `# Step ${markdownCode(step.id)} (${text(step.type ?? '?')})${step.title ? ` — ${text(step.title)}` : ''}`,
     '',
-    `Run \`${detail.run_id ?? '?'}\` of **${detail.name ?? '?'}** (${statusLabel(String(detail.run_status ?? '?'))})`,
+    `Run ${markdownCode(detail.run_id ?? '?')} of **${text(detail.name ?? '?')}** (${text(statusLabel(String(detail.run_status ?? '?')))})`,
     '',
-    `**${step.label ?? stateOf(step)}**`,
+    `**${text(step.label ?? stateOf(step))}**`,
   ];
   const why = [step.why, step.detail, typeof step.error === 'string' ? step.error : ''].filter((p) => typeof p === 'string' && p);
   if (why.length) {
-    lines.push('', why.join(' — '));
+    lines.push('', why.map(text).join(' — '));
   }
   if (step.waiting_for) {
-    lines.push('', `Waiting for ${step.waiting_for === 'approval' ? 'approval' : 'an agent'} since ${step.since ?? '?'}${step.escalated ? ' (escalated)' : ''}`);
+    lines.push('', `Waiting for ${step.waiting_for === 'approval' ? 'approval' : 'an agent'} since ${text(step.since ?? '?')}${step.escalated ? ' (escalated)' : ''}`);
   }
-  lines.push('', '## Times', '', `- started: ${step.started_at ?? '—'}`, `- ended: ${step.ended_at ?? '—'}`, `- took: ${detail.duration ?? '—'}`);
+  lines.push('', '## Times', '', `- started: ${text(step.started_at ?? '—')}`, `- ended: ${text(step.ended_at ?? '—')}`, `- took: ${detail.duration ?? '—'}`);
   const attempts = Array.isArray(step.attempts) ? step.attempts.filter(isObject) : [];
   lines.push('', `## Failed attempts (${attempts.length})`);
-  attempts.forEach((a, i) => lines.push('', `${i + 1}. ${a.at ? `at ${String(a.at)}: ` : ''}${String(a.error ?? '')}`));
+  attempts.forEach((a, i) => lines.push('', `${i + 1}. ${a.at ? `at ${text(a.at)}: ` : ''}${text(a.error ?? '')}`));
   lines.push('', '## Context (what it was given)', '');
   lines.push(typeof detail.context === 'string' ? fenced(...prettyJson(detail.context, true)) : '—');
   lines.push('', '## Output', '');
@@ -514,8 +549,8 @@ export function stepDetailMarkdown(detail: StepDetail): string {
   const receipts = Array.isArray(detail.deliveries) ? detail.deliveries.filter(isObject) : [];
   lines.push('', `## Deliveries (${receipts.length})`);
   for (const r of receipts) {
-    const verdict = r.ok === true ? 'delivered' : `NOT delivered: ${String(r.error ?? '')}`;
-    lines.push('', `- ${String(r.at ?? '')} ${String(r.deliver ?? '')} ${r.target ? String(r.target) : ''} (key \`${String(r.key ?? '')}\`): ${verdict}`);
+    const verdict = r.ok === true ? 'delivered' : `NOT delivered: ${text(r.error ?? '')}`;
+    lines.push('', `- ${text(r.at ?? '')} ${text(r.deliver ?? '')} ${r.target ? text(r.target) : ''} (key ${markdownCode(r.key ?? '')}): ${verdict}`);
   }
   return `${lines.join('\n')}\n`;
 }

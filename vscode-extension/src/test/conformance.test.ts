@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { progressOf, RunSummary, STEP_STATES, stepDetailMarkdown, StepSummary, stepsOfRun, undeliveredOf } from '../model/runModel';
+import { markdownText, progressOf, RunSummary, STEP_STATES, stepDetailMarkdown, StepSummary, stepsOfRun, undeliveredOf } from '../model/runModel';
 import { nodeRuns } from '../model/graphModel';
 
 const FIXTURES: Record<string, RunSummary> = JSON.parse(
@@ -22,7 +22,7 @@ const SURFACES: Record<string, (run: RunSummary) => unknown[][]> = {
   'canvas / dashboard node model': (run) => [...nodeRuns(run, stepsOfRun(undefined, run))].map(([id, n]) => [id, n.state, n.label]),
   'step detail view': (run) => (run.step_states as StepSummary[]).map((s) => {
     const text = stepDetailMarkdown({ run_id: run.run_id, name: run.name, run_status: run.status, step: s });
-    return [s.id, s.status, text.includes(`**${s.label}**`) ? s.label : `missing in: ${text.slice(0, 80)}`];
+    return [s.id, s.status, text.includes(`**${markdownText(s.label)}**`) ? s.label : `missing in: ${text.slice(0, 80)}`];
   }),
 };
 

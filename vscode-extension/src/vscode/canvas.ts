@@ -11,7 +11,7 @@
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import { ServerCommand, UiCommand } from '../model/constants';
-import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../model/canvasModel';
+import { canvasHtml, designNameFor, foreignRun, makeNonce, RedrawClock } from '../model/canvasModel';
 import { canvasDebugState, DebugStops, toggleNodeBreakpoint } from './debug';
 import { errorText, getLog } from './log';
 import { Pickers } from './pickers';
@@ -316,6 +316,13 @@ class CanvasPanel {
         return;
       }
       case 'run': {
+        const runId = 'runId' in message ? message.runId : undefined;
+        const run = runId === undefined ? undefined : this.model.find(runId);
+        const refused = foreignRun({ action: message.action, runId }, run ? run.name : undefined, designNameFor(this.graph, this.document.fileName));
+        if (refused) {
+          getLog().warn(`Canvas: dropped a ${message.action} request from the webview: ${refused}`);
+          return;
+        }
         const { command, args } = runCommand(uri, message);
         await this.send(command, args);
         return;

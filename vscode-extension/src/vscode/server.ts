@@ -255,6 +255,9 @@ export class ServerManager implements vscode.Disposable {
       if (this.stateValue !== 'running') {
         this.setState('running');
       }
+      // Settings chosen while it started (after initializationOptions were taken) are
+      // pushed now; a command sent meanwhile waits on the server for its configuration pull.
+      this.pushSettings();
       getLog().info('The language server is running.');
     } catch (error) {
       getLog().error(`The language server did not start: ${errorText(error)}`);
