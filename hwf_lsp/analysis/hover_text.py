@@ -21,7 +21,7 @@ from ..rules.conditions import (
     resolve_path,
 )
 from ..rules.model_gate import GATE_KEY, ModelGate
-from ..rules.step_words import step_sentence, times_text
+from ..rules.step_words import debug_edits, debug_mark, edit_place, step_sentence, times_text
 from ..rules.vocabulary import EDITOR_RULES, KIND_DOCS, KINDS, RULES, Field, field_named
 from .context import ITEM, KEY, VALUE, cursor_context
 from .design import Design, NodeInfo, design_of
@@ -184,6 +184,12 @@ def run_markdown(run: RunInfo, node_id: str) -> list[str]:
     if fact is None:
         return []
     lines = ["", f"Newest run `{run.run_id}` ({run.status}): {step_sentence(fact)}"]
+    mark = debug_mark(run.state)
+    if mark is not None:
+        lines += ["", mark[0].upper() + mark[1:] + "."]
+        lines += [f"- `{edit_place(edit)}` edited: `{_preview(edit.get('old'), 60, None)}` → "
+                  f"`{_preview(edit.get('new'), 60, None)}`"
+                  for edit in debug_edits(run.state) or () if edit.get("node") == node_id]
     when = times_text(fact)
     if when:
         lines += ["", when[0].upper() + when[1:]]

@@ -214,17 +214,13 @@ def runs_table(summaries: list[dict[str, Any]]) -> list[str]:
 
 def debug_lines(state: dict[str, Any]) -> list[str]:
     """`hwf show`: a debug run's mark (hwf debug-adapter) and the outputs the user edited."""
-    mark = state.get("debug")
-    if not isinstance(mark, dict):
+    mark = step_words.debug_mark(state)
+    if mark is None:
         return []
-    edits = [e for e in mark.get("edits") or [] if isinstance(e, dict)]
-    how = ", ".join(f"{key} {mark[key]}" for key in ("testCase", "replay") if mark.get(key))
-    lines = [f"  debug run{' (' + how + ')' if how else ''}: {len(edits)} edit"
-             f"{'s' if len(edits) != 1 else ''} by the user"]
-    for edit in edits:
-        where = ".".join(["out", str(edit.get("node")), *map(str, edit.get("path") or [])])
-        lines.append(f"    {edit.get('at')} {where}: {json_text(edit.get('old'))} -> "
-                     f"{json_text(edit.get('new'))}")
+    lines = [f"  {mark}"]
+    for edit in step_words.debug_edits(state) or ():
+        lines.append(f"    {edit.get('at')} {step_words.edit_place(edit)}: "
+                     f"{json_text(edit.get('old'))} -> {json_text(edit.get('new'))}")
     return lines
 
 

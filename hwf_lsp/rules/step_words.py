@@ -133,3 +133,29 @@ def times_text(fact: dict[str, Any]) -> str | None:
         return f"started {started}"
     took = duration_text(started, ended)
     return f"started {started}, ended {ended}" + (f" ({took})" if took else "")
+
+
+def debug_edits(state: Any) -> list[dict[str, Any]] | None:
+    """The outputs the user edited in a debug run (`hwf debug-adapter`'s `debug.edits`),
+    oldest first; None when the run is no debug run."""
+    mark = state.get("debug") if isinstance(state, dict) else None
+    if not isinstance(mark, dict):
+        return None
+    return [edit for edit in mark.get("edits") or () if isinstance(edit, dict)]
+
+
+def debug_mark(state: Any) -> str | None:
+    """A debug run's mark, one wording on every surface: `debug run (testCase f#c): 1 edit
+    by the user`; None for any other run."""
+    edits = debug_edits(state)
+    if edits is None:
+        return None
+    mark = state["debug"]
+    how = ", ".join(f"{key} {mark[key]}" for key in ("testCase", "replay") if mark.get(key))
+    return (f"debug run{' (' + how + ')' if how else ''}: {len(edits)} edit"
+            f"{'s' if len(edits) != 1 else ''} by the user")
+
+
+def edit_place(edit: dict[str, Any]) -> str:
+    """Where an edit went, as a condition names it: `out.review.verdict`."""
+    return ".".join(["out", str(edit.get("node")), *map(str, edit.get("path") or [])])

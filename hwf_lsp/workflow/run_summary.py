@@ -20,7 +20,7 @@ from hwf_lsp.rules.run_facts import (
     state_problem,
     step_facts,
 )
-from hwf_lsp.rules.step_words import progress_text
+from hwf_lsp.rules.step_words import debug_mark, progress_text
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME
 
 
@@ -84,8 +84,10 @@ def run_summary(state: dict[str, Any], runs_root: Path | str,
     for key in ("base_run", "from_node", "stale"):
         if key in state:
             summary[key] = state[key]
-    if isinstance(state.get("debug"), dict):  # a debug run (hwf debug-adapter) and its edits
+    mark = debug_mark(state)
+    if mark is not None:  # a debug run (hwf debug-adapter), its edits, and its words
         summary["debug"] = state["debug"]
+        summary["debug_mark"] = mark
     problem = state_problem(state)
     if problem is not None:  # shown, not hidden: the other runs are listed as usual
         summary["corrupt"] = problem

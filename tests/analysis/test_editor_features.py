@@ -169,3 +169,23 @@ def test_hover_on_operator_and_literal_shows_the_run():
     at_literal = hover(doc, text.index("3\"") , run)
     assert text[at_literal.start:at_literal.end] == "3"
     assert "no run" in hover(doc, text.index(">="), None).markdown
+
+
+@pytest.mark.parametrize("node, shown", [
+    ("a", ["Debug run (replay 0badc0de): 1 edit by the user.",
+           '- `out.a.score` edited: `2` → `9`']),
+    ("c", ["Debug run (replay 0badc0de): 1 edit by the user."]),
+])
+def test_hover_marks_a_debug_run_and_the_outputs_edited_in_it(node, shown):
+    """A debug run is an ordinary run, marked: hover says so, and shows a step's edits."""
+    text = '{"name": "d", "nodes": [' + T + ', {"id": "a", "type": "agent", "prompt": "p", ' \
+        '"after": ["t"]}, {"id": "c", "type": "condition", ' \
+        '"expression": "out.a.score >= 3", "after": ["a"]}]}'
+    edit = {"node": "a", "path": ["score"], "old": 2, "new": 9, "at": "2026-12-04T20:00:00Z"}
+    run = RunInfo.from_state({"run_id": "abc123", "name": "d", "status": "completed",
+                              "outputs": {"a": {"score": 9}, "c": True},
+                              "debug": {"replay": "0badc0de", "edits": [edit]}},
+                             "/x/abc123.json")
+    markdown = hover(parse(text), text.index(f'"id": "{node}"') + 8, run).markdown
+    lines = markdown.splitlines()
+    assert [line for line in lines if "ebug run" in line or "edited" in line] == shown

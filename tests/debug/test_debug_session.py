@@ -85,6 +85,7 @@ def test_stop_before_publish_edit_review_continue_delivers_the_edit(
     assert 'out.review.verdict: "approve" -> "revise by hand"' in shown
     listed = json.loads(hwf(home, "runs", "--json").stdout)
     assert listed[0]["debug"]["edits"] == run["debug"]["edits"]
+    assert listed[0]["debug_mark"] == "debug run: 1 edit by the user"
     assert "[debug]" in hwf(home, "runs").stdout
 
 

@@ -47,6 +47,25 @@ export interface RunSummary {
   progress?: string;
   finished?: number | null;
   created_at?: string | null;
+  /** A debug run's mark in the engine's words (`debug run: 1 edit by the user`). */
+  debug_mark?: string | null;
+  /** A debug run's mark as its run file holds it: the outputs the user edited. */
+  debug?: { edits?: DebugEdit[] } | null;
+}
+
+/** One output the user edited in the debugger (`setVariable`). */
+export interface DebugEdit {
+  node: string;
+  path?: (string | number)[];
+  old?: unknown;
+  new?: unknown;
+  at?: string;
+}
+
+/** `out.review.verdict: "approve" → "revise"`, each edit of a debug run, for a tooltip. */
+export function debugEditsOf(run: RunSummary): string[] {
+  return (run.debug?.edits ?? []).map((edit) =>
+    `${['out', edit.node, ...(edit.path ?? [])].join('.')}: ${previewOf(JSON.stringify(edit.old) ?? 'null', 40)} → ${previewOf(JSON.stringify(edit.new) ?? 'null', 40)}`);
 }
 
 export const ACTIVE: ReadonlySet<string> = new Set(['running', 'awaiting_agent', 'awaiting_approval']);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   ageOf,
+  debugEditsOf,
   applyRunsChanged,
   durationOf,
   filterRuns,
@@ -217,4 +218,19 @@ test('applyRunsChanged: a delta puts changed runs first and drops removed ones; 
   }
   const many = Array.from({ length: 300 }, (_, i) => run(`r${i}`));
   assert.equal(applyRunsChanged(list, { changed: many }).length, 200);
+});
+
+test('debugEditsOf words each edit of a debug run as a condition names its place', () => {
+  const run = {
+    run_id: 'abc', name: 'd', status: 'completed', debug_mark: 'debug run: 2 edits by the user',
+    debug: { edits: [
+      { node: 'review', path: ['verdict'], old: 'approve', new: 'revise by hand' },
+      { node: 'draft', old: { text: 'x' }, new: null },
+    ] },
+  };
+  assert.deepEqual(debugEditsOf(run), [
+    'out.review.verdict: "approve" → "revise by hand"',
+    'out.draft: {"text":"x"} → null',
+  ]);
+  assert.deepEqual(debugEditsOf({ run_id: 'b', name: 'd', status: 'completed' }), []);
 });

@@ -9,6 +9,7 @@ import { ContextKey, RUNS_VIEW_ID, UiCommand } from '../model/constants';
 import { errorText, getLog } from './log';
 import {
   ageOf,
+  debugEditsOf,
   filterRuns,
   filterText,
   progressOf,
@@ -83,6 +84,17 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
   if (undelivered.length) {
     md.appendMarkdown(`$(warning) Not delivered: ${undelivered.map((id) => `\`${id}\``).join(', ')}\n\n`);
   }
+  if (run.debug_mark) {
+    md.appendMarkdown('$(debug) ');
+    md.appendText(run.debug_mark);
+    md.appendMarkdown('\n\n');
+    for (const edit of debugEditsOf(run)) {
+      md.appendMarkdown('- ');
+      md.appendText(edit);
+      md.appendMarkdown('\n');
+    }
+    md.appendMarkdown('\n');
+  }
   if (run.pending?.question) {
     md.appendMarkdown('Waiting for an answer: ');
     md.appendText(run.pending.question);
@@ -144,7 +156,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeItem>, 
     const age = ageOf(run.updated_at);
     const undelivered = undeliveredOf(run).length;
     item.description = [statusLabel(run.status), progressOf(run), undelivered ? `${undelivered} not delivered` : '',
-      run.from_node ? `from ${run.from_node}` : '', age, run.run_id]
+      run.from_node ? `from ${run.from_node}` : '', run.debug_mark ? 'debug' : '', age, run.run_id]
       .filter((part) => part !== '')
       .join(' · ');
     const color = statusColor(run.status);
