@@ -21,9 +21,6 @@ from hwf_lsp.workflow.design_test_files import load_test_file
 from hwf_lsp.workflow.runner import check_startable
 from hwf_lsp.workflow.stores import read_text_file
 
-ARGUMENTS = ("design", "agentCommand", "deliveryCommand", "testCase", "replay", "from",
-             "stopOnEntry")
-
 
 class LaunchError(ValueError):
     """A launch argument that cannot be used; `argument` names it."""
