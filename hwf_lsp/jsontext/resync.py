@@ -14,6 +14,11 @@ being typed usually goes wrong; each answer is a look at the text, never a secon
 - `object_follows`: `{` then `"key":` where a key or a `,` belongs, inside an array:
   the object before it is missing its `}` (the next node starts here).
 - `member_follows`: a string then `:` in an array: an object is missing its `{`.
+- `stray_quote`: a `"` followed (blanks and line breaks skipped) by `{"key":` opens no
+  string (no JSON string holds a line break or an unescaped quote): it was typed by
+  mistake before a node, and the node after it is read as if it were not there.
+- `stray_opener`: a `{` or `[` followed by `{"key":` that the rest of the text never
+  closes (the bracket balance, as for a closer): typed by mistake before a node.
 
 Offsets are Python string indices, as in jsontree.
 """
@@ -23,7 +28,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-__all__ = ["BracketBalance", "member_follows", "object_follows", "string_end", "stray_closer"]
+__all__ = ["BracketBalance", "member_follows", "node_follows", "object_follows", "string_end", "stray_closer",
+           "stray_opener", "stray_quote"]
 
 _SWALLOWED = " \t,:}]"
 """What a string missing its closing quote may have swallowed at its end: separators and
@@ -58,6 +64,18 @@ def member_follows(text: str, end: int) -> bool:
 def object_follows(text: str, brace: int) -> bool:
     """Whether the '{' at `brace` opens an object with a property (`{"key":`)."""
     return _KEY.match(text, brace + 1) is not None
+
+
+def node_follows(text: str, at: int) -> bool:
+    """Whether `{"key":` follows the character at `at` (blanks and line breaks between)."""
+    brace = _SPACE.match(text, at + 1).end()
+    return brace < len(text) and text[brace] == "{" and object_follows(text, brace)
+
+
+def stray_quote(text: str, quote: int) -> bool:
+    """Whether the '"' at `quote` is followed by `{"key":`: a quote that can open no
+    string (none holds a line break or an unescaped quote), typed before an object."""
+    return node_follows(text, quote)
 
 
 class BracketBalance:
@@ -115,3 +133,13 @@ def stray_closer(balance: BracketBalance, open_kinds: list[str], kind: str, end:
     as_is = abs(objects - open_kinds.count("object")) + abs(arrays - open_kinds.count("array"))
     closing = abs(objects - kept.count("object")) + abs(arrays - kept.count("array"))
     return as_is < closing
+
+
+def stray_opener(balance: BracketBalance, open_kinds: list[str], text: str, at: int) -> bool:
+    """Whether the `{` or `[` at `at`, right before `{"key":`, is stray: the rest of
+    the text closes exactly the open containers, leaving it unclosed (text cut short,
+    which closes fewer, leaves every opener as it is)."""
+    if not node_follows(text, at):
+        return False
+    objects, arrays = balance.closed_after(at + 1)
+    return (objects, arrays) == (open_kinds.count("object"), open_kinds.count("array"))

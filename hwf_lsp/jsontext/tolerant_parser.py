@@ -26,7 +26,16 @@ from .fast_path import (
     end_before_space,
     lazy_container,
 )
-from .resync import BracketBalance, member_follows, object_follows, stray_closer, string_end
+from .resync import (
+    BracketBalance,
+    member_follows,
+    node_follows,
+    object_follows,
+    stray_closer,
+    stray_opener,
+    stray_quote,
+    string_end,
+)
 from .tree import JsonNode, Member, ParsedDocument, SyntaxIssue
 
 __all__ = ["BOM", "BOM_MESSAGE", "DEPTH_MESSAGE", "MAX_DEPTH", "parse_tolerant"]
@@ -258,6 +267,10 @@ class _Builder:
                 pos = skip_ws(text, pos).end()
                 if pos >= n:
                     break
+            if self.stack and self._stray_mark(pos):
+                self.issue(f"Unexpected '{text[pos]}'", pos, pos + 1)
+                pos = last_end = pos + 1
+                continue
             token = self._token(pos)
             pos = last_end = token.end
             where = self._where(token)
@@ -266,6 +279,18 @@ class _Builder:
             if where == "item" and token.node is not None and token.node._source is not None:
                 pos = last_end = self._valid_items(pos)
         self._finish(self.stack, last_end, self.too_deep)
+
+    def _stray_mark(self, pos: int) -> bool:
+        """Whether the quote or opener at `pos` was typed by mistake before a container
+        (`resync.stray_quote`, `resync.stray_opener`): skipped, so it costs no node."""
+        char = self.text[pos]
+        if char == '"':
+            return stray_quote(self.text, pos)
+        if char != "{" and char != "[" or self.stack[-1].state in (_O_COLON, _O_VALUE):
+            return False  # a member's value is never stray
+        if self.balance is None:
+            self.balance = BracketBalance(self.text)
+        return stray_opener(self.balance, [f.node.kind for f in self.stack], self.text, pos)
 
     def _valid_items(self, pos: int) -> int:
         """The valid containers that follow a valid item of the innermost array, each after
@@ -279,6 +304,8 @@ class _Builder:
         next_item = _NEXT_CONTAINER.match
         parent_ref = _ref(top.node)
         while (found := next_item(text, pos)) is not None:
+            if self._stray_mark(found.end()):
+                break  # the token loop reports it
             node = self.valid_container(found.end(), parent_ref)
             if node is None:
                 self.invalid_at = found.end()  # the token loop goes on here: no second scan
@@ -354,6 +381,8 @@ class _Builder:
         if punct == '"' and member_follows(self.text, t.end):
             self._member_in_array(top, t, comma)
             return None
+        if t.bad_word is not None:
+            return "detached"  # junk is no item: the items after it keep their places
         if t.is_value:
             if state == _A_NEXT:
                 self.issue("Expected ',' or ']' after an item", t.start, t.token_end)
@@ -364,6 +393,10 @@ class _Builder:
             top.comma = t.start
             top.state = _A_VALUE
         elif punct == "]":
+            if len(self.stack) > 1 and node_follows(self.text, t.start) \
+                    and self._stray("array", t.end):  # `]{"key":` typed before a node
+                self.issue("Unexpected ']'", t.start, t.end)
+                return None
             if state == _A_VALUE and comma >= 0:
                 self.issue("Trailing comma", comma, comma + 1)
             self.top = self._close(t.end)
