@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { AgentChoice } from './agentChoice';
 import { CanvasPanels } from './canvas';
 import { Commands } from './commands';
+import { DesignOffer } from './designOffer';
 import { DesignTests, isTestFile } from './designTests';
 import { disposeLog, getLog } from './log';
 import { RunsModel } from './runs';
@@ -44,6 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     new ServerStatusItem(server),
     new CanvasPanels(context.extensionUri, server, model, context.workspaceState),
     designTests,
+    new DesignOffer(context.workspaceState, () => server?.settings.designGlobs ?? []),
     server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
     view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
     vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),
