@@ -19,8 +19,10 @@ const FLOW = {
   ],
 };
 
+/** The rows about the first `prompt` key of node `twice` (line 20, column 38): VS Code's
+ * JSON validation ("Duplicate object key", at both copies) or the server's. */
 function duplicateKeyRows(problems) {
-  return problems.filter((p) => /duplicate/i.test(p.message) && /prompt/.test(p.message));
+  return problems.filter((p) => /duplicate/i.test(p.message) && p.line === 20 && p.column === 38);
 }
 
 /** A folder of its own: a design, a design-like JSON outside the globs, and a workspace
@@ -51,9 +53,13 @@ async function whileWrongSteps({ step, world, shot, openSession }) {
       await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor({ state: 'visible', timeout: 10000 });
-      await input.fill('>Hermes Workflow: Start Run');
       const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Hermes Workflow: Start Run' }).first();
-      await waitFor('Start Run in the palette', () => row.isVisible(), { timeout: 10000 });
+      // The palette lists what the extension host has read so far: typed again, it asks again.
+      await waitFor('Start Run in the palette', async () => {
+        await input.fill('>Hermes Workflow: Start Ru');
+        await input.fill('>Hermes Workflow: Start Run');
+        return row.isVisible();
+      }, { timeout: 60000, interval: 200 });
       const seconds = ((Date.now() - ready) / 1000).toFixed(1);
       await wb.screenshot(shot('48-6-start-run-in-palette-at-once'));
       await page.keyboard.press('Escape');
@@ -117,6 +123,7 @@ async function whileWrongSteps({ step, world, shot, openSession }) {
       const button = page.locator('.notifications-toasts .monaco-button', { hasText: 'Open Settings' }).first();
       await waitFor('Open Settings on it', () => button.isVisible());
       await wb.screenshot(shot('48-4-interpreter-notification'));
+      await wb.runCommand('Notifications: Clear All Notifications');
       const status = page.locator('.statusbar-item[id="status.languageStatus"]').first();
       await click(status);
       const hover = await waitFor('the language status hover naming the setting and the fallback', async () => {
@@ -132,16 +139,20 @@ async function whileWrongSteps({ step, world, shot, openSession }) {
     });
 
     await step('while wrong: a design-like JSON outside the globs gets one offer; Yes writes the glob and it is checked as a design', async () => {
+      await click(page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'misc' }).first());
       await wb.openFile('flow.json');
       const offer = page.locator('.notifications-toasts .notification-toast', { hasText: 'Treat files like this as Hermes Workflow designs?' });
-      await waitFor('the offer', () => offer.first().isVisible(), { timeout: 30000 });
+      const yes = offer.first().locator('.monaco-button', { hasText: 'Yes, add **/misc/*.json' });
+      await waitFor('the offer and its Yes', () => yes.isVisible(), { timeout: 30000 });
+      await page.waitForTimeout(500); // the toast has slid in
       const count = await offer.count();
       await wb.screenshot(shot('48-5-design-offer'));
-      await click(offer.first().locator('.monaco-button', { hasText: 'Yes, add **/misc/*.json' }));
+      await click(yes);
       const settings = await waitFor('the glob in the workspace settings', async () => {
         const value = JSON.parse(fs.readFileSync(path.join(folder, '.vscode', 'settings.json'), 'utf8'));
         return (value['hwf.designs.globs'] ?? []).includes('**/misc/*.json') ? value['hwf.designs.globs'] : false;
       });
+      await wb.runCommand('Notifications: Clear All Notifications');
       await page.keyboard.press('Control+Shift+M');
       const problem = await waitFor('the design\'s finding on flow.json', async () => {
         const rows = (await wb.problems()).filter((p) => p.source === 'hwf' && /agnet/.test(p.message));

@@ -80,6 +80,7 @@ export class ServerManager implements vscode.Disposable {
   private current: ExtensionSettings = readSettings();
   private interpreterInUse: Interpreter | undefined;
   private settingUnused: string | undefined;
+  private settingUnusedSaid: string | undefined;
   private stateValue: ServerState = 'stopped';
   /** False until something needs the server: a JSON workspace without designs never starts it. */
   private wanted = false;
@@ -238,7 +239,8 @@ export class ServerManager implements vscode.Disposable {
     const interpreter = found.interpreter;
     this.settingUnused = found.settingUnused && settingNotUsedText(found.settingUnused.path, found.settingUnused.why,
       { path: interpreter.path, version: interpreter.version, from: describeSource(interpreter) });
-    if (this.settingUnused) {
+    if (this.settingUnused && this.settingUnused !== this.settingUnusedSaid) {
+      this.settingUnusedSaid = this.settingUnused; // once per cause: a restart does not say it again
       void showSettingUnused(this.settingUnused);
     }
     const launch = await this.serverFor(interpreter, probe);
