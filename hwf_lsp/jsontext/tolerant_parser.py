@@ -28,6 +28,7 @@ from .fast_path import (
 )
 from .resync import (
     BracketBalance,
+    key_follows,
     member_follows,
     node_follows,
     object_follows,
@@ -280,17 +281,26 @@ class _Builder:
                 pos = last_end = self._valid_items(pos)
         self._finish(self.stack, last_end, self.too_deep)
 
-    def _stray_mark(self, pos: int) -> bool:
-        """Whether the quote or opener at `pos` was typed by mistake before a container
-        (`resync.stray_quote`, `resync.stray_opener`): skipped, so it costs no node."""
-        char = self.text[pos]
+    def _stray_mark(self, pos: int, after_item: bool | None = None) -> bool:
+        """Whether the quote or opener at `pos` was typed by mistake (`resync.stray_quote`,
+        `resync.stray_opener`): skipped, so it costs no node.  `after_item`: right after
+        an array's item, no comma between (by default: the innermost container's state)."""
+        text = self.text
+        char = text[pos]
+        state = self.stack[-1].state
+        if after_item is None:
+            after_item = state == _A_NEXT
         if char == '"':
-            return stray_quote(self.text, pos)
-        if char != "{" and char != "[" or self.stack[-1].state in (_O_COLON, _O_VALUE):
+            return stray_quote(text, pos, after_item)
+        if char != "{" and char != "[" or state in (_O_COLON, _O_VALUE):
             return False  # a member's value is never stray
+        out_of_place = after_item or node_follows(text, pos) or (
+            char == "[" and state in (_O_FIRST, _O_KEY) and key_follows(text, pos))
+        if not out_of_place:
+            return False
         if self.balance is None:
-            self.balance = BracketBalance(self.text)
-        return stray_opener(self.balance, [f.node.kind for f in self.stack], self.text, pos)
+            self.balance = BracketBalance(text)
+        return stray_opener(self.balance, [f.node.kind for f in self.stack], pos)
 
     def _valid_items(self, pos: int) -> int:
         """The valid containers that follow a valid item of the innermost array, each after
@@ -304,7 +314,7 @@ class _Builder:
         next_item = _NEXT_CONTAINER.match
         parent_ref = _ref(top.node)
         while (found := next_item(text, pos)) is not None:
-            if self._stray_mark(found.end()):
+            if self._stray_mark(found.end(), after_item=False):
                 break  # the token loop reports it
             node = self.valid_container(found.end(), parent_ref)
             if node is None:
@@ -409,8 +419,9 @@ class _Builder:
     def _member_in_array(self, top: _Frame, t: _Token, comma: int) -> None:
         """`"key":` in an array.  At `"id"` (a node starts with its id), or after an object,
         an object is missing its '{' and starts here -- unless a stray '}' just closed that
-        object and it goes on (another key right after it); after other items, the array
-        is missing its ']' and the key is its object's."""
+        object and it goes on (another key right after it, or `"id"` right after `{}`: a
+        node's `{` then a stray `}`); after other items, the array is missing its ']' and
+        the key is its object's."""
         items = top.node._items
         last = items[-1] if items else None
         is_id = t.string_value == "id"
@@ -419,7 +430,7 @@ class _Builder:
                 and self.stack[-2].node.kind == "object":
             self._missing_bracket(top, t, comma)
             return
-        if (not is_id and after_object and last.closed
+        if (after_object and last.closed and (not is_id or not last.members)
                 and self.text[last.end:t.start].strip() in ("", ",")):
             self.issue("Unexpected '}'", last.end - 1, last.end)
             last.members  # noqa: B018 - builds a lazily scanned object's members first

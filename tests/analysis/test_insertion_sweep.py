@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.breaks import LAYOUTS, corpus_designs
 from support.insertion_sweep import CHARACTERS, sweep
 
 from hwf_lsp.analysis.findings import check_text
@@ -21,6 +22,18 @@ def test_no_finding_lost_or_invented(path):
     result = sweep(path.read_text(encoding="utf-8"))
     print(f"\n{path.name}: {dict(result.counts)}")
     assert result.counts["tried"] >= 3 * len(CHARACTERS)  # the sweep ran on nodes
+    assert (result.counts["lost"], result.counts["invented"]) == (0, 0), result.failures[:5]
+
+
+CORPUS = {name: design for name, design in corpus_designs().items() if name != "generated-500"}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_the_corpus_in_both_layouts(name, layout):
+    """The same sweep on the recovery corpus re-laid out: a node over several lines (its
+    `{` and `}` alone on theirs) and 50 nodes (a phantom node would put it over the cap)."""
+    result = sweep(LAYOUTS[layout](CORPUS[name]))
     assert (result.counts["lost"], result.counts["invented"]) == (0, 0), result.failures[:5]
 
 
@@ -51,6 +64,14 @@ CASES = [
      [("json-syntax", "Unexpected 'x': expected a JSON value", "x")]),
     ("a word as a value is no null", NODES.replace('"prompt": "p"', '"prompt": x'),
      [("json-syntax", "Unexpected 'x': expected a JSON value", "x")]),
+    ("a brace closing a node's { at once", NODES.replace('{"id": "a"', '{}\n"id": "a"'),
+     [("json-syntax", "Unexpected '}'", "}")]),
+    ("a bracket where a key belongs", NODES.replace('{"id": "a"', '{[\n"id": "a"'),
+     [("json-syntax", "Unexpected '['", "[")]),
+    ("a quote after the last node", NODES.replace("}\n]}", '}"\n]}'),
+     [("json-syntax", "Unexpected '\"'", '"')]),
+    ("a brace after the last node", NODES.replace("}\n]}", "}{\n]}"),
+     [("json-syntax", "Unexpected '{'", "{")]),
 ]
 
 
