@@ -167,6 +167,49 @@ async function whileWrongSteps({ step, world, shot, openSession }) {
   } finally {
     await session?.close();
   }
+  await restrictedWelcomeStep({ step, world, shot, openSession });
 }
 
-module.exports = { whileWrongSteps };
+/**
+ * Restricted Mode with no runs yet: the Runs view's welcome is rendered (a button, no raw
+ * Markdown) and says runs do not start here; Choose Agent… says it does not write the
+ * agent setting (what it refuses), not that runs are disabled.
+ */
+async function restrictedWelcomeStep({ step, world, shot, openSession }) {
+  const emptyHome = path.join(world.root, 'hermes-home-empty');
+  fs.mkdirSync(emptyHome, { recursive: true });
+  const profile = newProfile(world.root, 'user-data-while-wrong-3', {
+    'security.workspace.trust.startupPrompt': 'never',
+    'security.workspace.trust.banner': 'always',
+  });
+  let session;
+  try {
+    await step('while wrong: Restricted Mode, no runs: the Runs welcome is rendered and says runs do not start here; Choose Agent says what it refuses', async () => {
+      session = await openSession(world, profile, { trust: true, env: { HERMES_HOME: emptyHome } });
+      const { wb, page } = session;
+      await wb.showRunsView();
+      const welcome = page.locator('.part.sidebar .welcome-view-content').first();
+      await waitFor('the Runs welcome', () => welcome.isVisible(), { timeout: 30000 });
+      const text = await welcome.innerText();
+      const buttons = await welcome.locator('.monaco-button').allInnerTexts();
+      await wb.screenshot(shot('48-7-runs-welcome-restricted'));
+      if (/[`*]/.test(text.replace(/\*\.hwf\.json/g, '')) || !buttons.some((b) => /Manage Workspace Trust/.test(b)) || buttons.some((b) => /Start Run/.test(b))) {
+        throw new Error(`welcome: ${JSON.stringify(text)}; buttons ${JSON.stringify(buttons)}`);
+      }
+      await wb.runCommand('Hermes Workflow: Choose Agent…');
+      const said = await waitFor('the refusal', async () => {
+        const shown = await wb.notificationsText();
+        return /does not write the agent setting/.test(shown) ? shown : false;
+      });
+      await wb.screenshot(shot('48-7-choose-agent-refusal'));
+      if (/runs are disabled/.test(said)) {
+        throw new Error(`Choose Agent says runs are disabled: ${said}`);
+      }
+      return `welcome: ${text.split('\n')[0]} [buttons: ${buttons.join(', ')}] | ${said.split('\n').find((l) => /agent setting/.test(l))?.trim()}`;
+    });
+  } finally {
+    await session?.close();
+  }
+}
+
+module.exports = { whileWrongSteps, restrictedWelcomeStep };
