@@ -10,6 +10,7 @@ from support.designs import agent, design
 
 from hwf_lsp.analysis.findings import check_text, rules_waiting
 from hwf_lsp.rules.vocabulary import MAX_NODES
+from hwf_lsp.server.convert import diagnostic
 from hwf_lsp.server.documents import analyse
 
 
@@ -45,7 +46,11 @@ def test_the_other_rules_wait(case, count, broken, expected):
 
 def test_the_editor_publishes_it_beside_the_error():
     text = text_with(122, broken_kind=True)
-    findings = analyse("file:///tmp/big.hwf.json", 1, text).findings
+    analysis = analyse("file:///tmp/big.hwf.json", 1, text)
+    findings = analysis.findings
     assert [(f.rule, f.severity) for f in findings] == [("graph-shape", "error"),
                                                          ("graph-shape", "information")]
     assert "wait until the design has at most 50 nodes" in findings[1].msg
+    sent = [diagnostic(f, analysis.lines, "utf-16") for f in findings]
+    assert [(d.severity, d.code, d.range) for d in sent] == [
+        (1, "graph-shape", sent[0].range), (3, "graph-shape", sent[0].range)]  # error, information
