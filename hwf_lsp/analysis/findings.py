@@ -15,15 +15,17 @@ from typing import Any
 from ..jsontext.jsontree import ParsedDocument, parse
 from ..jsontext.positions import LineIndex
 from ..rules.validator import collect_defects
+from ..rules.vocabulary import MAX_NODES
 from .lint import sorted_warnings
 from .locate import Finding, findings_for
 from .recovery import spare_the_rest
 from .suggestions import with_suggestions
 
 __all__ = ["Finding", "check_document", "check_text", "finding_to_contract", "rulebook_findings",
-           "syntax_findings"]
+           "rules_waiting", "syntax_findings"]
 
 ERROR = "error"
+INFORMATION = "information"
 
 def check_document(doc: ParsedDocument, *, run_outputs: dict | None = None) -> list[Finding]:
     """Every finding for `doc`: syntax errors, rulebook errors, then warnings, each group
@@ -59,6 +61,21 @@ def rulebook_findings(doc: ParsedDocument, value: Any) -> list[Finding]:
     return errors
 
 
+def rules_waiting(findings: list[Finding]) -> list[Finding]:
+    """`findings` and, beside a design's over-the-cap error, the editor's word that the
+    other rules wait: the rulebook judges nothing else of a design over MAX_NODES (the
+    spec's graph-shape rule comes first), so a broken node there shows nothing until the
+    design is back under the cap.  An information diagnostic, never an error."""
+    for f in findings:
+        if f.rule == "graph-shape" and f.severity == ERROR and f.msg.startswith(_OVER_CAP):
+            note = Finding("graph-shape", INFORMATION,
+                           f"the other rules wait until the design has at most {MAX_NODES} "
+                           "nodes: nothing else is checked before", f.start, f.end,
+                           field=f.field)
+            return [*findings, note]
+    return findings
+
+
 def check_text(text: str, **kw: Any) -> tuple[ParsedDocument, list[Finding]]:
     """Parse and check `text`; the document is returned for follow-up queries."""
     doc = parse(text)
@@ -85,6 +102,9 @@ def finding_to_contract(f: Finding, index: LineIndex, *, encoding: str = "utf-16
         out["rule"] = f.rule
         out["severity"] = f.severity
     return out
+
+
+_OVER_CAP = f"a design has at most {MAX_NODES} nodes"
 
 
 def _by_start(finding: Finding) -> tuple[int, int]:

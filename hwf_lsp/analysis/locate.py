@@ -45,7 +45,8 @@ class Finding:
 
     rule: str
     severity: str
-    """'error' (syntax and rulebook) or 'warning' (editor-only checks)."""
+    """'error' (syntax and rulebook), 'warning' (editor-only checks) or 'information'
+    (the editor's word that the other rules wait: `findings.rules_waiting`)."""
     msg: str
     start: int
     end: int

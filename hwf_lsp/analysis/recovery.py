@@ -10,8 +10,13 @@ A node whose text holds a syntax error is *broken*.  It is judged as far as it p
 other nodes, the findings that exist only because of what a broken node lost are left
 out: "no trigger" when a broken node's type did not parse (it may be the trigger), and a
 reference to an id no node has when a broken node's id did not parse (it may be that
-node's id).  Nothing is added and nothing is judged here: a filter over the rulebook's
+node's id).  A broken node with no member yet (a `{` just typed) lost nothing: nothing
+of it was written.  Nothing is added and nothing is judged here: a filter over the rulebook's
 output.
+
+A finding placed exactly on a syntax error's text (a bare word where a value belongs)
+would name a value the text does not hold ("got null" where the text says `x`): left out,
+the syntax error says what is there.
 """
 
 from __future__ import annotations
@@ -57,7 +62,9 @@ def _parsed(obj: JsonNode, key: str) -> bool:
 
 def spare_the_rest(doc: ParsedDocument, findings: list[Finding]) -> list[Finding]:
     """`findings` of broken text less those a syntax error makes unreliable (module doc)."""
-    broken = broken_nodes(doc).values()
+    junk = {(issue.start, issue.end) for issue in doc.errors}
+    findings = [f for f in findings if f.rule == "json-syntax" or (f.start, f.end) not in junk]
+    broken = [obj for obj in broken_nodes(doc).values() if obj.members]
     kind_lost = not all(_parsed(obj, "type") for obj in broken)
     id_lost = not all(_parsed(obj, "id") for obj in broken)
     if not kind_lost and not id_lost:

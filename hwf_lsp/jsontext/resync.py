@@ -14,6 +14,13 @@ being typed usually goes wrong; each answer is a look at the text, never a secon
 - `object_follows`: `{` then `"key":` where a key or a `,` belongs, inside an array:
   the object before it is missing its `}` (the next node starts here).
 - `member_follows`: a string then `:` in an array: an object is missing its `{`.
+- `stray_quote`: a `"` followed (blanks and line breaks skipped) by `{"key":` opens no
+  string (no JSON string holds a line break or an unescaped quote): it was typed by
+  mistake before a node, and the node after it is read as if it were not there.  So is a
+  lone `"` at the end of a line right after an item.
+- `stray_opener`: a `{` or `[` before a node (`{"key":`), a `[` before a key, or an
+  opener right after an item, that the rest of the text never closes (the bracket
+  balance, as for a closer): typed by mistake.
 
 Offsets are Python string indices, as in jsontree.
 """
@@ -23,7 +30,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-__all__ = ["BracketBalance", "member_follows", "object_follows", "string_end", "stray_closer"]
+__all__ = ["BracketBalance", "key_follows", "member_follows", "node_follows", "object_follows", "string_end", "stray_closer",
+           "stray_opener", "stray_quote"]
 
 _SWALLOWED = " \t,:}]"
 """What a string missing its closing quote may have swallowed at its end: separators and
@@ -58,6 +66,27 @@ def member_follows(text: str, end: int) -> bool:
 def object_follows(text: str, brace: int) -> bool:
     """Whether the '{' at `brace` opens an object with a property (`{"key":`)."""
     return _KEY.match(text, brace + 1) is not None
+
+
+def node_follows(text: str, at: int) -> bool:
+    """Whether `{"key":` follows the character at `at` (blanks and line breaks between)."""
+    brace = _SPACE.match(text, at + 1).end()
+    return brace < len(text) and text[brace] == "{" and object_follows(text, brace)
+
+
+def key_follows(text: str, at: int) -> bool:
+    """Whether `"key":` follows the character at `at` (blanks and line breaks between)."""
+    return _KEY.match(text, at + 1) is not None
+
+
+def stray_quote(text: str, quote: int, after_item: bool) -> bool:
+    """Whether the '"' at `quote` opens no string: followed by `{"key":` (no JSON string
+    holds a line break or an unescaped quote), or, right after an array's item where only
+    `,` or `]` may come, alone at the end of its line."""
+    if node_follows(text, quote):
+        return True
+    end = text.find("\n", quote)
+    return after_item and not text[quote + 1:len(text) if end < 0 else end].strip()
 
 
 class BracketBalance:
@@ -115,3 +144,12 @@ def stray_closer(balance: BracketBalance, open_kinds: list[str], kind: str, end:
     as_is = abs(objects - open_kinds.count("object")) + abs(arrays - open_kinds.count("array"))
     closing = abs(objects - kept.count("object")) + abs(arrays - kept.count("array"))
     return as_is < closing
+
+
+def stray_opener(balance: BracketBalance, open_kinds: list[str], at: int) -> bool:
+    """Whether the `{` or `[` at `at` (where the parser found it out of place: before a
+    node, before a key, right after an item) is stray: the rest of the text closes exactly
+    the open containers, leaving it unclosed (text cut short, which closes fewer, leaves
+    every opener as it is)."""
+    objects, arrays = balance.closed_after(at + 1)
+    return (objects, arrays) == (open_kinds.count("object"), open_kinds.count("array"))

@@ -26,7 +26,17 @@ from .fast_path import (
     end_before_space,
     lazy_container,
 )
-from .resync import BracketBalance, member_follows, object_follows, stray_closer, string_end
+from .resync import (
+    BracketBalance,
+    key_follows,
+    member_follows,
+    node_follows,
+    object_follows,
+    stray_closer,
+    stray_opener,
+    stray_quote,
+    string_end,
+)
 from .tree import JsonNode, Member, ParsedDocument, SyntaxIssue
 
 __all__ = ["BOM", "BOM_MESSAGE", "DEPTH_MESSAGE", "MAX_DEPTH", "parse_tolerant"]
@@ -258,6 +268,10 @@ class _Builder:
                 pos = skip_ws(text, pos).end()
                 if pos >= n:
                     break
+            if self.stack and self._stray_mark(pos):
+                self.issue(f"Unexpected '{text[pos]}'", pos, pos + 1)
+                pos = last_end = pos + 1
+                continue
             token = self._token(pos)
             pos = last_end = token.end
             where = self._where(token)
@@ -266,6 +280,27 @@ class _Builder:
             if where == "item" and token.node is not None and token.node._source is not None:
                 pos = last_end = self._valid_items(pos)
         self._finish(self.stack, last_end, self.too_deep)
+
+    def _stray_mark(self, pos: int, after_item: bool | None = None) -> bool:
+        """Whether the quote or opener at `pos` was typed by mistake (`resync.stray_quote`,
+        `resync.stray_opener`): skipped, so it costs no node.  `after_item`: right after
+        an array's item, no comma between (by default: the innermost container's state)."""
+        text = self.text
+        char = text[pos]
+        state = self.stack[-1].state
+        if after_item is None:
+            after_item = state == _A_NEXT
+        if char == '"':
+            return stray_quote(text, pos, after_item)
+        if char != "{" and char != "[" or state in (_O_COLON, _O_VALUE):
+            return False  # a member's value is never stray
+        out_of_place = after_item or node_follows(text, pos) or (
+            char == "[" and state in (_O_FIRST, _O_KEY) and key_follows(text, pos))
+        if not out_of_place:
+            return False
+        if self.balance is None:
+            self.balance = BracketBalance(text)
+        return stray_opener(self.balance, [f.node.kind for f in self.stack], pos)
 
     def _valid_items(self, pos: int) -> int:
         """The valid containers that follow a valid item of the innermost array, each after
@@ -279,6 +314,8 @@ class _Builder:
         next_item = _NEXT_CONTAINER.match
         parent_ref = _ref(top.node)
         while (found := next_item(text, pos)) is not None:
+            if self._stray_mark(found.end(), after_item=False):
+                break  # the token loop reports it
             node = self.valid_container(found.end(), parent_ref)
             if node is None:
                 self.invalid_at = found.end()  # the token loop goes on here: no second scan
@@ -354,6 +391,8 @@ class _Builder:
         if punct == '"' and member_follows(self.text, t.end):
             self._member_in_array(top, t, comma)
             return None
+        if t.bad_word is not None:
+            return "detached"  # junk is no item: the items after it keep their places
         if t.is_value:
             if state == _A_NEXT:
                 self.issue("Expected ',' or ']' after an item", t.start, t.token_end)
@@ -364,6 +403,10 @@ class _Builder:
             top.comma = t.start
             top.state = _A_VALUE
         elif punct == "]":
+            if len(self.stack) > 1 and node_follows(self.text, t.start) \
+                    and self._stray("array", t.end):  # `]{"key":` typed before a node
+                self.issue("Unexpected ']'", t.start, t.end)
+                return None
             if state == _A_VALUE and comma >= 0:
                 self.issue("Trailing comma", comma, comma + 1)
             self.top = self._close(t.end)
@@ -376,8 +419,9 @@ class _Builder:
     def _member_in_array(self, top: _Frame, t: _Token, comma: int) -> None:
         """`"key":` in an array.  At `"id"` (a node starts with its id), or after an object,
         an object is missing its '{' and starts here -- unless a stray '}' just closed that
-        object and it goes on (another key right after it); after other items, the array
-        is missing its ']' and the key is its object's."""
+        object and it goes on (another key right after it, or `"id"` right after `{}`: a
+        node's `{` then a stray `}`); after other items, the array is missing its ']' and
+        the key is its object's."""
         items = top.node._items
         last = items[-1] if items else None
         is_id = t.string_value == "id"
@@ -386,7 +430,7 @@ class _Builder:
                 and self.stack[-2].node.kind == "object":
             self._missing_bracket(top, t, comma)
             return
-        if (not is_id and after_object and last.closed
+        if (after_object and last.closed and (not is_id or not last.members)
                 and self.text[last.end:t.start].strip() in ("", ",")):
             self.issue("Unexpected '}'", last.end - 1, last.end)
             last.members  # noqa: B018 - builds a lazily scanned object's members first

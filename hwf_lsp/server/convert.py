@@ -29,8 +29,10 @@ RULE_LINKS: dict[str, str] = (
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
 }
-"""A Finding's severity (analysis.locate.Finding: 'error' or 'warning')."""
+"""A Finding's severity (analysis.locate.Finding: 'error', 'warning', or 'information':
+`analysis.findings.rules_waiting`)."""
 
 
 def encoding_name(kind: Any) -> str:

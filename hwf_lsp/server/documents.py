@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from hwf_lsp.analysis.design import Design, design_of
-from hwf_lsp.analysis.findings import check_document
+from hwf_lsp.analysis.findings import check_document, rules_waiting
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.server.design_test_documents import TEST_KIND, check_test_text, is_test_path
@@ -160,10 +160,11 @@ class Analysis:
 
     @property
     def findings(self) -> list[Any]:
-        """analysis.findings.Finding, syntax then rulebook then warnings."""
+        """analysis.findings.Finding, syntax then rulebook then warnings (then, over the
+        node cap, the word that the other rules wait: `rules_waiting`)."""
         if self._findings is None:
             outputs = self.run.outputs if self.run is not None else None
-            self._findings = check_document(self.doc, run_outputs=outputs)
+            self._findings = rules_waiting(check_document(self.doc, run_outputs=outputs))
         return self._findings
 
     @property

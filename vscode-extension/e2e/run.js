@@ -23,6 +23,7 @@ const { completionSteps } = require('./completion-and-fixes');
 const { debuggerSteps } = require('./debugger');
 const { designTestSteps } = require('./design-tests');
 const { hermesAgentSteps } = require('./hermes-agent');
+const { whileWrongSteps } = require('./while-wrong');
 
 const { repo, vsix, codeServerDir, python } = commonOptions();
 const artifacts = path.join(repo, 'artifacts', 'vscode');
@@ -325,6 +326,9 @@ async function main() {
   await restrictedMode(world, shot);
   await hostileRepository(world, shot);
   await noSupportedPython(world, shot);
+  if (!only || only.startsWith('while wrong') || 'while wrong'.startsWith(only)) {
+    await whileWrongSteps({ step, world, shot, openSession });
+  }
 
   if (results.some((r) => !r.ok)) {
     for (const log of extensionHostLogs(world.root)) {

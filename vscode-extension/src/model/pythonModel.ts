@@ -227,3 +227,14 @@ export function serverLaunch(python: string, server: { kind: 'installed' } | { k
   const args = server.kind === 'bundled' ? ['-P', server.entry] : ['-P', '-m', 'hwf_lsp'];
   return { command: python, args, options: { cwd, env } };
 }
+
+/**
+ * The words for a configured interpreter that could not be used (hwf.server.pythonPath
+ * not found, too old, refused in Restricted Mode): what was set, why, and the fallback
+ * the server runs on instead -- said in a notification and the language status item,
+ * never only in the log.
+ */
+export function settingNotUsedText(setting: string, why: string, fallback: { path: string; version?: string; from: string }): string {
+  const version = fallback.version ? `Python ${fallback.version}, ` : '';
+  return `hwf.server.pythonPath "${setting}" cannot be used (${why}): the language server runs on ${fallback.path} (${version}${fallback.from}) instead.`;
+}

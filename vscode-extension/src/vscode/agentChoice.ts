@@ -24,7 +24,7 @@ import { UiCommand } from '../model/constants';
 import { getLog } from './log';
 import { ServerManager } from './server';
 import { CONFIG_SECTION } from './settings';
-import { ensureTrusted } from './trust';
+import { AGENT_SETTING_REFUSED, ensureTrusted } from './trust';
 
 /** workspaceState key: the user chose "Respond by hand" here, so the offer is not made again. */
 const BY_HAND_KEY = 'hwf.agentChoice.byHand';
@@ -62,7 +62,7 @@ export class AgentChoice implements vscode.Disposable {
 
   /** The quick pick: your Hermes model (when found), respond by hand, another command. */
   async choose(): Promise<void> {
-    if (!ensureTrusted()) {
+    if (!ensureTrusted(AGENT_SETTING_REFUSED)) {
       return;
     }
     const hermes = findHermes();
@@ -116,7 +116,7 @@ export class AgentChoice implements vscode.Disposable {
       return false;
     }
     const command = commandForChoice(kind, hermes);
-    if (!command || !ensureTrusted()) {
+    if (!command || !ensureTrusted(AGENT_SETTING_REFUSED)) {
       return false;
     }
     await this.state.update(BY_HAND_KEY, kind === 'byHand' ? true : undefined);

@@ -7,6 +7,7 @@ import { AgentChoice } from './agentChoice';
 import { CanvasPanels } from './canvas';
 import { Commands } from './commands';
 import { Debugger, DebugStops } from './debug';
+import { DesignOffer } from './designOffer';
 import { DesignTests, isTestFile } from './designTests';
 import { disposeLog, getLog } from './log';
 import { RunsModel } from './runs';
@@ -48,6 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     designTests,
     stops,
     new Debugger(server, context.extensionPath, stops),
+    new DesignOffer(context.workspaceState, () => server?.settings.designGlobs ?? []),
     server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
     view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
     vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),

@@ -29,6 +29,8 @@ export interface Interpreter {
   version?: string;
   /** Which hwf-lsp it runs, once chosen. */
   server?: ServerKind;
+  /** Why it may not be used (Restricted Mode): passed over, and said to the user. */
+  refused?: string;
 }
 
 export const DEFAULT_PYTHON = 'python3';
@@ -94,6 +96,7 @@ export async function interpreterCandidates(rawSetting: string, trusted: boolean
     candidates.push({ path: setting.path, source: 'setting' });
   } else if (setting) {
     refuse(`hwf.server.pythonPath "${rawSetting}"`, setting.why);
+    candidates.push({ path: rawSetting, source: 'setting', refused: `${setting.why}, in Restricted Mode` });
   }
   const selected = await pythonExtensionInterpreter(resource);
   if (selected) {
@@ -155,18 +158,29 @@ export async function checkVersion(python: string, context: ProbeContext): Promi
   return isSupported(version) ? { ok: true, version: text } : { ok: false, detail: `Python ${text}, older than ${MIN_PYTHON_TEXT}` };
 }
 
-export type FoundPython = { ok: true; interpreter: Interpreter } | { ok: false; tried: string[] };
+export type FoundPython =
+  | { ok: true; interpreter: Interpreter; settingUnused?: { path: string; why: string } }
+  | { ok: false; tried: string[] };
 
-/** The first candidate that is Python 3.11+; each one passed over is logged. */
+/** The first candidate that is Python 3.11+; each one passed over is logged, and a
+ * configured one passed over (`settingUnused`) is for the user to hear of too. */
 export async function firstSupportedPython(candidates: Interpreter[], context: ProbeContext): Promise<FoundPython> {
   const tried: string[] = [];
+  let settingUnused: { path: string; why: string } | undefined;
   for (const candidate of candidates) {
-    const check = await checkVersion(candidate.path, context);
+    const check: VersionCheck = candidate.refused !== undefined
+      ? { ok: false, detail: candidate.refused }
+      : await checkVersion(candidate.path, context);
     if (check.ok) {
-      return { ok: true, interpreter: { ...candidate, version: check.version } };
+      return { ok: true, interpreter: { ...candidate, version: check.version }, settingUnused };
     }
     tried.push(`${candidate.path} (${check.detail})`);
-    getLog().warn(`Not using ${candidate.path} from ${describeSource(candidate)}: ${check.detail}.`);
+    if (candidate.source === 'setting') {
+      settingUnused = { path: candidate.path, why: check.detail };
+    }
+    if (candidate.refused === undefined) {
+      getLog().warn(`Not using ${candidate.path} from ${describeSource(candidate)}: ${check.detail}.`);
+    }
   }
   return { ok: false, tried };
 }

@@ -36,6 +36,7 @@ import {
   pythonEnvironment,
   safeDirectory,
   serverLaunch,
+  settingNotUsedText,
   wantsInstalled,
 } from '../model/pythonModel';
 import {
@@ -78,6 +79,8 @@ export class ServerManager implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   private current: ExtensionSettings = readSettings();
   private interpreterInUse: Interpreter | undefined;
+  private settingUnused: string | undefined;
+  private settingUnusedSaid: string | undefined;
   private stateValue: ServerState = 'stopped';
   /** False until something needs the server: a JSON workspace without designs never starts it. */
   private wanted = false;
@@ -108,6 +111,11 @@ export class ServerManager implements vscode.Disposable {
 
   get settings(): ExtensionSettings {
     return this.current;
+  }
+
+  /** A configured interpreter that could not be used, and the fallback (its words). */
+  get interpreterProblem(): string | undefined {
+    return this.settingUnused;
   }
 
   get interpreter(): Interpreter | undefined {
@@ -229,6 +237,12 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     const interpreter = found.interpreter;
+    this.settingUnused = found.settingUnused && settingNotUsedText(found.settingUnused.path, found.settingUnused.why,
+      { path: interpreter.path, version: interpreter.version, from: describeSource(interpreter) });
+    if (this.settingUnused && this.settingUnused !== this.settingUnusedSaid) {
+      this.settingUnusedSaid = this.settingUnused; // once per cause: a restart does not say it again
+      void showSettingUnused(this.settingUnused);
+    }
     const launch = await this.serverFor(interpreter, probe);
     if (!launch) {
       this.setState('failed');
@@ -345,11 +359,11 @@ export class ServerManager implements vscode.Disposable {
       initializationOptions: { settings: serverSettings(this.current, isTrusted()) },
       markdown: { isTrusted: false, supportHtml: false },
       middleware: {
-        handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(diagnostics)),
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(uri, diagnostics)),
         // the server pulls-or-pushes by capability: VS Code pulls, so filter the pulled reports too
         provideDiagnostics: async (document, previousResultId, token, next) => {
           const report = await next(document, previousResultId, token);
-          return report && 'items' in report ? { ...report, items: withoutJsonDuplicates(report.items) } : report;
+          return report && 'items' in report ? { ...report, items: withoutJsonDuplicates(document instanceof vscode.Uri ? document : document.uri, report.items) } : report;
         },
         workspace: {
           configuration: (params, token, next) => {
@@ -388,18 +402,41 @@ export class ServerManager implements vscode.Disposable {
 /**
  * Findings VS Code's own JSON validation already reports on every JSON file (syntax
  * errors, duplicate keys). While it is on (`json.validate.enable`, the default) the
- * server's copies are dropped, so each problem shows once in the Problems panel.
+ * server's copies are dropped, so each problem shows once in the Problems panel -- but
+ * the JSON validator reports no duplicate key past a syntax error, so on broken text the
+ * server's duplicate-key stays unless VS Code's JSON validator has one at the same place.
  */
 const JSON_SERVICE_CODES: ReadonlySet<string> = new Set(['json-syntax', 'duplicate-key']);
 
-function withoutJsonDuplicates(diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
+function codeOf(d: vscode.Diagnostic): string {
+  return String(typeof d.code === 'object' && d.code !== null ? d.code.value : d.code);
+}
+
+function withoutJsonDuplicates(uri: vscode.Uri, diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
   if (vscode.workspace.getConfiguration('json').get<boolean>('validate.enable') === false) {
     return diagnostics;
   }
+  const broken = diagnostics.some((d) => codeOf(d) === 'json-syntax');
+  const jsonSays = broken
+    ? vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'json')
+    : [];
   return diagnostics.filter((d) => {
-    const code = typeof d.code === 'object' && d.code !== null ? d.code.value : d.code;
-    return !JSON_SERVICE_CODES.has(String(code));
+    const code = codeOf(d);
+    if (code === 'duplicate-key' && broken) {
+      return !jsonSays.some((j) => j.range.isEqual(d.range));
+    }
+    return !JSON_SERVICE_CODES.has(code);
   });
+}
+
+/** The configured interpreter was passed over: say so, the fallback, and where to fix it. */
+async function showSettingUnused(text: string): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(`${EXTENSION_NAME}: ${text}`, 'Open Settings', 'Show Log');
+  if (choice === 'Open Settings') {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'hwf.server.pythonPath');
+  } else if (choice === 'Show Log') {
+    getLog().show();
+  }
 }
 
 /** No Python 3.11+ among the candidates: say exactly that, and what was found. */

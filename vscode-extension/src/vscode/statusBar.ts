@@ -92,12 +92,18 @@ export class ServerStatusItem implements vscode.Disposable {
     this.item.selector = designSelector(this.server.settings.designGlobs);
     this.item.text = `Hermes Workflow: ${STATE_TEXT[state] ?? state}`;
     const python = this.server.interpreter;
-    this.item.detail = python ? `${python.path}${python.server ? ` (${python.server} hwf-lsp)` : ''}` : undefined;
+    const problem = this.server.interpreterProblem;
+    this.item.detail = problem
+      ?? (python ? `${python.path}${python.server ? ` (${python.server} hwf-lsp)` : ''}` : undefined);
     this.item.busy = state === 'starting';
-    this.item.severity = state === 'failed' ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
+    this.item.severity = state === 'failed'
+      ? vscode.LanguageStatusSeverity.Error
+      : problem ? vscode.LanguageStatusSeverity.Warning : vscode.LanguageStatusSeverity.Information;
     this.item.command = state === 'failed'
       ? { command: UiCommand.restartServer, title: 'Restart' }
-      : { command: UiCommand.showLog, title: 'Show Log' };
+      : problem
+        ? { command: 'workbench.action.openSettings', title: 'Open Settings', arguments: ['hwf.server.pythonPath'] }
+        : { command: UiCommand.showLog, title: 'Show Log' };
   }
 
   dispose(): void {

@@ -15,12 +15,19 @@ export function isTrusted(): boolean {
   return vscode.workspace.isTrusted;
 }
 
-/** True when runs may go ahead; otherwise tells the user why not and returns false. */
-export function ensureTrusted(): boolean {
+/** What Choose Agent… refuses in Restricted Mode: writing the setting, not a run. */
+export const AGENT_SETTING_REFUSED =
+  'Hermes Workflow: Choose Agent… does not write the agent setting (hwf.agent.command) in Restricted Mode: ' +
+  'that command runs on your machine at every agent step, and an untrusted workspace could choose it. ' +
+  'Trust this workspace to choose the agent.';
+
+/** True when the action may go ahead; otherwise says what is refused (`message`) and
+ * returns false. */
+export function ensureTrusted(message: string = RESTRICTED_MESSAGE): boolean {
   if (vscode.workspace.isTrusted) {
     return true;
   }
-  void vscode.window.showWarningMessage(RESTRICTED_MESSAGE, 'Manage Workspace Trust').then((choice) => {
+  void vscode.window.showWarningMessage(message, 'Manage Workspace Trust').then((choice) => {
     if (choice) {
       void vscode.commands.executeCommand('workbench.trust.manage');
     }
