@@ -17,7 +17,13 @@ from hwf_lsp.server.guard import guarded
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
-TRIGGER_CHARACTERS = ['"', ".", ":", "[", ",", " ", "{"]
+TRIGGER_CHARACTERS = ['"', ":", "."]
+"""Where completion opens by itself: a key or a value's string (`"`), a value (`:`), the next
+part of a condition's path (`.`), as vscode-json-languageservice opens on `"` and `:`.
+Not on `,`, space, `{` or `[`: a client that inserts the first item as you type on
+(Neovim's default `completeopt`) would write an item into every gap a person types; there,
+completion is asked for (`<C-x><C-o>`, `C-M-i`, Ctrl+Space)."""
+
 
 def supports_markdown(server: HwfServer, path: str) -> bool:
     formats = get_capability(server.client_capabilities, path, None) or []
