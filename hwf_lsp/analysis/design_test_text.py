@@ -25,7 +25,15 @@ from ..workflow.vocabulary import (
     OUTPUT,
     RUN_STATUSES,
 )
-from .completion_items import ENUM, LITERAL, NODE, Completion, Completions, quoted_item
+from .completion_items import (
+    ENUM,
+    LITERAL,
+    NODE,
+    Completion,
+    Completions,
+    member_item,
+    quoted_item,
+)
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .findings import syntax_findings
 from .hover_text import HoverResult
@@ -140,9 +148,22 @@ def _names_a_node(ctx: CursorContext) -> bool:
 # --- completion -----------------------------------------------------------------
 
 
-def complete_test_file(doc: ParsedDocument, offset: int, design: Any) -> Completions:
-    """Node ids of the right kind where a case names a node, an approval's options as its
-    answer, step states in `expect.steps`, run statuses in `expect.status`."""
+MEMBER_VALUES: dict[tuple[str, ...], tuple[str, str]] = {
+    ("agents",): ('{"output":""}', '{"output": "$1"}'),
+    ("answers",): ('""', '"$1"'),
+    ("expect", "steps"): ('""', '"$1"'),
+    ("expect", "outputs"): ('""', '"$1"'),
+    ("expect", "delivered"): ("true", "${1:true}"),
+}
+"""The value a node key of a map is completed with (plain text, snippet): empty where the
+author's words go (never a made-up answer, state or output), so the member is whole JSON."""
+
+
+def complete_test_file(doc: ParsedDocument, offset: int, design: Any, *,
+                       snippets: bool = False, past_cursor: bool = False) -> Completions:
+    """Node ids of the right kind where a case names a node (a map's key as a whole member,
+    `"publish": ""`), an approval's options as its answer, step states in `expect.steps`,
+    run statuses in `expect.status`."""
     ctx = cursor_context(doc, offset)
     inner = _in_case(ctx.path)
     if inner is None:
@@ -152,7 +173,12 @@ def complete_test_file(doc: ParsedDocument, offset: int, design: Any) -> Complet
     if _names_a_node(ctx):
         fits = NODE_PLACES[inner]  # type: ignore[index]
         taken = _siblings(ctx)
+        value = MEMBER_VALUES.get(inner)  # type: ignore[arg-type]
         items = [quoted_item(ctx, node_id, NODE, detail=_kind_title(node),
+                             documentation=node_markdown(node_id, node), sort=f"{i:04d}")
+                 if value is None else
+                 member_item(ctx, node_id, NODE, value[snippets], snippets=snippets,
+                             past_cursor=past_cursor, detail=_kind_title(node),
                              documentation=node_markdown(node_id, node), sort=f"{i:04d}")
                  for i, (node_id, node) in enumerate(nodes.items())
                  if fits(node) and node_id not in taken]
@@ -167,7 +193,8 @@ def complete_test_file(doc: ParsedDocument, offset: int, design: Any) -> Complet
         items = [quoted_item(ctx, status, ENUM, detail="run status", sort=f"{i:04d}")
                  for i, status in enumerate(RUN_STATUSES)]
     for item in items:  # the text after the cursor stays only inside a string
-        if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end):
+        if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end) \
+                and item.cursor is None:
             item.cursor = ctx.offset
     return Completions(items)
 

@@ -47,7 +47,7 @@ def spots(design: dict):
         head = '{"name": ' + json.dumps(design.get("name", "d")) + ', "nodes": [\n' + \
             "".join(d + ",\n" for d in done)
         tail = "\n]}"
-        yield head + "‸" + tail, f"new {node.get('type')} node"
+        yield head + "‸" + tail, f"{node.get('type')} node"
         written: list[str] = []
         for key, value in node.items():
             body = "{" + ", ".join(written) + (", " if written else "")

@@ -48,7 +48,10 @@ def user_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env |= {"PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(home),
             "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
             "XDG_STATE_HOME": str(home / ".local/state"), "XDG_CACHE_HOME": str(home / ".cache"),
-            "HERMES_HOME": str(tmp_path / "hermes-home")}
+            "HERMES_HOME": str(tmp_path / "hermes-home"),
+            # the server of the tree under test (the venv's editable install may be another
+            # worktree's)
+            "PYTHONPATH": str(REPO)}
     return env | extra
 
 

@@ -63,7 +63,8 @@ def register(server: HwfServer) -> None:
             if test is None:
                 return None
             items = complete_test_file(test.doc, test.offset(params.position),
-                                       test.analysis.design)
+                                       test.analysis.design, snippets=expands_snippets(server),
+                                       past_cursor=insert_replace or not is_neovim(server))
             return convert.completion_list(items, test.lines, test.encoding, markdown,
                                            insert_replace)
         items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
