@@ -431,6 +431,8 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool,
     start, end = _key_range(ctx)
     context = completion_rank.value_context(design, info)
     model = completion_rank.written_like(design, info)
+    written = {m.key: m.value.value if m.value is not None else None
+               for m in (ctx.container.members or ()) if m is not ctx.member}
     items = []
     for order, field in enumerate(candidates):
         if field.name in present:
@@ -445,7 +447,7 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool,
             end=end if whole is None else whole, cursor=None if whole is None else whole,
             detail=f"{kind or 'any'} field" + (" (required)" if field.required else ""),
             documentation=doc, snippet=snippets and "$" in text,
-            sort_text=f"{completion_rank.field_sort(kind, field, model)}{order:02d}",
+            sort_text=f"{completion_rank.field_sort(kind, field, model, written)}{order:02d}",
             filter_text=field.name, reuses_quote=reuse,
         ))
     return items
