@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
 from ..workflow.design_tests import TestFileError
@@ -38,6 +38,9 @@ from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .findings import syntax_findings
 from .hover_text import HoverResult
 from .locate import Finding
+
+if TYPE_CHECKING:
+    from ..workflow.design_test_run import Difference
 
 RULE = "design-test"
 """The code of every test-file error (docs/rules.md)."""
@@ -95,6 +98,32 @@ def findings_of_test_file(doc: ParsedDocument, errors: Iterable[TestFileError]) 
                        field=error.field) for error in errors]
     located.sort(key=lambda f: (f.start, f.end))
     return syntax_findings(doc) + located
+
+
+def findings_of_failures(doc: ParsedDocument,
+                         failures: Iterable[tuple[str, int, Difference]]) -> list[Finding]:
+    """A case's failing expectations (case name, case index, difference), each at its
+    `expect` entry: the status, or the node's entry in `steps`, `outputs`, `delivered`."""
+    out = []
+    for name, index, difference in failures:
+        parts = ["cases", str(index), "expect", difference.part]
+        if difference.node is not None:
+            parts.append(difference.node)
+        at = "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+        out.append(Finding(RULE, "error", f"case {name!r} fails: {difference.message}",
+                           *_entry_span(doc, at), field=difference.part))
+    return out
+
+
+def _entry_span(doc: ParsedDocument, at: str) -> tuple[int, int]:
+    """An `expect` entry: its key and a scalar value (`"publish": "done"`), a container
+    value by its key alone (never many lines)."""
+    node, member = resolve(doc, at)
+    if node is None:
+        return 0, 0
+    if member is None:
+        return node.start, node.end if node.kind not in ("object", "array") else node.start + 1
+    return member.key_start, member.key_end if node.kind in ("object", "array") else node.end
 
 
 def _message(error: TestFileError) -> str:

@@ -11,10 +11,11 @@ the ids are still worth offering).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.analysis.design_test_text import findings_of_test_file
+from hwf_lsp.analysis.design_test_text import findings_of_failures, findings_of_test_file
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.workflow.design_files import DesignFileError, design_from_text
 from hwf_lsp.workflow.design_tests import TEST_FILE_SUFFIX, examine_test_file, locate_design
@@ -22,6 +23,7 @@ from hwf_lsp.workflow.names import hermes_home
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, read_text_file
 
 TEST_KIND = "test"
+log = logging.getLogger(__name__)
 
 
 def is_test_path(path: str | None) -> bool:
@@ -32,11 +34,15 @@ def designs_root(home: Path | None) -> Path:
     return (home if home is not None else hermes_home()) / DESIGNS_DIRNAME
 
 
-def check_test_text(text: str, path: str, home: Path | None) -> tuple[Any, list[Any], Any]:
+def check_test_text(text: str, path: str, home: Path | None,
+                    run_cases: bool = False) -> tuple[Any, list[Any], Any]:
     """(parsed document, findings, the design it names or None) of one version.
 
     On broken JSON only the syntax errors: the checker would judge a value the person has
-    not finished typing.  The design is still looked up, for completion while typing."""
+    not finished typing.  The design is still looked up, for completion while typing.
+    With `run_cases` (on open and save, off the keystroke path: running costs), a valid
+    file's cases run as `hwf test` runs them, and each failing expectation is a finding
+    at its `expect` entry."""
     doc = parse(text)
     value = doc.to_python()
     root = designs_root(home)
@@ -44,7 +50,23 @@ def check_test_text(text: str, path: str, home: Path | None) -> tuple[Any, list[
         return doc, findings_of_test_file(doc, []), _design_named(value, path, root)
     test, errors = examine_test_file(value, path, root)
     design = test.design if test is not None else _design_named(value, path, root)
-    return doc, findings_of_test_file(doc, errors), design
+    findings = findings_of_test_file(doc, errors)
+    if run_cases and test is not None and not errors:
+        findings += findings_of_failures(doc, _failures(test))
+    return doc, findings, design
+
+
+def _failures(test: Any) -> list[tuple[str, int, Any]]:
+    """(case name, case index, difference) of every failing expectation; none when the
+    cases cannot run (logged: diagnostics never fail for it)."""
+    from hwf_lsp.workflow.design_test_run import run_test_file  # the runner: on first use
+
+    try:
+        results = run_test_file(test)
+    except Exception:
+        log.exception("running the design test cases failed")
+        return []
+    return [(r.name, r.index, d) for r in results for d in r.differences]
 
 
 def _design_named(value: Any, path: str, root: Path) -> dict[str, Any] | None:

@@ -268,5 +268,8 @@ async def test_saving_the_design_checks_the_open_test_files_again(client):
         await asyncio.sleep(0.05)
         return [p for p in client.published if p.uri == uri]
 
-    published = await eventually(now, lambda ps: bool(ps) and not ps[-1].diagnostics)
-    assert list(published[-1].diagnostics) == []
+    def unknown(diagnostics) -> list:
+        return [d for d in diagnostics if "unknown node" in d.message]
+
+    published = await eventually(now, lambda ps: bool(ps) and not unknown(ps[-1].diagnostics))
+    assert unknown(published[-1].diagnostics) == []  # (its cases now run: they may fail)

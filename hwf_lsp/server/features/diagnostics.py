@@ -176,7 +176,8 @@ class Validator:
                 runs = runs.refreshing()  # the worker may check the disk
             try:
                 result = await loop.run_in_executor(self.pool, functools.partial(
-                    analyse, key, version, text, runs, home=server.settings.home()))
+                    analyse, key, version, text, runs, home=server.settings.home(),
+                    run_cases=True))  # a test file's cases: on open and save, not a keystroke
             except Exception:
                 log.exception("validation of %s failed", key)
                 return
