@@ -9,7 +9,7 @@
 | edges            | the nearest id, or remove the entry                               |
 | acyclic          | remove the edge that closes the cycle                             |
 | retries/deadline | clamp into the allowed range; the nearest on_timeout             |
-| delivery         | notification, or channel with a target; a target placeholder     |
+| delivery         | notification, or channel (with a target: not in Fix All)         |
 | condition        | `=`, `=>`, `=<` -> the operator meant; the nearest node id        |
 | note-color       | the nearest color                                                  |
 | field-type       | a value of the right type; remove a bad list element             |
@@ -407,16 +407,21 @@ def _delivery(at: _At) -> list[Fix]:
     info = at.info
     if info is None or info.obj is None:
         return []
-    if at.finding.field == "target":
-        return [Fix("Set a channel target", at.finding, _target_edits(info), preferred=True)]
+    if at.finding.field == "target":  # which channel is the author's to name: not Fix all's
+        return [Fix("Set a channel target", at.finding, _target_edits(info))]
     current = _string(at.raw)
     best = _nearest(current if current is not None else at.raw, DELIVER_VALUES)
     notify = Fix("Change deliver to 'notification'", at.finding, _replace(at, "notification"),
                  preferred=best == "notification")
     target = _target_edits(info)
     channel = Fix("Change deliver to 'channel'" + (" with a target" if target else ""),
-                  at.finding, _replace(at, "channel") + target, preferred=best == "channel")
-    return [channel, notify] if best == "channel" else [notify, channel]
+                  at.finding, _replace(at, "channel") + target,
+                  preferred=best == "channel" and not target)
+    fixes = [channel, notify] if best == "channel" else [notify, channel]
+    if target and best == "channel":  # Fix all: the spelling, never a made-up channel
+        fixes.append(Fix("Change deliver to 'channel'", at.finding, _replace(at, "channel"),
+                         preferred=True))
+    return fixes
 
 
 def _condition(at: _At) -> list[Fix]:

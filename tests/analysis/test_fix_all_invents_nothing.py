@@ -1,5 +1,5 @@
 """Fix All never invents content (issue 43): a missing prompt, question or expression is
-the author's to write. Fix All leaves its finding; the quick fix inserts it empty, for the
+the author's to write, and so is a channel. Fix All leaves its finding; the quick fix inserts it empty, for the
 author to fill, and is never preferred."""
 
 from __future__ import annotations
@@ -49,3 +49,17 @@ def test_an_empty_field_gets_no_fix_that_would_change_nothing() -> None:
     text = design(T, '{"id": "a", "type": "agent", "prompt": "", "after": ["t"]}')
     doc, findings = check_text(text)
     assert fixes_for(doc, [f for f in findings if f.rule == "required-payload"]) == []
+
+
+@pytest.mark.parametrize("deliver", ["channel", "chanel"])
+def test_fix_all_never_names_a_channel(deliver: str) -> None:
+    text = design(T, '{"id": "o", "type": "output", "deliver": "' + deliver + '", '
+                  '"after": ["t"]}')
+    result = fix_all(text)
+    fixed = json.loads(result.text)["nodes"][1]
+    assert fixed["deliver"] == "channel" and "target" not in fixed
+    _, after = check_text(result.text)
+    assert [(f.rule, f.field) for f in after] == [("delivery", "target")]
+    doc, findings = check_text(result.text)
+    (offered,) = fixes_for(doc, findings)  # the quick fix is still there, for the author
+    assert offered.title == "Set a channel target" and not offered.preferred

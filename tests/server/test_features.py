@@ -86,7 +86,8 @@ async def test_quick_fixes(client):
 @pytest.mark.parametrize("only", [["source.fixAll"], ["source.fixAll.hwf"], ["source"]])
 async def test_fix_all_in_one_action(client, only):
     """`source.fixAll.hwf`: every safe fix of examples/broken.hwf.json in one edit; what
-    is left is the prompts only their author can write (left empty), every node kept;
+    is left is what only the author can write (a prompt, left empty; a channel), every
+    node kept;
     asked for as VS Code and Neovim ask."""
     from pathlib import Path
     text = (Path(__file__).resolve().parents[2] / "examples" / "broken.hwf.json").read_text()
@@ -106,8 +107,8 @@ async def test_fix_all_in_one_action(client, only):
     assert len(json.loads(fixed)["nodes"]) == len(json.loads(text)["nodes"])
     version = change_doc(client, uri, fixed)
     left = await wait_published(client, uri, version)
-    assert {(d.code, d.message.split(";")[0]) for d in left} == {
-        ("required-payload", "prompt is empty")}, left
+    assert {(d.code, d.data["field"]) for d in left} == {
+        ("required-payload", "prompt"), ("delivery", "target")}, left  # the author's words
 
 
 async def test_a_nodes_fix_shows_at_its_other_finding_on_the_line(client):
