@@ -11,23 +11,12 @@
 
 (require 'json)
 
-(defun hwf-capf--wait (ready seconds)
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not (funcall ready)) (< (float-time) deadline))
-      (run-hooks 'post-command-hook)
-      (accept-process-output nil 0.05))
-    (funcall ready)))
+(load (expand-file-name "eglot_keys.el" (file-name-directory load-file-name)) nil t)
 
 (defun hwf-capf--command (command &optional char)
-  "Run COMMAND as the command loop runs a key (CHAR: the key typed)."
-  (let ((last-command-event (or char last-command-event))
-        (this-command command))
-    (run-hooks 'pre-command-hook)
-    (call-interactively command)
-    (setq last-command command)
-    (run-hooks 'post-command-hook))
-  (let ((deadline (+ (float-time) 0.3)))
-    (while (< (float-time) deadline) (accept-process-output nil 0.02))))
+  "Run COMMAND as a key, then let the server answer."
+  (hwf-keys-command command char)
+  (hwf-keys-pause 300))
 
 (defun hwf-capf--choose ()
   "Choose the first entry of *Completions* as RET there does."
@@ -66,8 +55,8 @@
   (condition-case err
       (progn
         (find-file (getenv "HWF_DESIGN"))
-        (hwf-capf--wait #'eglot-current-server 30)
-        (hwf-capf--wait #'flymake-diagnostics 30)
+        (hwf-keys-wait #'eglot-current-server 30)
+        (hwf-keys-wait #'flymake-diagnostics 30)
         (push `(results . ,(vconcat (mapcar #'hwf-capf--case cases))) result)
         (eglot-shutdown (eglot-current-server)))
     (error (push `(error . ,(error-message-string err)) result)))

@@ -5,30 +5,20 @@ failure at the `expect` entry `hwf test` names, with its message."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from test_design_test_files import CLIENTS, REPO, open_in
+from test_design_test_files import CLIENTS, open_in, write_changed_test_file
 
 FAILING = ('"steps": {"draft": "done"', '"steps": {"draft": "skipped"')
 """The change that makes the first case of examples/review-flow.hwf-test.json fail."""
 
 
-def write_failing_test_file(folder: Path) -> Path:
-    shutil.copy(REPO / "examples" / "review-flow.hwf.json", folder / "review-flow.hwf.json")
-    text = (REPO / "examples" / "review-flow.hwf-test.json").read_text(encoding="utf-8")
-    assert FAILING[0] in text
-    test_file = folder / "review-flow.hwf-test.json"
-    test_file.write_text(text.replace(*FAILING, 1), encoding="utf-8")
-    return test_file
-
-
 @pytest.mark.parametrize("client", ["neovim-0.11", "eglot"])
 def test_a_failing_expectation_shows_at_its_expect_entry(client: str, tmp_path: Path) -> None:
-    test_file = write_failing_test_file(tmp_path)
+    test_file = write_changed_test_file(tmp_path, FAILING)
     proc = subprocess.run([sys.executable, "-m", "hwf_lsp.cli", "test", "--format", "json",
                            str(test_file)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the case fails in `hwf test`

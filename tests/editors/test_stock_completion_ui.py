@@ -12,12 +12,10 @@ then `c` and `C-M-i` gives a condition node.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from editor_support import editor, snippet, user_env
+from editor_support import run_eglot
 from test_completion_accept import TABLE, cases, squeeze
 
 HERE = Path(__file__).parent
@@ -57,21 +55,8 @@ def test_partial_completion_never_writes_what_is_not_the_json(yasnippet: bool,
     (tmp_path / "cases.json").write_text(json.dumps(asked), encoding="utf-8")
     design = tmp_path / "capf.hwf.json"
     design.write_text("\n".join(asked[0]["lines"]) + "\n", encoding="utf-8")
-    config = snippet("tested", "emacs-eglot")
-    if yasnippet:
-        config += snippet("tested", "emacs-eglot-yasnippet")
-    init = tmp_path / "init.el"
-    init.write_text(config, encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = user_env(tmp_path, HWF_DESIGN=str(design), HWF_OUT=str(out),
-                   HWF_CASES=str(tmp_path / "cases.json"))
-    proc = subprocess.run([editor(shutil.which("emacs"), "Emacs"), "--batch", "-f",
-                           "package-activate-all", "-l", str(init),
-                           "-l", str(HERE / "eglot_capf.el")],
-                          env=env, cwd=tmp_path, timeout=240, capture_output=True, text=True)
-    assert out.exists(), f"Emacs wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    seen = json.loads(out.read_text(encoding="utf-8"))
-    assert "error" not in seen, f"{seen['error']}\n{proc.stderr[-2000:]}"
+    seen = run_eglot(HERE / "eglot_capf.el", yasnippet, tmp_path, HWF_DESIGN=str(design),
+                     HWF_CASES=str(tmp_path / "cases.json"))
     verdicts = [(case["name"], verdict(case, steps))
                 for case, steps in zip(asked, seen["results"], strict=True)]
     print()

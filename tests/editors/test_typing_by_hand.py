@@ -14,12 +14,11 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from editor_support import REPO, editor, snippet, user_env
+from editor_support import REPO, editor, run_eglot, run_neovim, snippet
 from test_completion_accept import NEOVIM_011
 
 HERE = Path(__file__).parent
@@ -93,52 +92,31 @@ def prepare(tmp_path: Path) -> list[dict]:
     return out
 
 
-def run_neovim(binary: str, config: str, tmp_path: Path) -> dict:
+def run_nvim(binary: str, config: str, tmp_path: Path) -> dict:
     asked = prepare(tmp_path)
     (tmp_path / "cases.json").write_text(json.dumps(asked), encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = user_env(tmp_path, HWF_OUT=str(out), HWF_CASES=str(tmp_path / "cases.json"))
-    init = Path(env["XDG_CONFIG_HOME"]) / "nvim" / "init.lua"
-    init.parent.mkdir(parents=True, exist_ok=True)
-    init.write_text(config, encoding="utf-8")
-    proc = subprocess.run([binary, "--headless", "-i", "NONE", "-c",
-                           f"luafile {HERE / 'neovim_type.lua'}"],
-                          env=env, cwd=tmp_path, timeout=150, capture_output=True, text=True)
-    assert out.exists(), f"Neovim wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    return json.loads(out.read_text(encoding="utf-8"))
+    return run_neovim(binary, config, HERE / "neovim_type.lua", tmp_path,
+                      HWF_CASES=str(tmp_path / "cases.json"))
 
 
-def run_eglot(yasnippet: bool, tmp_path: Path) -> dict:
+def run_emacs(yasnippet: bool, tmp_path: Path) -> dict:
     asked = prepare(tmp_path)
     (tmp_path / "cases.json").write_text(json.dumps(asked), encoding="utf-8")
-    init = tmp_path / "init.el"
-    config = snippet("tested", "emacs-eglot")
-    if yasnippet:
-        config += snippet("tested", "emacs-eglot-yasnippet")
-    init.write_text(config, encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = user_env(tmp_path, HWF_OUT=str(out), HWF_CASES=str(tmp_path / "cases.json"))
-    proc = subprocess.run([editor(shutil.which("emacs"), "Emacs"), "--batch", "-f",
-                           "package-activate-all", "-l", str(init),
-                           "-l", str(HERE / "eglot_type.el")],
-                          env=env, cwd=tmp_path, timeout=150, capture_output=True, text=True)
-    assert out.exists(), f"Emacs wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    seen = json.loads(out.read_text(encoding="utf-8"))
-    assert "error" not in seen, f"{seen['error']}\n{proc.stderr[-2000:]}"
-    return seen
+    return run_eglot(HERE / "eglot_type.el", yasnippet, tmp_path,
+                     HWF_CASES=str(tmp_path / "cases.json"))
 
 
 CLIENTS = {
     # client config: how it runs (the README snippets it is made of)
-    "neovim-0.11-completion": lambda tmp: run_neovim(
+    "neovim-0.11-completion": lambda tmp: run_nvim(
         editor(NEOVIM_011, "Neovim 0.11"),
         snippet("tested", "neovim-0.11") + snippet("tested", "neovim-0.11-completion"), tmp),
-    "neovim-0.11-omnifunc": lambda tmp: run_neovim(
+    "neovim-0.11-omnifunc": lambda tmp: run_nvim(
         editor(NEOVIM_011, "Neovim 0.11"), snippet("tested", "neovim-0.11"), tmp),
-    "neovim-0.7": lambda tmp: run_neovim(
+    "neovim-0.7": lambda tmp: run_nvim(
         editor(shutil.which("nvim"), "Neovim 0.7"), snippet("tested", "neovim-0.7"), tmp),
-    "eglot": lambda tmp: run_eglot(False, tmp),
-    "eglot-yasnippet": lambda tmp: run_eglot(True, tmp),
+    "eglot": lambda tmp: run_emacs(False, tmp),
+    "eglot-yasnippet": lambda tmp: run_emacs(True, tmp),
 }
 
 
