@@ -68,5 +68,5 @@ async def wait_published_again(client, uri: str, version: int) -> list:
     async def ask() -> list:
         await asyncio.sleep(0.05)
         return [p for p in client.published if p.uri == uri and p.version == version]
-    found = await eventually(ask, lambda ps: len(ps) >= 2)
+    found = await eventually(ask, lambda ps: len(ps) >= 2 and bool(ps[-1].diagnostics))
     return list(found[-1].diagnostics)
