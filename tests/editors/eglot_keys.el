@@ -1,6 +1,6 @@
-;;; eglot_keys.el --- what the batch drivers that press keys share  -*- lexical-binding: t -*-
+;;; eglot_keys.el --- what the batch eglot drivers share  -*- lexical-binding: t -*-
 ;;
-;; Loaded by eglot_type.el and eglot_capf.el: waiting as the command loop waits, and a
+;; Loaded by every eglot driver here: waiting as the command loop waits, and a
 ;; command run as the command loop runs a key.
 
 (defun hwf-keys-wait (ready seconds)
