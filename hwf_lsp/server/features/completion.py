@@ -30,15 +30,21 @@ def supports_markdown(server: HwfServer, path: str) -> bool:
     return types.MarkupKind.Markdown in formats
 
 
-def expands_snippets(server: HwfServer) -> bool:
-    """Whether every way the client completes expands a snippet item.  Neovim 0.11 says
-    snippetSupport, yet its `vim.lsp.omnifunc` (the `<C-x><C-o>` many configs use) inserts
-    a snippet item's label as text, and one server cannot tell which way a Neovim user
-    completes: Neovim gets plain text, which both ways insert whole."""
+def expands_snippets(server: HwfServer, params: types.CompletionParams | None = None) -> bool:
+    """Whether the way the client completes this time expands a snippet item.  Neovim 0.11
+    says snippetSupport, yet its `vim.lsp.omnifunc` (`<C-x><C-o>`) inserts a snippet item's
+    label as text; a list Neovim opens by itself on a trigger character comes from
+    `vim.lsp.completion` (autotrigger), which expands snippets, and the omnifunc never asks
+    that way.  So Neovim gets snippets for a TriggerCharacter request, plain text (which
+    both ways insert whole) otherwise."""
     if not get_capability(server.client_capabilities,
                           "text_document.completion.completion_item.snippet_support", False):
         return False
-    return not is_neovim(server)
+    if not is_neovim(server):
+        return True
+    context = params.context if params is not None else None
+    return context is not None and \
+        context.trigger_kind == types.CompletionTriggerKind.TriggerCharacter
 
 
 def is_neovim(server: HwfServer) -> bool:
@@ -63,11 +69,11 @@ def register(server: HwfServer) -> None:
             if test is None:
                 return None
             items = complete_test_file(test.doc, test.offset(params.position),
-                                       test.analysis.design, snippets=expands_snippets(server),
+                                       test.analysis.design, snippets=expands_snippets(server, params),
                                        past_cursor=insert_replace or not is_neovim(server))
             return convert.completion_list(items, test.lines, test.encoding, markdown,
                                            insert_replace)
         items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
-                         snippets=expands_snippets(server),
+                         snippets=expands_snippets(server, params),
                          past_cursor=insert_replace or not is_neovim(server))
         return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)
