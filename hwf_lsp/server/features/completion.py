@@ -11,6 +11,7 @@ from pygls.capabilities import get_capability
 from hwf_lsp.analysis.completion_items import complete
 from hwf_lsp.analysis.design_test_text import complete_test_file
 from hwf_lsp.server import convert
+from hwf_lsp.server.design_test_documents import TEST_KIND
 from hwf_lsp.server.features.request import on_design, on_test_file
 from hwf_lsp.server.guard import guarded
 
@@ -63,17 +64,29 @@ def register(server: HwfServer) -> None:
         insert_replace = bool(get_capability(
             server.client_capabilities,
             "text_document.completion.completion_item.insert_replace_support", False))
-        at = on_design(server, params)
+        snippets = expands_snippets(server, params)
+        neovim_snippets = snippets and is_neovim(server)
+        past_cursor = insert_replace or not is_neovim(server) or neovim_snippets
+        at = on_design(server, params) or on_test_file(server, params)
         if at is None:
-            test = on_test_file(server, params)
-            if test is None:
-                return None
-            items = complete_test_file(test.doc, test.offset(params.position),
-                                       test.analysis.design, snippets=expands_snippets(server, params),
-                                       past_cursor=insert_replace or not is_neovim(server))
-            return convert.completion_list(items, test.lines, test.encoding, markdown,
-                                           insert_replace)
-        items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
-                         snippets=expands_snippets(server, params),
-                         past_cursor=insert_replace or not is_neovim(server))
+            return None
+        offset = at.offset(params.position)
+        if at.analysis.kind == TEST_KIND:
+            items = complete_test_file(at.doc, offset, at.analysis.design, snippets=snippets,
+                                       past_cursor=past_cursor)
+        else:
+            items = complete(at.doc, offset, run=at.analysis.run, snippets=snippets,
+                             past_cursor=past_cursor)
+        if neovim_snippets:
+            _delete_past_the_cursor(items, offset)
         return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)
+
+
+def _delete_past_the_cursor(items: list, offset: int) -> None:
+    """Neovim expands a snippet at the cursor, after putting the text back as it was when it
+    asked and applying the additional edits: what an item replaces past the cursor (a
+    string's closing quote before a number field) becomes an additional edit deleting it."""
+    for item in items:
+        if item.snippet and item.start <= offset < item.end and item.cursor == item.end:
+            item.additional_edits = (*item.additional_edits, (offset, item.end, ""))
+            item.end = item.cursor = offset
