@@ -5,11 +5,9 @@ file is opened or saved (on the worker, never on a keystroke: running costs)."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 from helpers_lsp import (
-    WORKSPACE,
     as_tuple,
     change_doc,
     eventually,
@@ -19,14 +17,12 @@ from helpers_lsp import (
     wait_published,
 )
 from lsprotocol import types
-from support.design_tests import DESIGN_FILE, branching_design
+from support.design_tests import DESIGN_FILE
 from support.lsp import doc_id
+from test_lsp_design_tests import FOLDER  # the folder with the design under test
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-FOLDER = WORKSPACE / "design-test-failures"
-FOLDER.mkdir(parents=True, exist_ok=True)
-(FOLDER / DESIGN_FILE).write_text(json.dumps(branching_design()), encoding="utf-8")
 
 PASSES = ('{"name": "passes", "agents": {"work": {"structured": {"score": 9}}}, '
           '"answers": {"ok": "approve"}, "expect": {"status": "completed"}}')
