@@ -291,6 +291,20 @@ def quoted_item(ctx: CursorContext, label: str, kind: str, *, detail: str | None
                       filter_text=label, reuses_quote=reuse)
 
 
+def member_item(ctx: CursorContext, name: str, kind: str, value: str, *, snippets: bool,
+                past_cursor: bool = False, detail: str | None = None,
+                documentation: str | None = None, sort: str | None = None) -> Completion:
+    """`"name": value` at a key, the cursor at the value (the key alone when its ':' is
+    there): a whole member, so accepting it leaves valid JSON (the design test file's node
+    maps use it too)."""
+    start, end = _key_range(ctx)
+    text, reuse, whole = _member_item(ctx, name, value, snippets, past_cursor)
+    return Completion(label=name, kind=kind, insert_text=text, start=start,
+                      end=end if whole is None else whole, cursor=whole, detail=detail,
+                      documentation=documentation, snippet=snippets and "$" in text,
+                      sort_text=sort, filter_text=name, reuses_quote=reuse)
+
+
 # --- values ------------------------------------------------------------------------
 
 
@@ -439,6 +453,8 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool,
     start, end = _key_range(ctx)
     context = completion_rank.value_context(design, info)
     model = completion_rank.written_like(design, info)
+    written = {m.key: m.value.value if m.value is not None else None
+               for m in (ctx.container.members or ()) if m is not ctx.member}
     items = []
     for order, field in enumerate(candidates):
         if field.name in present:
@@ -453,7 +469,7 @@ def _fields(ctx: CursorContext, design: Design, snippets: bool,
             end=end if whole is None else whole, cursor=None if whole is None else whole,
             detail=f"{kind or 'any'} field" + (" (required)" if field.required else ""),
             documentation=doc, snippet=snippets and "$" in text,
-            sort_text=f"{completion_rank.field_sort(kind, field, model)}{order:02d}",
+            sort_text=f"{completion_rank.field_sort(kind, field, model, written)}{order:02d}",
             filter_text=field.name, reuses_quote=reuse,
         ))
     return items
@@ -625,7 +641,7 @@ def _new_node_items(design: Design, snippets: bool, wrap: bool = False,
         body = "{" + sep.join(parts) + "}"
         if wrap:
             body = "[" + body + "]"
-        items.append(Completion(label=f"new {kind} node", kind=SNIPPET, insert_text=body,
+        items.append(Completion(label=f"{kind} node", kind=SNIPPET, insert_text=body,
                                 start=0, end=0, detail=f"{{ \"type\": \"{kind}\" … }}",
                                 documentation=KIND_DOCS[kind], snippet=snippets,
                                 sort_text=f"{order:02d}", filter_text=kind,

@@ -18,6 +18,7 @@ from ..rules.vocabulary import (
     APPROVAL,
     CONDITION,
     KINDS,
+    MAIN_FIELD,
     NOTE,
     OUTPUT,
     TRIGGER,
@@ -36,6 +37,10 @@ FOLLOWS: dict[str | None, tuple[str, ...]] = {
 }
 """The kinds that usually follow a node of a kind (the examples' and templates' shapes)."""
 
+AFTER_A_SECOND_AGENT = (CONDITION, OUTPUT, AGENT, APPROVAL, NOTE)
+"""After an agent that runs after another agent (a review of a draft): a condition gates
+on its verdict, or an output delivers the result."""
+
 FIELD_ORDER = ("id", "type", "title")
 """Written first in every example, before the kind's own fields."""
 
@@ -46,6 +51,8 @@ def kinds_for(design: Design, index: int | None, new: bool = False) -> list[str]
     follows the step above."""
     above = step_above(design, index)
     order = list(FOLLOWS.get(above.kind if above is not None else None, KINDS))
+    if above is not None and above.kind == AGENT and _runs_after_an_agent(design, above):
+        order = list(AFTER_A_SECOND_AGENT)
     order += [k for k in KINDS if k not in order]
     others = [i for i in design.infos if i.kind == TRIGGER and (new or i.index != index)]
     if others:
@@ -54,6 +61,11 @@ def kinds_for(design: Design, index: int | None, new: bool = False) -> list[str]
         order.remove(TRIGGER)
         order.insert(0, TRIGGER)
     return order
+
+
+def _runs_after_an_agent(design: Design, info: NodeInfo) -> bool:
+    return any(design.by_id[p].kind == AGENT for p in parents_of(info.data)
+               if isinstance(p, str) and p in design.by_id)
 
 
 def step_above(design: Design, index: int | None) -> NodeInfo | None:
@@ -73,23 +85,44 @@ def written_like(design: Design, info: NodeInfo | None) -> list[str]:
     return list(model.data) if model is not None else []
 
 
-def field_sort(kind: str | None, field: Field, model: list[str]) -> str:
-    """id and type while missing; then the fields the design's model node writes, in its
-    order (`written_like`); then the kind's required fields; `after` for a step; the rest
-    in the vocabulary's order."""
-    if field.name in ("id", "type"):
-        group, order = 0, FIELD_ORDER.index(field.name)
-    elif field.name in model:
-        group, order = 1, model.index(field.name)
-    elif field.required:
-        group, order = 2, 0
-    elif field.name == "after":  # a trigger or a note runs after nothing
+def field_sort(kind: str | None, field: Field, model: list[str],
+               written: dict[str, Any] | None = None) -> str:
+    """By what the node needs next: id and type while missing; a new node's title when
+    its model node starts with one; what the node cannot run without (its required
+    fields, its main one, `target` once `deliver` is `channel`, an approval's options and
+    deadline once it asks, `on_timeout` once there is a deadline); then the fields the design's model node writes, in its order
+    (`written_like`); `after` for a step; the rest in the vocabulary's order."""
+    written = written or {}
+    name = field.name
+    if name in ("id", "type"):
+        group, order = 0, FIELD_ORDER.index(name)
+    elif name == "title" and name in model and not set(written) - {"id", "type"}:
+        group, order = 0, 2
+    elif needed(kind, field, written):
+        group, order = 1, 0
+    elif name in model:
+        group, order = 2, model.index(name)
+    elif name == "after":  # a trigger or a note runs after nothing
         group, order = (3, 0) if kind not in (TRIGGER, NOTE) else (5, 0)
-    elif field.name == "title":
+    elif name == "title":
         group, order = 3, 1
     else:
         group, order = 4, 0
     return f"{group}{order:02d}"
+
+
+def needed(kind: str | None, field: Field, written: dict[str, Any]) -> bool:
+    """Whether the node cannot do its job without `field`, given what it holds."""
+    name = field.name
+    if field.required or (kind in MAIN_FIELD and MAIN_FIELD[kind] == name and kind != TRIGGER):
+        return True
+    if name == "target":
+        return written.get("deliver") == "channel"
+    if name == "options":  # a question's answers follow it
+        return "question" in written
+    if name == "timeout_minutes":  # a person may never answer: an approval's deadline
+        return kind == APPROVAL and "question" in written
+    return name == "on_timeout" and "timeout_minutes" in written
 
 
 def value_context(design: Design, info: NodeInfo | None) -> dict[str, Any]:
@@ -152,7 +185,12 @@ def after_sorter(design: Design, info: NodeInfo | None,
         for other, n in graph_distance(design, ident).items():
             hops[other] = min(n, hops.get(other, 99))
 
+    delivers = info is not None and info.kind == OUTPUT and bool(listed)
+
     def key(candidate: NodeInfo) -> str:
         distance = here - candidate.index if candidate.index < here else 500 + candidate.index
-        return f"{hops.get(candidate.id, 99):02d}{distance:05d}"
+        # an output delivers what its parents wrote: past the first, a condition's
+        # true/false or the trigger is no content to deliver
+        aside = int(delivers and (candidate.kind == CONDITION or not has_output(candidate.kind)))
+        return f"{aside}{hops.get(candidate.id, 99):02d}{distance:05d}"
     return key

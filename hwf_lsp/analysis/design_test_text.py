@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..jsontext.jsontree import JsonNode, Member, ParsedDocument
 from ..rules.design_test_check import TestFileError
@@ -25,11 +25,22 @@ from ..rules.vocabulary import (
     OUTPUT,
     RUN_STATUSES,
 )
-from .completion_items import ENUM, LITERAL, NODE, Completion, Completions, quoted_item
+from .completion_items import (
+    ENUM,
+    LITERAL,
+    NODE,
+    Completion,
+    Completions,
+    member_item,
+    quoted_item,
+)
 from .context import ITEM, KEY, VALUE, CursorContext, cursor_context
 from .findings import syntax_findings
 from .hover_text import HoverResult
 from .locate import Finding
+
+if TYPE_CHECKING:
+    from ..workflow.design_test_run import Difference
 
 RULE = "design-test"
 """The code of every test-file error (docs/rules.md)."""
@@ -89,6 +100,32 @@ def findings_of_test_file(doc: ParsedDocument, errors: Iterable[TestFileError]) 
     return syntax_findings(doc) + located
 
 
+def findings_of_failures(doc: ParsedDocument,
+                         failures: Iterable[tuple[str, int, Difference]]) -> list[Finding]:
+    """A case's failing expectations (case name, case index, difference), each at its
+    `expect` entry: the status, or the node's entry in `steps`, `outputs`, `delivered`."""
+    out = []
+    for name, index, difference in failures:
+        parts = ["cases", str(index), "expect", difference.part]
+        if difference.node is not None:
+            parts.append(difference.node)
+        at = "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+        out.append(Finding(RULE, "error", f"case {name!r} fails: {difference.message}",
+                           *_entry_span(doc, at), field=difference.part))
+    return out
+
+
+def _entry_span(doc: ParsedDocument, at: str) -> tuple[int, int]:
+    """An `expect` entry: its key and a scalar value (`"publish": "done"`), a container
+    value by its key alone (never many lines)."""
+    node, member = resolve(doc, at)
+    if node is None:
+        return 0, 0
+    if member is None:
+        return node.start, node.end if node.kind not in ("object", "array") else node.start + 1
+    return member.key_start, member.key_end if node.kind in ("object", "array") else node.end
+
+
 def _message(error: TestFileError) -> str:
     return f"case {error.case!r}: {error.msg}" if error.case is not None else error.msg
 
@@ -141,9 +178,22 @@ def _names_a_node(ctx: CursorContext) -> bool:
 # --- completion -----------------------------------------------------------------
 
 
-def complete_test_file(doc: ParsedDocument, offset: int, design: Any) -> Completions:
-    """Node ids of the right kind where a case names a node, an approval's options as its
-    answer, step states in `expect.steps`, run statuses in `expect.status`."""
+MEMBER_VALUES: dict[tuple[str, ...], tuple[str, str]] = {
+    ("agents",): ('{"output":""}', '{"output": "$1"}'),
+    ("answers",): ('""', '"$1"'),
+    ("expect", "steps"): ('""', '"$1"'),
+    ("expect", "outputs"): ('""', '"$1"'),
+    ("expect", "delivered"): ("true", "${1:true}"),
+}
+"""The value a node key of a map is completed with (plain text, snippet): empty where the
+author's words go (never a made-up answer, state or output), so the member is whole JSON."""
+
+
+def complete_test_file(doc: ParsedDocument, offset: int, design: Any, *,
+                       snippets: bool = False, past_cursor: bool = False) -> Completions:
+    """Node ids of the right kind where a case names a node (a map's key as a whole member,
+    `"publish": ""`), an approval's options as its answer, step states in `expect.steps`,
+    run statuses in `expect.status`."""
     ctx = cursor_context(doc, offset)
     inner = _in_case(ctx.path)
     if inner is None:
@@ -153,7 +203,12 @@ def complete_test_file(doc: ParsedDocument, offset: int, design: Any) -> Complet
     if _names_a_node(ctx):
         fits = NODE_PLACES[inner]  # type: ignore[index]
         taken = _siblings(ctx)
+        value = MEMBER_VALUES.get(inner)  # type: ignore[arg-type]
         items = [quoted_item(ctx, node_id, NODE, detail=_kind_title(node),
+                             documentation=node_markdown(node_id, node), sort=f"{i:04d}")
+                 if value is None else
+                 member_item(ctx, node_id, NODE, value[snippets], snippets=snippets,
+                             past_cursor=past_cursor, detail=_kind_title(node),
                              documentation=node_markdown(node_id, node), sort=f"{i:04d}")
                  for i, (node_id, node) in enumerate(nodes.items())
                  if fits(node) and node_id not in taken]
@@ -168,7 +223,8 @@ def complete_test_file(doc: ParsedDocument, offset: int, design: Any) -> Complet
         items = [quoted_item(ctx, status, ENUM, detail="run status", sort=f"{i:04d}")
                  for i, status in enumerate(RUN_STATUSES)]
     for item in items:  # the text after the cursor stays only inside a string
-        if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end):
+        if item.start <= ctx.offset <= item.end and (ctx.in_string or ctx.offset == item.end) \
+                and item.cursor is None:
             item.cursor = ctx.offset
     return Completions(items)
 

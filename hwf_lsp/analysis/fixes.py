@@ -5,11 +5,11 @@
 | identity         | a duplicate, empty or missing id: a unique id                     |
 | one-trigger      | none: insert a trigger; a second: make it an agent (with a prompt), or delete it |
 | known-kind       | the nearest kind, with the payload that kind needs               |
-| required-payload | insert the field with a placeholder                               |
+| required-payload | insert the field empty, for its author to write (not in Fix All) |
 | edges            | the nearest id, or remove the entry                               |
 | acyclic          | remove the edge that closes the cycle                             |
 | retries/deadline | clamp into the allowed range; the nearest on_timeout             |
-| delivery         | notification, or channel with a target; a target placeholder     |
+| delivery         | notification, or channel (with a target: not in Fix All)         |
 | condition        | `=`, `=>`, `=<` -> the operator meant; the nearest node id        |
 | note-color       | the nearest color                                                  |
 | field-type       | a value of the right type; remove a bad list element             |
@@ -171,17 +171,14 @@ def _unique_id(design: Design, base: str) -> str:
 
 
 def _payload_edits(info: NodeInfo, kind: str) -> list[Edit]:
-    """Insert what `kind` cannot run without and the node lacks (a placeholder each)."""
+    """Insert what `kind` cannot run without and the node lacks, empty: a prompt, question
+    or expression is the author's to write (a made-up one would run as if they had), so
+    its finding stays until they do."""
     members = []
     for spec in required_payloads(kind):
-        value = info.data.get(spec.name)
-        if isinstance(value, str) and value.strip():
+        if spec.name in info.data:
             continue
-        example = json.dumps(spec.example if spec.example is not None else "")
-        member = info.member(spec.name)
-        if member is not None and member.value is not None:
-            return [(member.value.start, member.value.end, example)]
-        members.append(f'"{spec.name}": {example}')
+        members.append(f'"{spec.name}": ""')
     return [_insert_member(info.obj, ", ".join(members))] if members else []
 
 
@@ -316,17 +313,13 @@ def _required_payload(at: _At) -> list[Fix]:
         return []
     fixes = []
     for spec in required_payloads(info.kind or ""):
-        value = info.data.get(spec.name)
-        if isinstance(value, str) and value.strip():
-            continue
         member = info.member(spec.name)
-        example = json.dumps(spec.example if spec.example is not None else "")
-        if member is not None and member.value is not None:
-            edit = (member.value.start, member.value.end, example)
-        else:
-            edit = _insert_member(info.obj, f'"{spec.name}": {example}')
-        fixes.append(Fix(f"Add {spec.name}", at.finding, [edit], preferred=True))
-    return fixes
+        if member is not None and member.value is not None and member.value.kind == "string":
+            continue  # an empty one is there: only its author can fill it
+        edit = (member.value.start, member.value.end, '""') if member is not None and \
+            member.value is not None else _insert_member(info.obj, f'"{spec.name}": ""')
+        fixes.append(Fix(f"Add an empty {spec.name} to write", at.finding, [edit]))
+    return fixes  # never preferred: Fix All leaves the finding, it invents no content
 
 
 def _edges(at: _At) -> list[Fix]:
@@ -415,15 +408,16 @@ def _delivery(at: _At) -> list[Fix]:
     info = at.info
     if info is None or info.obj is None:
         return []
-    if at.finding.field == "target":
-        return [Fix("Set a channel target", at.finding, _target_edits(info), preferred=True)]
+    if at.finding.field == "target":  # which channel is the author's to name: not Fix all's
+        return [Fix("Set a channel target", at.finding, _target_edits(info))]
     current = _string(at.raw)
     best = _nearest(current if current is not None else at.raw, DELIVER_VALUES)
     notify = Fix("Change deliver to 'notification'", at.finding, _replace(at, "notification"),
                  preferred=best == "notification")
     target = _target_edits(info)
     channel = Fix("Change deliver to 'channel'" + (" with a target" if target else ""),
-                  at.finding, _replace(at, "channel") + target, preferred=best == "channel")
+                  at.finding, _replace(at, "channel") + target,
+                  preferred=best == "channel" and not target)  # Fix all names no channel
     return [channel, notify] if best == "channel" else [notify, channel]
 
 

@@ -11,10 +11,11 @@ the ids are still worth offering).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.analysis.design_test_text import findings_of_test_file
+from hwf_lsp.analysis.design_test_text import findings_of_failures, findings_of_test_file
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.rules.design_test_check import TEST_FILE_SUFFIX, DesignRead, examine_test_file
 from hwf_lsp.workflow.design_test_files import read_design_under_test
@@ -22,6 +23,7 @@ from hwf_lsp.workflow.paths import hermes_home
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME
 
 TEST_KIND = "test"
+log = logging.getLogger(__name__)
 
 
 def is_test_path(path: str | None) -> bool:
@@ -32,16 +34,36 @@ def designs_root(home: Path | None) -> Path:
     return (home if home is not None else hermes_home()) / DESIGNS_DIRNAME
 
 
-def check_test_text(text: str, path: str, home: Path | None) -> tuple[Any, list[Any], Any]:
+def check_test_text(text: str, path: str, home: Path | None,
+                    run_cases: bool = False) -> tuple[Any, list[Any], Any]:
     """(parsed document, findings, the design it names or None) of one version.
 
     On broken JSON only the syntax errors: the checker would judge a value the person has
-    not finished typing.  The design is still looked up, for completion while typing."""
+    not finished typing.  The design is still looked up, for completion while typing.
+    With `run_cases` (on open and save, off the keystroke path: running costs), a valid
+    file's cases run as `hwf test` runs them, and each failing expectation is a finding
+    at its `expect` entry."""
     doc = parse(text)
     value = doc.to_python()
     found = read_design_under_test(value, path, designs_root(home))
     design = found.design if isinstance(found, DesignRead) else None
     if doc.errors:
         return doc, findings_of_test_file(doc, []), design
-    _test, errors = examine_test_file(value, path, found)
-    return doc, findings_of_test_file(doc, errors), design
+    test, errors = examine_test_file(value, path, found)
+    findings = findings_of_test_file(doc, errors)
+    if run_cases and test is not None and not errors:
+        findings += findings_of_failures(doc, _failures(test))
+    return doc, findings, design
+
+
+def _failures(test: Any) -> list[tuple[str, int, Any]]:
+    """(case name, case index, difference) of every failing expectation; none when the
+    cases cannot run (logged: diagnostics never fail for it)."""
+    from hwf_lsp.workflow.design_test_run import run_test_file  # the runner: on first use
+
+    try:
+        results = run_test_file(test)
+    except Exception:
+        log.exception("running the design test cases failed")
+        return []
+    return [(r.name, r.index, d) for r in results for d in r.differences]

@@ -175,16 +175,17 @@ class Analysis:
 
 
 def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
-            check: bool = True, home: Path | None = None) -> Analysis:
+            check: bool = True, home: Path | None = None, run_cases: bool = False) -> Analysis:
     """Parse (and with `check`, check) one version of a design, with its newest run.
 
     One parse serves the design name (which run to read), the rulebook and the lint.
     A design test file is checked against the design it names (in `home`'s store when
-    it names one there), always: its check reads that design anyway.
+    it names one there), always: its check reads that design anyway; with `run_cases`
+    its cases run too (open and save, never a keystroke).
     """
     path = uri_to_path(uri)
     if is_test_path(path):
-        doc, findings, design = check_test_text(text, path or uri, home)
+        doc, findings, design = check_test_text(text, path or uri, home, run_cases)
         return Analysis(uri=uri, version=version, text=text, _doc=doc, _findings=findings,
                         kind=TEST_KIND, design_under_test=design)
     doc = parse(text)

@@ -70,11 +70,11 @@ CASES = [
      '{"id": "x", "type": "agent", "prompt": "p" |}]}', "retries",
      '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "x", "type": "agent", "prompt": "p", "retries": 0}]}'),
-    ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"} |]}', "new note node",
+    ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"} |]}', "note node",
      '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "note1", "type": "note", "text": ""}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, | {"id": "a", "type": "note"}]}',
-     "new note node", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
+     "note node", '{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, '
      '{"id": "note1", "type": "note", "text": ""}, {"id": "a", "type": "note"}]}'),
     ('{"name": "d", "nodes": [{"id": "t", "type": "trigger"}, {"id": "a", "type": "agent", '
      '"prompt": "p", "after": ["t"]}, {"id": "b", "type": "agent", "prompt": "p", '

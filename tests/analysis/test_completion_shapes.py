@@ -25,7 +25,7 @@ CASES = [
      '"prompt":""}'),
     ("field after a value", T + '{"id":"o","type":"output","deliver":"notification"|}]}',
      "after", '"deliver":"notification","after":["start"]}'),
-    ("new node after a comma", T + " |]}", "new agent node",
+    ("new node after a comma", T + " |]}", "agent node",
      '{"id":"agent1","type":"agent","after":["start"],"prompt":""}]}'),
     ("after id", T + A + '{"id":"b","type":"agent","prompt":"p","after":["|"]}]}', "a",
      '"after":["a"]}'),

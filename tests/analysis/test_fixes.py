@@ -39,10 +39,6 @@ CASES = [
      '"deliver": "channel"'),
     (design(T, '{"id": "n", "type": "note", "color": "gren"}'), "note-color",
      "Change color to 'green'", '"color": "green"'),
-    (design(T, '{"id": "q", "type": "approval", "after": ["t"]}'), "required-payload",
-     "Add question", '"question": "Approve?"'),
-    (design(T, '{"id": "c", "type": "condition", "after": ["t"], "expression": ""}'),
-     "required-payload", "Add expression", '"expression": "out.node.key'),
     (design('{"id": "a", "type": "agent", "prompt": "p"}'), "one-trigger",
      "Add a trigger node", '[{"id": "trigger", "type": "trigger"}, {"id": "a"'),
     (design(T, AGENT + "}", '{"id": "c", "type": "condition", '

@@ -1,4 +1,5 @@
-"""Every rule has a quick fix, and applying it removes that finding and adds no new error.
+"""Every rule has a quick fix, and applying it removes that finding and adds no new error
+(but a prompt, question or expression left empty for its author to write).
 
 One row per case: the design, the rule, and the title of the fix to apply.  A rule code of
 the vocabulary with no row fails `test_every_rule_has_a_case`.
@@ -49,7 +50,7 @@ CASES = [
     ("kind-missing", design(T, '{"id": "a", "question": "ok?", "after": ["t"]}'), "known-kind",
      "Add type 'approval'"),
     ("payload", design(T, '{"id": "a", "type": "agent", "after": ["t"]}'), "required-payload",
-     "Add prompt"),
+     "Add an empty prompt to write"),
     ("edge-unknown", design(T, A, '{"id": "b", "type": "agent", "prompt": "p", '
                             '"after": ["aa"]}'), "edges", "Change to 'a'"),
     ("edge-self", design(T, '{"id": "b", "type": "agent", "prompt": "p", '
@@ -114,7 +115,14 @@ CASES = [
 
 
 def errors(findings) -> list[tuple[str, str]]:
-    return sorted((f.rule, f.msg) for f in findings if f.severity == "error")
+    return sorted((f.rule, f.msg) for f in findings if f.severity == "error"
+                  and not authors_to_write(f))
+
+
+def authors_to_write(finding) -> bool:
+    """A prompt, question or expression a fix left empty: only its author can write it
+    (issue 43), so it stays a finding."""
+    return finding.rule == "required-payload" and " is empty" in finding.msg
 
 
 def apply(text: str, edits) -> str:
@@ -133,7 +141,7 @@ def test_fix_removes_its_finding_and_adds_no_error(case, text, rule, title):
     assert chosen, [f.title for f in fixes]
     fixed = apply(text, chosen[0].edits)
     _, after = check_text(fixed, run_outputs=RUN)
-    assert not [f for f in after if f.rule == rule], (fixed, after)
+    assert not [f for f in after if f.rule == rule and not authors_to_write(f)], (fixed, after)
     before_errors = set(errors(findings)) - set(errors(target))
     assert set(errors(after)) <= before_errors, (fixed, after)
     if rule != "json-syntax":

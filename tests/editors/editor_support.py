@@ -7,8 +7,11 @@ so the README cannot drift from what passes.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,7 +51,10 @@ def user_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env |= {"PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(home),
             "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
             "XDG_STATE_HOME": str(home / ".local/state"), "XDG_CACHE_HOME": str(home / ".cache"),
-            "HERMES_HOME": str(tmp_path / "hermes-home")}
+            "HERMES_HOME": str(tmp_path / "hermes-home"),
+            # the server of the tree under test (the venv's editable install may be another
+            # worktree's)
+            "PYTHONPATH": str(REPO)}
     return env | extra
 
 
@@ -65,3 +71,37 @@ def write_draft(tmp_path: Path) -> Path:
     design = tmp_path / "draft.hwf.json"
     design.write_text("\n".join(DRAFT_LINES) + "\n", encoding="utf-8")
     return design
+
+
+def run_eglot(script: Path, yasnippet: bool, tmp_path: Path, **asks: str) -> dict:
+    """Emacs (batch) with the README's eglot config (+ its yasnippet block) as the init
+    file, then `script`, which writes what it saw as JSON to HWF_OUT (HWF_* asks)."""
+    config = snippet("tested", "emacs-eglot")
+    if yasnippet:
+        config += snippet("tested", "emacs-eglot-yasnippet")
+    init = tmp_path / "init.el"
+    init.write_text(config, encoding="utf-8")
+    out = tmp_path / "result.json"
+    env = user_env(tmp_path, HWF_OUT=str(out), **asks)
+    proc = subprocess.run([editor(shutil.which("emacs"), "Emacs"), "--batch", "-f",
+                           "package-activate-all", "-l", str(init), "-l", str(script)],
+                          env=env, cwd=tmp_path, timeout=240, capture_output=True, text=True)
+    assert out.exists(), f"Emacs wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert "error" not in seen, f"{seen['error']}\n{proc.stderr[-2000:]}"
+    return seen
+
+
+def run_neovim(binary: str, config: str, script: Path, tmp_path: Path, *args: str,
+               **asks: str) -> dict:
+    """Neovim (headless) with `config` as the user's init.lua, then `script`, which writes
+    what it saw as JSON to HWF_OUT (HWF_* asks); `args`: the files opened."""
+    out = tmp_path / "result.json"
+    env = user_env(tmp_path, HWF_OUT=str(out), **asks)
+    init = Path(env["XDG_CONFIG_HOME"]) / "nvim" / "init.lua"
+    init.parent.mkdir(parents=True, exist_ok=True)
+    init.write_text(config, encoding="utf-8")
+    proc = subprocess.run([binary, "--headless", "-i", "NONE", "-c", f"luafile {script}", *args],
+                          env=env, cwd=tmp_path, timeout=240, capture_output=True, text=True)
+    assert out.exists(), f"Neovim wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    return json.loads(out.read_text(encoding="utf-8"))

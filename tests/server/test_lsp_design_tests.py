@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from helpers_lsp import (
@@ -105,22 +106,23 @@ async def test_a_valid_test_file_has_no_diagnostics(client):
 # (id, text with the cursor `|`, labels offered (exactly, in order), label to apply and
 #  the text around it after applying)
 COMPLETIONS = [
-    ("agent-ids", suite(case('"agents": {"|"}, ' + DONE)), ["work"], ("work", '{"work"}')),
-    ("approval-ids", suite(case('"answers": {"|"}, ' + DONE)), ["ok"], ("ok", '{"ok"}')),
+    ("agent-ids", suite(case('"agents": {"|"}, ' + DONE)), ["work"],
+     ("work", '{"work":{"output":""}}')),
+    ("approval-ids", suite(case('"answers": {"|"}, ' + DONE)), ["ok"], ("ok", '{"ok":""}')),
     ("options", suite(case('"answers": {"ok": "|"}, ' + DONE)), ["approve", "reject"],
-     ("reject", '"ok": "reject"')),
+     ("reject", '"ok":"reject"')),
     ("failing-outputs", suite(case('"failing_deliveries": ["|"], ' + DONE)), ["out"],
      ("out", '["out"]')),
     ("step-ids", suite(case('"expect": {"steps": {"|"}}')), ["work", "high", "ok", "out"],
-     ("high", '{"high"}')),
+     ("high", '{"high":""}')),
     ("run-statuses", suite(case('"expect": {"status": "|"}')),
      ["running", "awaiting_agent", "awaiting_approval", "completed", "failed", "cancelled"],
-     ("failed", '"status": "failed"')),
+     ("failed", '"status":"failed"')),
     ("ids-already-named-left-out", suite(case('"expect": {"steps": {"work": "done", "|"}}')),
-     ["high", "ok", "out"], ("out", '"out"}')),
+     ["high", "ok", "out"], ("out", '"out":""}')),
     ("step-states", suite(case('"expect": {"steps": {"work": "|"}}')),
      ["done", "reused", "answered", "rejected", "skipped", "waiting", "failed",
-      "not delivered", "running", "not run"], ("not run", '"work": "not run"')),
+      "not delivered", "running", "not run"], ("not run", '"work":"not run"')),
 ]
 
 
@@ -154,12 +156,9 @@ async def test_completion_offers_what_the_design_has(client, name, source, label
     assert [i.label for i in items] == labels
     label, around = apply
     after = applied(text, next(i for i in items if i.label == label), client.encoding)
-    assert around in after
-    try:
-        json.loads(text)
-    except ValueError:
-        return  # a key typed alone: the person types its value next
-    json.loads(after)  # valid JSON stays valid
+    after = re.sub(r"\$\{\d+:([^}]*)\}|\$\d+", r"\1", after)  # a snippet as expanded
+    assert around in re.sub(r'("(?:[^"\\]|\\.)*")|\s+', lambda m: m.group(1) or "", after)
+    json.loads(after)  # a node key completes to a whole member: valid JSON
 
 
 async def hover_at(client, name: str, marked_text: str) -> tuple[str, types.Hover]:
@@ -269,5 +268,8 @@ async def test_saving_the_design_checks_the_open_test_files_again(client):
         await asyncio.sleep(0.05)
         return [p for p in client.published if p.uri == uri]
 
-    published = await eventually(now, lambda ps: bool(ps) and not ps[-1].diagnostics)
-    assert list(published[-1].diagnostics) == []
+    def unknown(diagnostics) -> list:
+        return [d for d in diagnostics if "unknown node" in d.message]
+
+    published = await eventually(now, lambda ps: bool(ps) and not unknown(ps[-1].diagnostics))
+    assert unknown(published[-1].diagnostics) == []  # (its cases now run: they may fail)

@@ -130,7 +130,7 @@ async function completionSteps({ step, repo, world, wb, page, shot }) {
     return `${rows.length} of ${rows.length} valid:\n     ${table}`;
   });
 
-  await step('completion: "Fix All" on broken.hwf.json leaves 0 findings in one undoable edit and keeps every node', async () => {
+  await step('completion: "Fix All" on broken.hwf.json leaves only what the author must write (prompts, a channel), in one undoable edit, and keeps every node', async () => {
     const file = path.join(world.folder, 'broken-fix-all.hwf.json');
     const original = fs.readFileSync(path.join(world.folder, 'broken.hwf.json'), 'utf8');
     fs.writeFileSync(file, original);
@@ -139,8 +139,8 @@ async function completionSteps({ step, repo, world, wb, page, shot }) {
     await waitFor('the findings drawn in the editor', async () =>
       (await page.locator('.editor-instance .squiggly-error').count()) > 0, { timeout: 30000 });
     await wb.runCommand('Fix All');
-    await waitFor('no error left in the editor', async () =>
-      (await page.locator('.editor-instance .squiggly-error, .editor-instance .squiggly-warning').count()) === 0, { timeout: 30000 });
+    await waitFor('no warning left in the editor', async () =>
+      (await page.locator('.editor-instance .squiggly-warning').count()) === 0, { timeout: 30000 });
     await wb.screenshot(shot('31-fix-all-broken'));
     await page.keyboard.press('Control+S');
     const fixed = await waitFor('the fixed text saved', () => {
@@ -150,13 +150,17 @@ async function completionSteps({ step, repo, world, wb, page, shot }) {
     const after = findingsOf(repo, file);
     const ids = (text) => JSON.parse(text).nodes.map((n) => n.id);
     const kept = ids(fixed).length;
-    if (after.length || kept !== ids(original).length) {
+    // Fix All invents no content: a missing prompt is left empty and a channel unnamed,
+    // their findings stay (issue 43)
+    const authors = (d) => (d.rule === 'required-payload' && / is empty;/.test(d.msg)) || d.rule === 'delivery';
+    const left = after.filter((d) => !authors(d));
+    if (left.length || fixed.includes('Describe the task') || kept !== ids(original).length) {
       throw new Error(`after Fix All: ${after.length} findings (${after.map((d) => d.msg).join('; ')}), ${kept} of ${ids(original).length} nodes`);
     }
     await page.keyboard.press('Control+Z');
     await page.keyboard.press('Control+S');
     const undone = await waitFor('one Ctrl+Z restores the text', () => fs.readFileSync(file, 'utf8') === original, { timeout: 5000 });
-    return `hwf check: ${before} findings before, 0 after; ${kept} of ${kept} nodes kept; one Ctrl+Z restores the text: ${undone}`;
+    return `hwf check: ${before} findings before, ${after.length} after (prompts and a channel to write); ${kept} of ${kept} nodes kept; one Ctrl+Z restores the text: ${undone}`;
   });
 }
 

@@ -11,28 +11,41 @@ from pygls.capabilities import get_capability
 from hwf_lsp.analysis.completion_items import complete
 from hwf_lsp.analysis.design_test_text import complete_test_file
 from hwf_lsp.server import convert
+from hwf_lsp.server.design_test_documents import TEST_KIND
 from hwf_lsp.server.features.request import on_design, on_test_file
 from hwf_lsp.server.guard import guarded
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
 
-TRIGGER_CHARACTERS = ['"', ".", ":", "[", ",", " ", "{"]
+TRIGGER_CHARACTERS = ['"', ":", "."]
+"""Where completion opens by itself: a key or a value's string (`"`), a value (`:`), the next
+part of a condition's path (`.`), as vscode-json-languageservice opens on `"` and `:`.
+Not on `,`, space, `{` or `[`: a client that inserts the first item as you type on
+(Neovim's default `completeopt`) would write an item into every gap a person types; there,
+completion is asked for (`<C-x><C-o>`, `C-M-i`, Ctrl+Space)."""
+
 
 def supports_markdown(server: HwfServer, path: str) -> bool:
     formats = get_capability(server.client_capabilities, path, None) or []
     return types.MarkupKind.Markdown in formats
 
 
-def expands_snippets(server: HwfServer) -> bool:
-    """Whether every way the client completes expands a snippet item.  Neovim 0.11 says
-    snippetSupport, yet its `vim.lsp.omnifunc` (the `<C-x><C-o>` many configs use) inserts
-    a snippet item's label as text, and one server cannot tell which way a Neovim user
-    completes: Neovim gets plain text, which both ways insert whole."""
+def expands_snippets(server: HwfServer, params: types.CompletionParams | None = None) -> bool:
+    """Whether the way the client completes this time expands a snippet item.  Neovim 0.11
+    says snippetSupport, yet its `vim.lsp.omnifunc` (`<C-x><C-o>`) inserts a snippet item's
+    label as text; a list Neovim opens by itself on a trigger character comes from
+    `vim.lsp.completion` (autotrigger), which expands snippets, and the omnifunc never asks
+    that way.  So Neovim gets snippets for a TriggerCharacter request, plain text (which
+    both ways insert whole) otherwise."""
     if not get_capability(server.client_capabilities,
                           "text_document.completion.completion_item.snippet_support", False):
         return False
-    return not is_neovim(server)
+    if not is_neovim(server):
+        return True
+    context = params.context if params is not None else None
+    return context is not None and \
+        context.trigger_kind == types.CompletionTriggerKind.TriggerCharacter
 
 
 def is_neovim(server: HwfServer) -> bool:
@@ -51,16 +64,29 @@ def register(server: HwfServer) -> None:
         insert_replace = bool(get_capability(
             server.client_capabilities,
             "text_document.completion.completion_item.insert_replace_support", False))
-        at = on_design(server, params)
+        snippets = expands_snippets(server, params)
+        neovim_snippets = snippets and is_neovim(server)
+        past_cursor = insert_replace or not is_neovim(server) or neovim_snippets
+        at = on_design(server, params) or on_test_file(server, params)
         if at is None:
-            test = on_test_file(server, params)
-            if test is None:
-                return None
-            items = complete_test_file(test.doc, test.offset(params.position),
-                                       test.analysis.design_under_test)
-            return convert.completion_list(items, test.lines, test.encoding, markdown,
-                                           insert_replace)
-        items = complete(at.doc, at.offset(params.position), run=at.analysis.run,
-                         snippets=expands_snippets(server),
-                         past_cursor=insert_replace or not is_neovim(server), design=at.design)
+            return None
+        offset = at.offset(params.position)
+        if at.analysis.kind == TEST_KIND:
+            items = complete_test_file(at.doc, offset, at.analysis.design_under_test,
+                                       snippets=snippets, past_cursor=past_cursor)
+        else:
+            items = complete(at.doc, offset, run=at.analysis.run, snippets=snippets,
+                             past_cursor=past_cursor, design=at.design)
+        if neovim_snippets:
+            _delete_past_the_cursor(items, offset)
         return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)
+
+
+def _delete_past_the_cursor(items: list, offset: int) -> None:
+    """Neovim expands a snippet at the cursor, after putting the text back as it was when it
+    asked and applying the additional edits: what an item replaces past the cursor (a
+    string's closing quote before a number field) becomes an additional edit deleting it."""
+    for item in items:
+        if item.snippet and item.start <= offset < item.end and item.cursor == item.end:
+            item.additional_edits = (*item.additional_edits, (offset, item.end, ""))
+            item.end = item.cursor = offset

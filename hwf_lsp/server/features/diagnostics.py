@@ -168,6 +168,7 @@ class Validator:
         """Check `pending` on the worker, then whatever newer text arrived meanwhile."""
         server = self.server
         loop = asyncio.get_running_loop()
+        cases_for = pending[0]  # the version opened or saved: a test file's cases run for it
         while pending is not None:
             epoch = self.runs_epoch  # the worker may read the runs before a change
             version, text = pending
@@ -176,7 +177,8 @@ class Validator:
                 runs = runs.refreshing()  # the worker may check the disk
             try:
                 result = await loop.run_in_executor(self.pool, functools.partial(
-                    analyse, key, version, text, runs, home=server.settings.home()))
+                    analyse, key, version, text, runs, home=server.settings.home(),
+                    run_cases=version == cases_for))  # not for a keystroke picked up here
             except Exception:
                 log.exception("validation of %s failed", key)
                 return
