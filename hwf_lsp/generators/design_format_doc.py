@@ -179,10 +179,5 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    sys.stdout.write(render())
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.stdout.write(render())

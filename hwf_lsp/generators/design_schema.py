@@ -23,11 +23,11 @@ as JetBrains' draft-7 mode give the same verdicts.  Pure: no pygls, no I/O excep
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from typing import Any
 
+from hwf_lsp.generators import json_file
 from hwf_lsp.rules import vocabulary as vocab
 from hwf_lsp.rules.conditions import NAME_PATTERN, NUMBER_RE, STRING_RE
 
@@ -342,14 +342,9 @@ def build_schema() -> dict[str, Any]:
 
 
 def render() -> str:
-    """The schema file's exact text: 2-space indent, UTF-8, a final newline."""
-    return json.dumps(build_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-def main() -> int:
-    sys.stdout.write(render())
-    return 0
+    """The schema file's exact text."""
+    return json_file(build_schema())
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.stdout.write(render())

@@ -13,10 +13,10 @@ options are `hwf test`'s job (its errors point at the field).  Pure: no I/O exce
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
+from hwf_lsp.generators import json_file
 from hwf_lsp.rules.design_test_check import OPTIONAL_CASE_KEYS, OPTIONAL_FILE_KEYS, STEP_STATES
 from hwf_lsp.rules.vocabulary import RUN_STATUSES
 
@@ -115,14 +115,9 @@ def build_schema() -> dict[str, Any]:
 
 
 def render() -> str:
-    """The schema file's exact text: 2-space indent, UTF-8, a final newline."""
-    return json.dumps(build_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-def main() -> int:
-    sys.stdout.write(render())
-    return 0
+    """The schema file's exact text."""
+    return json_file(build_schema())
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.stdout.write(render())
