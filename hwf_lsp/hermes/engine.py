@@ -13,8 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hwf_lsp.rules.model_gate import ModelGate
-from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.rules.vocabulary import RUN_STATUSES
 from hwf_lsp.workflow.delivery import Delivery, channel_argv_from_env
 from hwf_lsp.workflow.rerun import prepare_rerun
@@ -52,16 +50,6 @@ class Workflows:
 
     # --- designs ----------------------------------------------------------
 
-    @staticmethod
-    def validate(design: Any) -> list[dict[str, Any]]:
-        return validate_designer_graph(design)
-
-    def save(self, name: str, design: dict[str, Any]) -> Path:
-        return self.designs.save(name, design)
-
-    def get(self, name: str) -> dict[str, Any]:
-        return self.designs.load(name)
-
     def list_designs(self) -> list[dict[str, Any]]:
         """`[{name, nodes, updated_at}]`; an unreadable design says why instead of its size."""
         listed = []
@@ -80,13 +68,10 @@ class Workflows:
 
     # --- runs -------------------------------------------------------------
 
-    def gate(self) -> ModelGate:
-        return read_model_gate(self.home)
-
     def runner(self) -> Runner:
         return Runner(
             self.runs, agent=self.seam, designs=self.designs,
-            allow_model_override=self.gate().permits,
+            allow_model_override=read_model_gate(self.home).permits,
             delivery=Delivery(notify=self.notifications.append,
                               channel_argv=channel_argv_from_env(None)),
         )
@@ -103,26 +88,6 @@ class Workflows:
         state, notices = prepare_rerun(self.runs, design, from_node, name=name,
                                        base_run_id=base_run)
         return runner.advance(state["run_id"]), notices
-
-    def respond(self, run_id: str, **given: Any) -> dict[str, Any]:
-        return self.runner().respond(run_id, **given)
-
-    def answer(self, run_id: str, choice: str) -> dict[str, Any]:
-        return self.runner().answer(run_id, choice)
-
-    def resume(self, run_id: str) -> dict[str, Any]:
-        return self.runner().advance(run_id)
-
-    def cancel(self, run_id: str) -> dict[str, Any]:
-        return self.runner().cancel(run_id)
-
-    def show(self, run_id: str) -> dict[str, Any]:
-        return self.runs.load(run_id)
-
-    def recent(self, design: str | None = None, status: str | None = None,
-               limit: int = 20) -> list[dict[str, Any]]:
-        """Runs newest first, filtered by design name and status."""
-        return self.recent_with_unreadable(design, status, limit)[0]
 
     def recent_with_unreadable(self, design: str | None = None, status: str | None = None,
                                limit: int = 20) -> tuple[list[dict[str, Any]],

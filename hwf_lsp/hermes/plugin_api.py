@@ -114,7 +114,7 @@ def _checked(check: Callable[[str], str], value: str, argument: str) -> str:
 def _existing_run(flows: Workflows, run_id: str) -> dict[str, Any]:
     run_id = _checked(check_run_id, run_id, "run_id")
     try:
-        return flows.show(run_id)
+        return flows.runs.load(run_id)
     except FileNotFoundError:
         raise RouteRefusal(NOT_FOUND, f"no run {run_id} in {flows.runs.root}", "run_id") from None
 
@@ -222,7 +222,7 @@ async def complete_design_expression(name: str, request: Request) -> JSONRespons
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise RouteRefusal(BAD_REQUEST, f"{key!r} must be "
                                    f"{'a string' if kind is str else 'a whole number'}", key)
-        newest = flows.recent(design=checked, limit=1)
+        newest, _unreadable = flows.recent_with_unreadable(design=checked, limit=1)
         run = RunInfo.from_state(newest[0], "") if newest else None
         try:
             return complete_expression(parse(text), body["id"], body["expression"],

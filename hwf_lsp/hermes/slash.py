@@ -172,7 +172,7 @@ def _is_error(answer: dict[str, Any]) -> bool:
 
 def _resume(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     run_id = tools.show(flows, args)["run"]["run_id"]
-    return tools.summary_of(flows, flows.resume(run_id), parked_hint=False)
+    return tools.summary_of(flows, flows.runner().advance(run_id), parked_hint=False)
 
 
 def _status(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from hwf_lsp.hermes.prompts import instructions_for
 from hwf_lsp.hermes.results import answer_json
 from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.rules.run_facts import approval_options
+from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.rules.vocabulary import FINISHED_STATUSES, KIND_FIELDS, KINDS, RUN_STATUSES
 from hwf_lsp.workflow.locks import RunBusyError
 from hwf_lsp.workflow.seams import AgentSeam
@@ -126,7 +127,7 @@ def summary_of(flows: Workflows, state: dict[str, Any], notices: list[str] | Non
 
 def _existing_run(flows: Workflows, run_id: str, argument: str = "run_id") -> dict[str, Any]:
     try:
-        return flows.show(run_id)
+        return flows.runs.load(run_id)
     except FileNotFoundError:
         raise ArgumentError(argument, f"no run {run_id} in {flows.runs.root}") from None
     except ValueError as exc:  # a bad entry: a looping link, a FIFO, a corrupt file
@@ -143,7 +144,7 @@ def _stored_design(flows: Workflows, name: str) -> Path:
 
 def validate(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     _reject_unknown(args, ("design",))
-    defects = flows.validate(_design(args))
+    defects = validate_designer_graph(_design(args))
     return {"valid": not defects, "defects": defects}
 
 
@@ -155,12 +156,12 @@ def save(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     if design.get("name") is not None and design.get("name") != name:
         raise ArgumentError("name", f"the design says its name is {design.get('name')!r}, "
                             f"not {name!r}; the two must agree")
-    defects = flows.validate(design)
+    defects = validate_designer_graph(design)
     if defects:
         return {"error": f"design {name!r} has {len(defects)} defect"
                 f"{'s' if len(defects) != 1 else ''}; it was not saved",
                 "argument": "design", "defects": defects}
-    return {"saved": True, "path": str(flows.save(name, design))}
+    return {"saved": True, "path": str(flows.designs.save(name, design))}
 
 
 def list_designs(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -172,7 +173,7 @@ def get(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     _reject_unknown(args, ("name",))
     name = _design_name(args)
     try:
-        return {"design": flows.get(name)}
+        return {"design": flows.designs.load(name)}
     except FileNotFoundError:
         raise ArgumentError("name", f"no design {name!r} in {flows.designs.root}") from None
     except ValueError as exc:  # a bad entry: a looping link, a FIFO, a corrupt file
@@ -192,7 +193,8 @@ def run(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     if base_run is not None:
         _existing_run(flows, base_run, "base_run")
     if from_node is not None:
-        steps = [n.get("id") for n in flows.get(name).get("nodes") or () if isinstance(n, dict)]
+        nodes = flows.designs.load(name).get("nodes") or ()
+        steps = [n.get("id") for n in nodes if isinstance(n, dict)]
         if from_node not in steps:
             raise ArgumentError("from_node", f"{from_node!r} is not a node of design {name!r}")
     state, notices = flows.run(name, from_node, base_run)
@@ -210,7 +212,7 @@ def respond(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
         raise ArgumentError("run_id", f"run {run_id} is not waiting for an agent "
                             f"(status: {state.get('status')})")
     given = {key: args[key] for key in ("output", "structured") if key in args}
-    return summary_of(flows, flows.respond(run_id, **given))
+    return summary_of(flows, flows.runner().respond(run_id, **given))
 
 
 def answer(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -226,7 +228,7 @@ def answer(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     if choice not in options:
         raise ArgumentError("choice", f"{choice!r} is not an option of approval "
                             f"{pending.get('node')!r}: choose one of {', '.join(map(str, options))}")
-    return summary_of(flows, flows.answer(run_id, choice))
+    return summary_of(flows, flows.runner().answer(run_id, choice))
 
 
 def runs(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
@@ -252,7 +254,7 @@ def cancel(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     _reject_unknown(args, ("run_id",))
     run_id = _run_id(args)
     before = _existing_run(flows, run_id).get("status")
-    state = flows.cancel(run_id)
+    state = flows.runner().cancel(run_id)
     if before in FINISHED_STATUSES:
         notices = [f"run {run_id} had already finished ({before}); nothing to cancel"]
     elif state.get("status") != "cancelled":

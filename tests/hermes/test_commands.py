@@ -26,7 +26,7 @@ def slash(manager):
 def test_slash_list_run_respond_answer_status(slash, hermes_home: Path) -> None:
     flows = Workflows(hermes_home)
     assert "no designs yet" in slash("list")
-    flows.save("review", review())
+    flows.designs.save("review", review())
     assert "review  4 nodes" in slash("list")
 
     started = slash("run review")
@@ -36,7 +36,7 @@ def test_slash_list_run_respond_answer_status(slash, hermes_home: Path) -> None:
     assert f"/workflow respond {run_id} TEXT" in started
     responded = slash(f"respond {run_id} the notes")
     assert f"/workflow answer {run_id} ship | /workflow answer {run_id} hold" in responded
-    assert flows.show(run_id)["outputs"]["draft"] == "the notes"
+    assert flows.runs.load(run_id)["outputs"]["draft"] == "the notes"
     answered = slash(f"answer {run_id} ship")
     assert ": completed" in answered.splitlines()[0]
     assert "notification:" in answered
@@ -125,7 +125,7 @@ def test_hermes_workflow_exits_like_hwf(hermes_home: Path, args: list[str], code
 def test_slash_list_skips_bad_entries_with_their_reason(slash, hermes_home: Path) -> None:
     from conftest import BAD_DESIGNS, BAD_RUNS, add_bad_entries
 
-    Workflows(hermes_home).save("review", review())
+    Workflows(hermes_home).designs.save("review", review())
     add_bad_entries(hermes_home)
     listed = slash("list")
     assert "  review  4 nodes" in listed

@@ -64,7 +64,7 @@ def http(web: Any) -> Any:
 
 def saved(home: Path, design: dict[str, Any]) -> Workflows:
     flows = Workflows(home)
-    flows.save(design["name"], design)
+    flows.designs.save(design["name"], design)
     return flows
 
 
@@ -255,7 +255,7 @@ def test_a_post_that_is_not_json_is_refused_and_writes_nothing(
         http: Any, hermes_home: Path, headers: dict[str, str], body: bytes) -> None:
     flows = saved(hermes_home, review())
     run_id, run_file = run_of(flows)
-    flows.respond(run_id, output="notes")
+    flows.runner().respond(run_id, output="notes")
     before = run_file.read_bytes()
     answer = http.post(f"{BASE}/runs/{run_id}/answer", content=body, headers=headers)
     assert answer.status_code == 415, answer.text
@@ -312,7 +312,7 @@ def test_a_run_started_here_performs_its_agent_step_through_plugin_llm(
     assert "Draft release notes for v2" in json.dumps(request["messages"])
     assert request["model"] == fake.model  # the gate is closed: not the node's big-model
     run_id = summary["run_id"]
-    assert Workflows(hermes_home).show(run_id)["outputs"]["draft"] == "v2: faster"
+    assert Workflows(hermes_home).runs.load(run_id)["outputs"]["draft"] == "v2: faster"
     cancelled = http.post(f"{BASE}/runs/{run_id}/cancel", json={})
     assert cancelled.json()["status"] == "cancelled", cancelled.text
 
@@ -497,7 +497,7 @@ def test_a_poll_since_a_stamp_lists_nothing_while_no_run_was_written(
     assert again.json() == {"unchanged": True, "stamp": stamp}
     monkeypatch.setattr(tools, "runs", real_runs)
 
-    flows.respond(run_id, output="notes")
+    flows.runner().respond(run_id, output="notes")
     time.sleep(settle)
     for since in (stamp, "junk"):
         moved = http.get(f"{BASE}/runs", params={"design": "review", "limit": 1,
@@ -522,7 +522,7 @@ def other_writer(path: Path) -> bytes:
     """Change the stored design as `hwf`, the chat tools or an editor would: a new title."""
     changed = json.loads(path.read_text(encoding="utf-8"))
     changed["nodes"][0]["title"] = "Written elsewhere"
-    Workflows(path.parent.parent).save(changed["name"], changed)
+    Workflows(path.parent.parent).designs.save(changed["name"], changed)
     return path.read_bytes()
 
 
@@ -603,7 +603,7 @@ def test_complete_answers_the_inspectors_expression_with_the_newest_run(
     (`analysis/expression_completion.py`) on the tab's draft, paths from the newest run."""
     flows = saved(hermes_home, review())
     state, _ = flows.run("review")
-    flows.respond(state["run_id"], structured={"n": 3, "tone": "dry"})
+    flows.runner().respond(state["run_id"], structured={"n": 3, "tone": "dry"})
     draft = review()
     draft["nodes"].append({"id": "check", "type": "condition", "expression": "out.draft.n > 1",
                            "after": ["draft"]})

@@ -33,7 +33,7 @@ class FailingAgent:
 
 def failed_run(home: Path) -> str:
     flows = Workflows(home, FailingAgent())
-    flows.save("solo", one_agent(retries=0))
+    flows.designs.save("solo", one_agent(retries=0))
     state, _ = flows.run("solo")
     assert state["status"] == "failed" and state["error"]
     return state["run_id"]

@@ -157,10 +157,10 @@ def test_a_chat_run_is_performed_by_a_child_agent(hermes_home: Path, gate_open: 
     lifecycle = FakeLifecycle(summary="17")
     ctx = FakeContext(lifecycle)
     plugin.register(ctx)
-    Workflows(hermes_home).save("solo", one_agent())
+    Workflows(hermes_home).designs.save("solo", one_agent())
     answer = json.loads(ctx.tools["workflow_design_run"]({"name": "solo"}, task_id="t1"))
     assert answer["status"] == "completed" and "instructions" not in answer
-    state = Workflows(hermes_home).show(answer["run_id"])
+    state = Workflows(hermes_home).runs.load(answer["run_id"])
     assert state["outputs"]["think"] == "17"
     (launched,) = lifecycle.launched
     assert launched.correlation_id == f"workflow:{answer['run_id']}:think"

@@ -60,7 +60,7 @@ def host_llm(policy_allows: bool, recorder: Recorder) -> Facade:
 
 def run_solo(home: Path, facade: Facade, **agent_fields: Any) -> dict[str, Any]:
     flows = Workflows(home, PluginLlmSeam(facade))
-    flows.save("solo", one_agent(**agent_fields))
+    flows.designs.save("solo", one_agent(**agent_fields))
     state, _ = flows.run("solo")
     return state
 
@@ -149,7 +149,7 @@ def test_slash_run_with_llm_uses_ctx_llm_and_the_gate(hermes_home: Path, manager
     recorder = Recorder("seven")
     facade = host_llm(True, recorder)
     monkeypatch.setattr(PluginContext, "llm", property(lambda self: facade))
-    Workflows(hermes_home).save("solo", one_agent())
+    Workflows(hermes_home).designs.save("solo", one_agent())
     text = get_plugin_command_handler("workflow")("run solo --llm")
     assert ": completed" in text.splitlines()[0], text
     assert recorder.calls[0]["model_override"] is None  # closed gate: no model sent
