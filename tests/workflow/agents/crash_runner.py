@@ -10,7 +10,10 @@ import signal
 import sys
 from pathlib import Path
 
-from hwf_lsp.workflow import CallableAgentSeam, Delivery, Runner, RunStore
+from hwf_lsp.workflow.delivery import Delivery
+from hwf_lsp.workflow.runner import Runner
+from hwf_lsp.workflow.seams import CallableAgentSeam
+from hwf_lsp.workflow.stores import RunStore
 
 home = Path(sys.argv[1])
 runs = RunStore.at_home(home)
