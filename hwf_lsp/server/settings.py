@@ -10,9 +10,7 @@ server down.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +46,11 @@ class Settings:
     """False in an untrusted workspace (the VS Code extension sends it): no run starts."""
 
     def home(self) -> Path:
-        """The Hermes home the settings name, else $HERMES_HOME, else ~/.hermes.
-
-        Asked on every validation: cached per (setting, $HERMES_HOME, $HOME), so a
-        changed environment is still seen but an unchanged one costs a dict lookup.
-        """
-        environ = os.environ
-        return _home(self.hermes_home, environ.get("HERMES_HOME"), environ.get("HOME"))
+        """The Hermes home the settings name, else $HERMES_HOME, else ~/.hermes (read on
+        every call: a changed environment is seen; it costs microseconds)."""
+        if self.hermes_home:
+            return Path(self.hermes_home).expanduser()
+        return hermes_home()
 
     def model_gate(self) -> ModelGate:
         """The Hermes config's trust gate for this home, narrowed (never opened) by the setting."""
@@ -115,10 +111,3 @@ def _flatten(raw: Any) -> dict[str, Any]:
         key = prefix.removeprefix(SECTION + ".") if prefix.startswith(SECTION + ".") else prefix
         out.setdefault(key, value)
     return out
-
-
-@lru_cache(maxsize=16)
-def _home(setting: str | None, env_home: str | None, user_home: str | None) -> Path:
-    if setting:
-        return Path(setting).expanduser()
-    return hermes_home()
