@@ -42,23 +42,16 @@ MAX_DESIGNS_KEPT = 256
 class NewestRunsByDesign:
     """Newest run per design name under one Hermes home; thread-safe."""
 
-    def __init__(self, home: Path | str, *, auto_refresh: bool = True,
-                 store: RunStore | None = None) -> None:
+    def __init__(self, home: Path | str, *, auto_refresh: bool = True) -> None:
         self.home = Path(home)
         self.root = self.home / RUNS_DIRNAME
         self.auto_refresh = auto_refresh
-        self._store = store
+        self.store = RunStore(self.root)
+        """The run store (its index opened on first use: the I/O is the caller's)."""
         self._lock = threading.Lock()
         self._primed = False
         self._infos: dict[str, tuple[int, RunInfo | None]] = {}
         """Design name -> (index generation, its newest run) as last asked."""
-
-    @property
-    def store(self) -> RunStore:
-        """The run store (its index opened on first use: the I/O is the caller's)."""
-        if self._store is None:
-            self._store = RunStore(self.root)
-        return self._store
 
     @property
     def index(self) -> RunIndex:
@@ -68,16 +61,14 @@ class NewestRunsByDesign:
     def primed(self) -> bool:
         return self._primed or self.auto_refresh
 
-    def newest(self, design_name: str | None, *, refresh: bool | None = None) -> RunInfo | None:
+    def newest(self, design_name: str | None) -> RunInfo | None:
         """The most recent run (updated_at, else mtime) whose `name` is `design_name`.
 
-        `refresh` (default: `auto_refresh`) syncs the index with the disk first; a fed
-        index never waits for a history it has not primed."""
+        With `auto_refresh` the index is synced with the disk first; a fed index never
+        waits for a history it has not primed."""
         if not design_name:
             return None
-        if refresh is None:
-            refresh = self.auto_refresh
-        if refresh:
+        if self.auto_refresh:
             self.refresh()
         elif not self._primed:
             return None
