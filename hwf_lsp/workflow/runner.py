@@ -295,13 +295,12 @@ class Runner:
             self._emit_answered(state, node_id, "agent", value)
             return self._drive(state)
 
-    def cancel(self, run_id: str, *, wait_s: float = CANCEL_WAIT_S,
-               on_busy: Callable[[], None] | None = None) -> dict[str, Any]:
+    def cancel(self, run_id: str, *, on_busy: Callable[[], None] | None = None) -> dict[str, Any]:
         """Cancel now if the run is idle; if another runner holds it, ask that runner to stop.
 
         Asking is the marker `.locks/<run_id>.cancel`, which the holder looks at before
         every step, while its agent works (it is killed) and before it parks.  Then the
-        lock is tried again for up to `wait_s`: once the holder lets go, the run is
+        lock is tried again for up to CANCEL_WAIT_S: once the holder lets go, the run is
         cancelled here if the holder did not.  A state still not `cancelled` means the
         holder is still busy (a delivery in progress, or a runner that does not look).
         `on_busy` is called when another runner held the run (a caller says so)."""
@@ -317,7 +316,7 @@ class Runner:
             marker.parent.mkdir(parents=True, exist_ok=True)
             if not os.path.lexists(marker):
                 marker.touch()
-        deadline = time.monotonic() + wait_s
+        deadline = time.monotonic() + CANCEL_WAIT_S
         while True:
             try:
                 with self._locked(run_id) as state:
