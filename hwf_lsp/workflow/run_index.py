@@ -271,12 +271,11 @@ class RunIndex:
     """The index of one runs directory (thread-safe).
 
     `loader(run_id)` reads one run state (RunStore.load_listed: regex-checked id, one
-    BOM, strict JSON object); `path` is where the SQLite file goes (None: beside the
-    runs, `index_path`; ":memory:" keeps it in this process only).
+    BOM, strict JSON object); `path` is where the SQLite file goes (`index_path`, beside
+    the runs; ":memory:" once the file stayed locked, `memory_when_locked`).
     """
 
-    def __init__(self, root: Path | str, loader: Any, *, path: Path | str | None = None,
-                 slack_s: float = UNREAD_SLACK_S, wait_s: float = BUSY_TIMEOUT_S,
+    def __init__(self, root: Path | str, loader: Any, *, wait_s: float = BUSY_TIMEOUT_S,
                  memory_when_locked: bool = False) -> None:
         self.root = Path(root)
         self.wait_s = wait_s
@@ -286,8 +285,7 @@ class RunIndex:
         (reading the run files) rather than wait or show nothing."""
         self._dir = str(self.root)
         self._load = loader
-        self.path = index_path(self.root) if path is None else path
-        self.slack_s = slack_s
+        self.path: Path | str = index_path(self.root)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
@@ -593,7 +591,7 @@ class RunIndex:
         directory: a cold start observes 100,000 files."""
         seen: list[_Observed] = []
         gone: list[str] = []
-        slack = self.slack_s
+        slack = UNREAD_SLACK_S
         is_regular, new = stat_mod.S_ISREG, tuple.__new__  # _Observed(...) minus a frame
         with _lstat_in(self._dir) as lstat:
             for file in files:
@@ -626,11 +624,11 @@ class RunIndex:
         except FileNotFoundError:
             return None
         except (ValueError, OSError) as exc:
-            return observed._replace(stamp=observed.stamp - self.slack_s, state=UNREADABLE,
+            return observed._replace(stamp=observed.stamp - UNREAD_SLACK_S, state=UNREADABLE,
                                      error=str(exc))
         name, status = state.get("name"), state.get("status")
         return observed._replace(
-            stamp=sort_stamp(state, observed.stamp - self.slack_s), state=READ,
+            stamp=sort_stamp(state, observed.stamp - UNREAD_SLACK_S), state=READ,
             name=name if isinstance(name, str) else None,
             status=status if isinstance(status, str) else None)
 
