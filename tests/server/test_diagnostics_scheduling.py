@@ -127,9 +127,6 @@ class ChangingRuns:
     def __init__(self) -> None:
         self.run: RunInfo | None = None
 
-    def refreshing(self) -> ChangingRuns:
-        return self
-
     def newest(self, design_name):
         return self.run
 

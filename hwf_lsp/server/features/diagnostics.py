@@ -172,12 +172,9 @@ class Validator:
         while pending is not None:
             epoch = self.runs_epoch  # the worker may read the runs before a change
             version, text = pending
-            runs = server.runs
-            if runs is not None:
-                runs = runs.refreshing()  # the worker may check the disk
             try:
                 result = await loop.run_in_executor(self.pool, functools.partial(
-                    analyse, key, version, text, runs, home=server.settings.home(),
+                    analyse, key, version, text, server.runs, home=server.settings.home(),
                     run_cases=version == cases_for))  # not for a keystroke picked up here
             except Exception:
                 log.exception("validation of %s failed", key)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,10 +91,6 @@ class NewestRunsByDesign:
             self._infos[design_name] = (generation, info)
         return info
 
-    def refreshing(self) -> _Refreshing:
-        """This index as `analyse` sees it on a worker thread (a fed index: as primed)."""
-        return _Refreshing(self)
-
     def refresh(self, files: Iterable[str] | None = None) -> Changes:
         """Sync the index with the disk (I/O: call it off the event loop when fed): the
         named run files only, or (None) the whole directory when its stamp moved.  A fed
@@ -118,10 +113,3 @@ class NewestRunsByDesign:
             return iter(())
         return self.index.rows(design=design, limit=limit)
 
-
-@dataclass(frozen=True, slots=True)
-class _Refreshing:
-    index: NewestRunsByDesign
-
-    def newest(self, design_name: str | None) -> RunInfo | None:
-        return self.index.newest(design_name)
