@@ -78,11 +78,11 @@ def _summaries(server: HwfServer, rows: Iterable[RunRow]) -> list[dict[str, Any]
 
 
 def recent_summaries(server: HwfServer, limit: int | None = RECENT_RUNS_IN_NOTIFICATION,
-                     design: str | None = None, *, fresh: bool = False) -> list[dict[str, Any]]:
+                     design: str | None = None) -> list[dict[str, Any]]:
     """Summaries of the newest runs (of one design, if given), newest first (I/O: call it
-    off the event loop).  The watcher keeps the index current; `fresh` syncs it first."""
+    off the event loop).  The watcher keeps the index current; unprimed, it is synced first."""
     runs = server.runs
-    if fresh or not runs.primed:
+    if not runs.primed:
         runs.refresh()
     return _summaries(server, runs.recent(limit, design))
 
