@@ -51,9 +51,8 @@ def _take_mode_and_owner(fd: int, like: os.stat_result) -> None:
     os.fchmod(fd, stat.S_IMODE(like.st_mode))  # after chown, which may clear set-id bits
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True,
-                       like: os.stat_result | None = None) -> None:
-    """Replace `path` with `data` atomically (and durably when fsync is True).
+def atomic_write_bytes(path: Path, data: bytes, *, like: os.stat_result | None = None) -> None:
+    """Replace `path` with `data` atomically and durably (fsync of the file and its directory).
     `like`: the stat of the file replaced, whose mode and group the new one keeps."""
     path = Path(path)
     directory = path.parent
@@ -65,8 +64,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True,
                 _take_mode_and_owner(handle.fileno(), like)
             handle.write(data)
             handle.flush()
-            if fsync:
-                os.fsync(handle.fileno())
+            os.fsync(handle.fileno())
         os.replace(tmp_name, path)
     except BaseException:
         try:
@@ -74,8 +72,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True,
         except OSError:
             pass
         raise
-    if fsync:
-        _fsync_dir(directory)
+    _fsync_dir(directory)
 
 
 def dump_json(value: Any) -> bytes:
@@ -115,8 +112,7 @@ def dump_state_json(value: Any) -> bytes:
     return ("{\n" + ",\n".join(parts) + "\n}\n").encode("utf-8") if parts else b"{}\n"
 
 
-def atomic_write_json(path: Path, value: Any, *, fsync: bool = True,
-                      state: bool = False) -> None:
+def atomic_write_json(path: Path, value: Any, *, state: bool = False) -> None:
     """Serialise first (so a non-JSON value never touches the disk), then write atomically.
 
     `state`: a run state, written by `dump_state_json` (designs keep `dump_json`).
@@ -130,7 +126,7 @@ def atomic_write_json(path: Path, value: Any, *, fsync: bool = True,
     except ValueError as exc:
         raise ValueError(f"{Path(path).name} not written: {exc} (NaN and Infinity are not "
                          "JSON numbers)") from None
-    atomic_write_bytes(path, data, fsync=fsync)
+    atomic_write_bytes(path, data)
 
 
 def sweep_temp_files(

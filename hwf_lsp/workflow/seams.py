@@ -184,7 +184,6 @@ def agent_seam_from_env(
     argv: list[str] | str | None = None,
     env: Mapping[str, str] | None = None,
     *,
-    default_timeout_s: float = DEFAULT_AGENT_TIMEOUT_S,
     hermes_home: str | None = None,
 ) -> CommandAgentSeam | None:
     """The seam for `--agent-command` (argv or a shell-like string), else $HWF_AGENT_COMMAND.
@@ -198,4 +197,4 @@ def agent_seam_from_env(
         argv = shlex.split(argv)
     if not argv:
         return None
-    return CommandAgentSeam(list(argv), default_timeout_s, hermes_home=hermes_home)
+    return CommandAgentSeam(list(argv), hermes_home=hermes_home)
