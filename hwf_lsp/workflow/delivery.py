@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -128,12 +128,11 @@ class Delivery:
         return f"unknown delivery kind {deliver!r}"
 
 
-def channel_argv_from_env(command: str | None, env: Mapping[str, str] | None = None
-                          ) -> list[str] | None:
+def channel_argv_from_env(command: str | None) -> list[str] | None:
     """The channel command given (`--delivery-command`, the debugger's `deliveryCommand`),
     else $HWF_DELIVERY_COMMAND, split like a shell would (never run by one); None: no
     channel.  ValueError for unbalanced quotes."""
     if not command:
-        command = (os.environ if env is None else env).get(DELIVERY_ENV) or None
+        command = os.environ.get(DELIVERY_ENV) or None
     argv = shlex.split(command) if command else None
     return argv or None

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,9 +28,9 @@ MAX_OUTPUT_ENV = "HWF_MAX_OUTPUT_BYTES"
 MIN_OUTPUT_BYTES = 1024
 
 
-def output_limit(env: Mapping[str, str] | None = None) -> int:
+def output_limit() -> int:
     """$HWF_MAX_OUTPUT_BYTES (at least MIN_OUTPUT_BYTES), else the default."""
-    raw = (os.environ if env is None else env).get(MAX_OUTPUT_ENV, "")
+    raw = os.environ.get(MAX_OUTPUT_ENV, "")
     try:
         return max(MIN_OUTPUT_BYTES, int(raw)) if raw.strip() else DEFAULT_MAX_OUTPUT_BYTES
     except ValueError:
