@@ -298,17 +298,16 @@ class RunManager:
         threading.Thread(target=target, name=f"hwf-run: {title}", daemon=True).start()
         return await asyncio.shield(done)
 
-    async def interrupt_all(self, reason: str = SHUTDOWN_REASON,
-                            timeout: float = SHUTDOWN_WAIT_S) -> int:
+    async def interrupt_all(self) -> int:
         """Stop every run this server advances at a clean point, resumable (its agent is
-        killed; the log says `interrupted`); wait for them up to `timeout`.  The count."""
+        killed; the log says `interrupted`); wait for them up to SHUTDOWN_WAIT_S.  The count."""
         with self._lock:
             active = list({id(a): a for a in self._active.values()}.values())
         for run in active:
-            run.interrupt.interrupt(reason)
+            run.interrupt.interrupt(SHUTDOWN_REASON)
         waiting = [asyncio.shield(run.done) for run in active if run.done is not None]
         if waiting:
-            await asyncio.wait(waiting, timeout=timeout)
+            await asyncio.wait(waiting, timeout=SHUTDOWN_WAIT_S)
         return len(active)
 
     async def cancel_active(self, run_id: str) -> bool:
