@@ -17,7 +17,7 @@ from hwf_lsp.hermes.workflow_command import run_hermes_workflow
 def hermes_workflow(capsys: pytest.CaptureFixture[str], *argv: str,
                     version: bool = False) -> tuple[int, str, str]:
     with pytest.raises(SystemExit) as exited:
-        run_hermes_workflow(argparse.Namespace(hwf_version=version, hwf_args=list(argv)))
+        run_hermes_workflow(argparse.Namespace(hwf_version=version, hwf_args=list(argv)), None)
     captured = capsys.readouterr()
     return exited.value.code, captured.out, captured.err
 
