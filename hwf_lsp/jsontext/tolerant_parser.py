@@ -71,6 +71,7 @@ _PUNCT = "{}[]:,"
 _AFTER_STRING = _WS + "{}[]:,\""
 """What may follow a string's closing quote; anything else (a letter) means the quote
 opened the next string instead (see resync.string_end)."""
+_ARRAY_OF_OBJECTS = re.compile(r'\[[ \t\r\n]*\{[ \t\r\n]*"')
 _WORD = LazyPattern(r'[^ \t\n\r{}\[\]:,"]+')
 """A bare word: anything up to whitespace, punctuation or a quote."""
 _NEXT_CONTAINER = re.compile(r"[ \t\n\r]*,[ \t\n\r]*(?=[\[{])")
@@ -236,12 +237,30 @@ class _Builder:
             value, end = self.scan(text, start)
         except (ValueError, RecursionError, StopIteration):
             return None
+        if self._may_hide_a_stray(start, end):
+            return None
         seen = watch.seen
         if seen:
             self.duplicates = True
         self.valid_value = value
         return lazy_container("object" if text[start] == "{" else "array", start, end, text,
                                None if seen else value, parent_ref)
+
+    def _may_hide_a_stray(self, start: int, end: int) -> bool:
+        """Whether an opener inside this valid container could be stray read token by token
+        (`resync.stray_opener`: a `[` before a node that the rest of the text leaves
+        unclosed), or its own `]` before a node.  It can only be when the text after the container does not close
+        exactly the containers open around it; then the container is read token by token
+        too, so both readings agree (the bracket count is made only for an array of
+        objects, the one place such an opener can stand in valid JSON)."""
+        if self.text[end - 1] == "]" and node_follows(self.text, end - 1):
+            return True  # `]{"key":`: its `]` may be stray (typed before a node)
+        if _ARRAY_OF_OBJECTS.search(self.text, start + 1, end) is None:
+            return False
+        if self.balance is None:
+            self.balance = BracketBalance(self.text)
+        kinds = [frame.node.kind for frame in self.stack]
+        return self.balance.closed_after(end) != (kinds.count("object"), kinds.count("array"))
 
     # the loop ----------------------------------------------------------------
     # One token at a time: read it (`_token`), decide where it goes given the innermost

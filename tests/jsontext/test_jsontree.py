@@ -588,3 +588,17 @@ def test_a_lazy_object_sets_every_slot_a_node_has() -> None:
             assert hasattr(node, slot), slot
             if slot not in ("_source", "_py"):
                 assert getattr(node, slot) == getattr(made, slot), slot
+
+
+@pytest.mark.parametrize("damaged", [
+    '[{},[[{"": null}]]',   # a `[` typed before a node in an intact-looking array
+    '[{}, [[{"": null}]]',
+    '[{}, []{"": null}]]',  # a `]` typed before a node
+])
+def test_a_stray_bracket_reads_the_same_scanned_or_token_by_token(damaged: str) -> None:
+    """Found by the property above: a container valid as a whole may hold (or end with) a
+    bracket the token-by-token reading calls stray; both readings must agree."""
+    scanned = parse(damaged)
+    with token_by_token():
+        tokens = parse(damaged)
+    assert (scanned.to_python(), scanned.errors) == (tokens.to_python(), tokens.errors)
