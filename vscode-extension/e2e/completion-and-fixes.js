@@ -103,7 +103,9 @@ async function completionSteps({ step, repo, world, wb, page, shot }) {
       } else {
         await wb.runCommand('File: Revert File');
       }
-      const wanted = acase.lines[acase.line].trim().slice(0, 20);
+      // The whole line (to 80 characters): two cases in a row share a line's start, and the
+      // previous case's accepted item must be gone before this case asks (the revert landed).
+      const wanted = acase.lines[acase.line].trim().slice(0, 80);
       let onScreen = '';
       await waitFor('the case on screen', async () => {
         onScreen = (await page.locator('.editor-instance .view-lines').first().innerText())
