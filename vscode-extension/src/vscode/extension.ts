@@ -7,6 +7,7 @@ import { AgentChoice } from './agentChoice';
 import { CanvasPanels } from './canvas';
 import { Commands } from './commands';
 import { DesignTests, isTestFile } from './designTests';
+import { DesignLanguage } from './languageMode';
 import { disposeLog, getLog } from './log';
 import { RunsModel } from './runs';
 import { createRunsView } from './runsView';
@@ -15,6 +16,7 @@ import { isDesignDocument } from './settings';
 import { RunStatusBar, ServerStatusItem } from './statusBar';
 
 let server: ServerManager | undefined;
+const designLanguage = new DesignLanguage();
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = getLog();
@@ -60,6 +62,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 function startForDesign(document: vscode.TextDocument): void {
+  if (server) {
+    void designLanguage.adopt(document, server.settings.designGlobs);
+  }
   if (server && (isDesignDocument(document, server.settings.designGlobs) || isTestFile(document.uri))) {
     void server.ensureStarted();
   }

@@ -38,6 +38,7 @@ import {
   serverLaunch,
   wantsInstalled,
 } from '../model/pythonModel';
+import { JSON_LANGUAGES } from '../model/settingsModel';
 import {
   changeNeedsRestart,
   ExtensionSettings,
@@ -342,11 +343,12 @@ export class ServerManager implements vscode.Disposable {
       initializationOptions: { settings: serverSettings(this.current, isTrusted()) },
       markdown: { isTrusted: false, supportHtml: false },
       middleware: {
-        handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(diagnostics)),
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(diagnostics, languageOf(uri))),
         // the server pulls-or-pushes by capability: VS Code pulls, so filter the pulled reports too
         provideDiagnostics: async (document, previousResultId, token, next) => {
           const report = await next(document, previousResultId, token);
-          return report && 'items' in report ? { ...report, items: withoutJsonDuplicates(report.items) } : report;
+          const language = document instanceof vscode.Uri ? languageOf(document) : document.languageId;
+          return report && 'items' in report ? { ...report, items: withoutJsonDuplicates(report.items, language) } : report;
         },
         workspace: {
           configuration: (params, token, next) => {
@@ -385,11 +387,21 @@ export class ServerManager implements vscode.Disposable {
 /**
  * Findings VS Code's own JSON validation already reports on every JSON file (syntax
  * errors, duplicate keys). While it is on (`json.validate.enable`, the default) the
- * server's copies are dropped, so each problem shows once in the Problems panel.
+ * server's copies are dropped from a document VS Code checks as JSON, so each problem
+ * shows once in the Problems panel. A design in its own language (docs/decisions.md)
+ * is not JSON to VS Code: the server's findings are the only ones and all stay.
  */
 const JSON_SERVICE_CODES: ReadonlySet<string> = new Set(['json-syntax', 'duplicate-key']);
 
-function withoutJsonDuplicates(diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
+function languageOf(uri: vscode.Uri): string | undefined {
+  const key = uri.toString();
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key)?.languageId;
+}
+
+function withoutJsonDuplicates(diagnostics: vscode.Diagnostic[], language: string | undefined): vscode.Diagnostic[] {
+  if (language === undefined || !JSON_LANGUAGES.includes(language)) {
+    return diagnostics;
+  }
   if (vscode.workspace.getConfiguration('json').get<boolean>('validate.enable') === false) {
     return diagnostics;
   }
