@@ -55,8 +55,13 @@ MAX_FILE_BYTES = 5_000_000
 MAX_RESULTS = 1000
 WALK_TTL_S = 5.0
 WATCH_ID = "hwf-workspace-designs"
-SLICE_S = 0.002
+SLICE_S = 0.001
 """The longest the first query holds the event loop before other messages are read."""
+PAUSE_S = 0.001
+"""The pause after each slice.  A real sleep, not `sleep(0)`: the loop then blocks in
+select and lets go of the GIL long enough for pygls's stdin reader thread to take it and
+hand over the next message (a zero sleep gives it back at once, and the reader waits for
+Python's 5 ms switch interval at each of its reads)."""
 NAMES_SLICE = 200
 TEST_FILE_GLOB = "**/*" + TEST_FILE_SUFFIX
 
@@ -86,6 +91,14 @@ def _spans(text: str, symbols: list[Symbol], encoding: str,
 def walk_designs(root: str, matches, limit: int = MAX_FILES) -> set[str]:
     """Design files under `root` (one scandir per directory, no stat per file)."""
     found: set[str] = set()
+    for _ in walk_steps(root, matches, found, limit):
+        pass
+    return found
+
+
+def walk_steps(root: str, matches, found: set[str], limit: int = MAX_FILES
+               ) -> Generator[None, None, None]:
+    """`walk_designs` adding to `found`, yielding after each directory."""
     stack = [root]
     while stack and len(found) < limit:
         current = stack.pop()
@@ -104,7 +117,7 @@ def walk_designs(root: str, matches, limit: int = MAX_FILES) -> set[str]:
                         found.add(entry.path)
         except OSError:
             continue
-    return found
+        yield
 
 
 def distinct_roots(folder_uris: tuple[str, ...]) -> list[str]:
@@ -136,6 +149,17 @@ class WorkspaceDesigns:
     # --- which files ------------------------------------------------------------------
 
     def files(self, folder_uris: tuple[str, ...], globs: tuple[str, ...]) -> set[str]:
+        steps = self.files_steps(folder_uris, globs)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+
+    def files_steps(self, folder_uris: tuple[str, ...], globs: tuple[str, ...]
+                    ) -> Generator[None, None, set[str]]:
+        """The design files of the folders (walked when new or, unwatched, old), yielding
+        after each directory walked."""
         key = (folder_uris, globs)
         if key != self._key:
             self._key = key
@@ -147,7 +171,9 @@ class WorkspaceDesigns:
         for root in distinct_roots(folder_uris):
             walked = self.folders.get(root)
             if walked is None or (not self.watched and now - walked[0] > WALK_TTL_S):
-                walked = (now, walk_designs(root, matches))
+                files: set[str] = set()
+                yield from walk_steps(root, matches, files)
+                walked = (now, files)
                 self.folders[root] = walked
                 self._names = None
             found |= walked[1]
@@ -258,7 +284,7 @@ class WorkspaceDesigns:
                     ) -> Generator[None, None, list[tuple[str, _Entry, int]]]:
         """`query` cut into steps: it yields after each file read and each slice of the
         name table, so a caller can answer other messages in between (`query_sliced`)."""
-        paths = self.files(folder_uris, globs)
+        paths = yield from self.files_steps(folder_uris, globs)
         if self._names is None or not self.watched or self._encoding != encoding:
             self._encoding = encoding
             self._paths = sorted(paths)
@@ -283,7 +309,7 @@ class WorkspaceDesigns:
             except StopIteration as done:
                 return done.value
             if time.perf_counter() - started > SLICE_S:
-                await asyncio.sleep(0)
+                await asyncio.sleep(PAUSE_S)
                 started = time.perf_counter()
 
 
