@@ -25,6 +25,7 @@ import logging
 import os
 import re
 import stat as stat_mod
+import sys
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -62,6 +63,9 @@ PAUSE_S = 0.001
 select and lets go of the GIL long enough for pygls's stdin reader thread to take it and
 hand over the next message (a zero sleep gives it back at once, and the reader waits for
 Python's 5 ms switch interval at each of its reads)."""
+SWITCH_S = 0.0002
+"""Python's thread switch interval while a query reads files: a message that arrives
+mid-slice is read by the reader thread within this, not 5 ms."""
 NAMES_SLICE = 200
 TEST_FILE_GLOB = "**/*" + TEST_FILE_SUFFIX
 
@@ -303,14 +307,19 @@ class WorkspaceDesigns:
         (issue 47)."""
         steps = self.query_steps(folder_uris, globs, encoding, query, limit)
         started = time.perf_counter()
-        while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                return done.value
-            if time.perf_counter() - started > SLICE_S:
-                await asyncio.sleep(PAUSE_S)
-                started = time.perf_counter()
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_S))
+        try:
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    return done.value
+                if time.perf_counter() - started > SLICE_S:
+                    await asyncio.sleep(PAUSE_S)
+                    started = time.perf_counter()
+        finally:
+            sys.setswitchinterval(switch)
 
 
 def _lines_of(matches, starts: list[int]):
