@@ -105,6 +105,15 @@ class HwfProtocol(LanguageServerProtocol):
     # --- lifecycle: initialize once, shutdown answered ----------------------------------
 
     @lsp_method(types.SHUTDOWN)
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """`$/cancelRequest` for a request already answered is routine (clients cancel
+        what they no longer need, often just after the answer left): a debug line, not
+        pygls's warning (issue 47)."""
+        if msg_id not in self._request_futures:
+            log.debug("cancel of request %s, already answered", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
+
     def lsp_shutdown(self, *args: Any):
         """pygls's shutdown, fixed: its own id is taken before the user handler runs (after
         it, `msg_id` may be a later request's) and the other requests are cancelled from a

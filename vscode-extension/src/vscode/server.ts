@@ -17,6 +17,7 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { CLIENT_ID, EXTENSION_NAME, RUN_COMMANDS, RUNS_CHANGED_NOTIFICATION } from '../model/constants';
+import { HwfLanguageClient, lineFramed } from './clientLog';
 import { errorText, getLog } from './log';
 import {
   checkServerImport,
@@ -337,7 +338,7 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = launch;
     const clientOptions: LanguageClientOptions = {
       documentSelector: serverSelector(this.current.designGlobs),
-      outputChannel: getLog(),
+      outputChannel: lineFramed(getLog()),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       diagnosticCollectionName: CLIENT_ID,
       initializationOptions: { settings: serverSettings(this.current, isTrusted()) },
@@ -380,7 +381,7 @@ export class ServerManager implements vscode.Disposable {
         },
       },
     };
-    return new LanguageClient(CLIENT_ID, EXTENSION_NAME, serverOptions, clientOptions);
+    return new HwfLanguageClient(CLIENT_ID, EXTENSION_NAME, serverOptions, clientOptions);
   }
 }
 
