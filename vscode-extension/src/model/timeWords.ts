@@ -7,16 +7,19 @@
 const pad = (n: number) => String(n).padStart(2, '0');
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-function dateOf(stamp: string | null | undefined): Date | undefined {
-  const ms = stamp ? Date.parse(stamp) : NaN;
+type Stamp = string | number | null | undefined;
+
+/** An ISO stamp, or epoch seconds or milliseconds (as `ageOf` takes them). */
+function dateOf(stamp: Stamp): Date | undefined {
+  const ms = typeof stamp === 'number' ? (stamp < 1e12 ? stamp * 1000 : stamp) : stamp ? Date.parse(stamp) : NaN;
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
 /** `18:56:10` today, `3 Dec 18:56:10` another day of this year, else `3 Dec 2025 18:56:10`; '' for no time. */
-export function localTime(stamp: string | null | undefined, now: number = Date.now()): string {
+export function localTime(stamp: Stamp, now: number = Date.now()): string {
   const date = dateOf(stamp);
   if (!date) {
-    return stamp ?? '';
+    return stamp === null || stamp === undefined ? '' : String(stamp);
   }
   const today = new Date(now);
   const clock = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
@@ -28,10 +31,10 @@ export function localTime(stamp: string | null | undefined, now: number = Date.n
 }
 
 /** The exact local date and time, with the zone's offset: `2026-12-04 18:56:10.281 (UTC+01:00)`. */
-export function exactTime(stamp: string | null | undefined): string {
+export function exactTime(stamp: Stamp): string {
   const date = dateOf(stamp);
   if (!date) {
-    return stamp ?? '';
+    return stamp === null || stamp === undefined ? '' : String(stamp);
   }
   const offset = -date.getTimezoneOffset();
   const zone = `UTC${offset >= 0 ? '+' : '-'}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
