@@ -30,14 +30,15 @@ export function runOutput(file: string, answer: DesignTestAnswer): string {
 }
 
 /**
- * A failure as the messages VS Code shows: its words at its place (the inline text; a diff
- * message there would read "completed != failed"), and, when it compares values, the
- * diff, unplaced, for the peek and the Test Results pane.
+ * A failure as the messages VS Code shows: its words at its place first (VS Code draws one
+ * inline message a line, the first: a diff message drawn inline reads "completed !=
+ * failed"), then, when it compares values, the diff at the same place, for the peek. (A
+ * message without a place is drawn at the test's own line, so the diff needs one too.)
  */
 export function shownMessages(failure: FailureMessage): Array<{ text: string; range?: FailureMessage['range']; diff?: { expected: string; actual: string } }> {
   const shown: Array<{ text: string; range?: FailureMessage['range']; diff?: { expected: string; actual: string } }> = [{ text: failure.message, range: failure.range }];
   if (failure.expected !== undefined && failure.actual !== undefined) {
-    shown.push({ text: failure.message, diff: { expected: failure.expected, actual: failure.actual } });
+    shown.push({ text: failure.message, range: failure.range, diff: { expected: failure.expected, actual: failure.actual } });
   }
   return shown;
 }

@@ -30,11 +30,11 @@ test('runOutput: a line per case, each failure in the server\'s words, CRLF', ()
   assert.equal(runOutput('x.hwf-test.json', broken), 'x.hwf-test.json: cannot run\r\n  no design file\r\n');
 });
 
-test('shownMessages: the words at their place, the diff unplaced (no "completed != failed" inline)', () => {
+test('shownMessages: the words first, then the diff at the same place (the first is drawn inline)', () => {
   const shown = shownMessages({ message: "status: expected 'failed', got 'completed'", expected: 'failed', actual: 'completed', range: span });
   assert.deepEqual(shown, [
     { text: "status: expected 'failed', got 'completed'", range: span },
-    { text: "status: expected 'failed', got 'completed'", diff: { expected: 'failed', actual: 'completed' } },
+    { text: "status: expected 'failed', got 'completed'", range: span, diff: { expected: 'failed', actual: 'completed' } },
   ]);
   assert.deepEqual(shownMessages({ message: 'timed out', range: span }), [{ text: 'timed out', range: span }]);
 });

@@ -289,12 +289,14 @@ export class Commands implements vscode.Disposable {
     if (!run) {
       return;
     }
+    // "Keep Running" is the dialog's close affordance: no second "Cancel" beside "Cancel Run"
     const confirm = await vscode.window.showWarningMessage(
       `Cancel run ${run.run_id} of ${run.name} (${statusLabel(run.status)})?`,
       { modal: true, detail: 'The run stops before its next step. It cannot be resumed.' },
-      'Cancel Run',
+      { title: 'Cancel Run' },
+      { title: 'Keep Running', isCloseAffordance: true },
     );
-    if (confirm === 'Cancel Run') {
+    if (confirm?.title === 'Cancel Run') {
       await this.send(ServerCommand.cancelRun, [run.run_id]);
     }
   }
