@@ -21,6 +21,7 @@ const { canvasSteps } = require('./canvas');
 const { canvasEditingSteps } = require('./canvas-editing');
 const { completionSteps } = require('./completion-and-fixes');
 const { designTestSteps } = require('./design-tests');
+const { conventionSteps } = require('./conventions');
 const { hermesAgentSteps } = require('./hermes-agent');
 
 const { repo, vsix, codeServerDir, python } = commonOptions();
@@ -248,6 +249,7 @@ async function main() {
     await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
     await canvasEditingSteps({ step, world, wb, page, shot });
     await designTestSteps({ step, repo, world, wb, page, shot });
+    await conventionSteps({ step, repo, world, wb, page, shot });
 
     await step('a settings change applies without a reload: with no agent command a run parks, a typed response completes it', async () => {
       const settingsFile = path.join(world.folder, '.vscode', 'settings.json');
