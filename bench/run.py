@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         print(history.main_only(cfg.out, cfg.smoke, log))
         return 0
     if parsed.only == "workspace":
-        print(workspace_scale.main_only(cfg.out, cfg.smoke, log))
+        print(history.main_only(cfg.out, cfg.smoke, log, workspace_scale, "workspace"))
         return 0
     results = asyncio.run(run(cfg, log))
     print(write_outputs(results, cfg.out))

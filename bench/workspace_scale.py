@@ -186,12 +186,3 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(f"- {target['target']}: {target['value']:.2f}× ({verdict})")
     return "\n".join(lines) + "\n"
 
-
-def main_only(out: Path, smoke: bool, log: Any) -> str:
-    """`python -m bench --only workspace`: this section alone, to workspace.json/WORKSPACE.md."""
-    result = asyncio.run(measure(out, smoke, log))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "workspace.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    text = markdown(result)
-    (out / "WORKSPACE.md").write_text(text, encoding="utf-8")
-    return text
