@@ -102,9 +102,6 @@ class HwfProtocol(LanguageServerProtocol):
         except Exception:  # a junk edit must not take the server down
             log.exception("could not apply a change")
 
-    # --- lifecycle: initialize once, shutdown answered ----------------------------------
-
-    @lsp_method(types.SHUTDOWN)
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         """`$/cancelRequest` for a request already answered is routine (clients cancel
         what they no longer need, often just after the answer left): a debug line, not
@@ -114,6 +111,9 @@ class HwfProtocol(LanguageServerProtocol):
             return
         super()._handle_cancel_notification(msg_id)
 
+    # --- lifecycle: initialize once, shutdown answered ----------------------------------
+
+    @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any):
         """pygls's shutdown, fixed: its own id is taken before the user handler runs (after
         it, `msg_id` may be a later request's) and the other requests are cancelled from a
