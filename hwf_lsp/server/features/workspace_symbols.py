@@ -56,7 +56,7 @@ MAX_FILE_BYTES = 5_000_000
 MAX_RESULTS = 1000
 WALK_TTL_S = 5.0
 WATCH_ID = "hwf-workspace-designs"
-SLICE_S = 0.001
+SLICE_S = 0.0005
 """The longest the first query holds the event loop before other messages are read."""
 PAUSE_S = 0.001
 """The pause after each slice.  A real sleep, not `sleep(0)`: the loop then blocks in
