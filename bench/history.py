@@ -515,11 +515,14 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main_only(out: Path, smoke: bool, log: Any) -> str:
-    """`python -m bench --only history`: this section alone, to history.json/HISTORY.md."""
-    result = asyncio.run(measure(out, smoke, log))
+def main_only(out: Path, smoke: bool, log: Any, section: Any = None, stem: str = "history"
+              ) -> str:
+    """`python -m bench --only <section>`: one section alone (this one by default), to
+    `<stem>.json` and `<STEM>.md` (history.json/HISTORY.md)."""
+    section = section or sys.modules[__name__]
+    result = asyncio.run(section.measure(out, smoke, log))
     out.mkdir(parents=True, exist_ok=True)
-    (out / "history.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    text = markdown(result)
-    (out / "HISTORY.md").write_text(text, encoding="utf-8")
+    (out / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    text = section.markdown(result)
+    (out / f"{stem.upper()}.md").write_text(text, encoding="utf-8")
     return text

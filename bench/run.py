@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import engine, history, profiles, report
+from bench import engine, history, profiles, report, workspace_scale
 from bench.gen import Doc, all_docs, design_with_nodes, write_docs
 from bench.lsp_client import LspError
 from bench.scenarios import (
@@ -295,6 +295,9 @@ async def run(cfg: Config, log: Any = print) -> dict[str, Any]:
     log("run history")
     runs_history = await history.measure(out, cfg.smoke, log)
     phase("history")
+    log("workspace scale")
+    workspace = await workspace_scale.measure(out, cfg.smoke, log)
+    phase("workspace")
 
     results: dict[str, Any] = {
         "meta": {
@@ -314,6 +317,7 @@ async def run(cfg: Config, log: Any = print) -> dict[str, Any]:
         "rss_after_largest": rss,
         "engine": eng,
         "history": runs_history,
+        "workspace": workspace,
     }
     results["ratios"] = report.ratios(rows)
     results["growth"] = report.growth(rows)
@@ -333,6 +337,8 @@ def write_outputs(results: dict[str, Any], out: Path) -> str:
     markdown = report.markdown(results)
     if results.get("history"):
         markdown += history.markdown(results["history"])
+    if results.get("workspace"):
+        markdown += workspace_scale.markdown(results["workspace"])
     (out / "REPORT.md").write_text(markdown, encoding="utf-8")
     return markdown
 
@@ -344,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=0, help="samples per latency (>= 50)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="results directory")
     parser.add_argument("--no-profile", action="store_true", help="skip profiles of misses")
-    parser.add_argument("--only", choices=("history",), help="one section alone")
+    parser.add_argument("--only", choices=("history", "workspace"), help="one section alone")
     parsed = parser.parse_args(argv)
     cfg = config_from(parsed)
 
@@ -353,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if parsed.only == "history":
         print(history.main_only(cfg.out, cfg.smoke, log))
+        return 0
+    if parsed.only == "workspace":
+        print(history.main_only(cfg.out, cfg.smoke, log, workspace_scale, "workspace"))
         return 0
     results = asyncio.run(run(cfg, log))
     print(write_outputs(results, cfg.out))

@@ -89,7 +89,7 @@ def step_line(position: str, fact: dict[str, Any], detail: str) -> str:
     """One step: position in the plan, id, kind, its label (`step_words.step_label`),
     detail, and how long it took when the run recorded it."""
     kind = str(fact.get("type"))
-    took = step_words.duration_text(fact.get("started_at"), fact.get("ended_at"))
+    took = step_words.ran_text(fact)
     line = f"  {position:>4} {fact['id']:<16} {kind:<10} {fact['label']:<14} {detail}"
     return (line.rstrip() + (f"  [{took}]" if took else "")).rstrip()
 

@@ -30,6 +30,7 @@ from hwf_lsp.rules.step_words import (
     WHY_REJECTED_UPSTREAM,
     WHY_SKIPPED_PARENT,
     icon_of,
+    stamp_seconds,
     step_label,
 )
 from hwf_lsp.rules.vocabulary import DEFAULT_APPROVAL_OPTIONS, RUN_STATUSES
@@ -226,6 +227,9 @@ class _Reader:
         if fact["started_at"] is None and in_flight.get("node") == step_id:
             fact["started_at"] = _text(in_flight.get("since"))  # an agent command at work
         fact["ended_at"] = _text(record.get("ended_at"))
+        waited = self._waited(step_id, fact["ended_at"])
+        if waited:
+            fact["waited_s"] = waited
         if rerun is not None:
             fact["rerun"] = rerun
         fact["icon"] = icon_of(fact["status"])
@@ -303,6 +307,25 @@ class _Reader:
                 if isinstance(entry, dict) and entry.get("node") == step_id
                 and entry.get("event") in ("attempt-failed", "failed")]
 
+    def _waited(self, step_id: str, ended_at: str | None) -> float | None:
+        """Seconds the step sat parked (for an agent's response or an approval) before it
+        went on: from each `parked` log entry to the step's next entry (or its end).  Not
+        the time it ran: "done (1 min 15 s)" for an echo that parked is wrong (issue 47)."""
+        waited, parked = 0.0, None
+        for entry in _list(self.state.get("log")):
+            if not isinstance(entry, dict) or entry.get("node") != step_id:
+                continue
+            at = stamp_seconds(entry.get("at"))
+            if entry.get("event") == "parked":
+                parked = at if parked is None else parked
+            elif parked is not None and at is not None:
+                waited += max(0.0, at - parked)
+                parked = None
+        end = stamp_seconds(ended_at)
+        if parked is not None and end is not None:
+            waited += max(0.0, end - parked)
+        return waited or None
+
     def _log_detail(self, step_id: str, event: str) -> str | None:
         for entry in reversed(_list(self.state.get("log"))):
             if isinstance(entry, dict) and entry.get("node") == step_id \
@@ -321,7 +344,8 @@ def step_facts(state: dict[str, Any], design: Any = None) -> list[dict[str, Any]
     false because it read a field of text: what it read and what that cost), `waiting_for` (`agent` or
     `approval`), `since` and `escalated` (waiting), `error` (failed: the run's error;
     not delivered: the receipt's), `target` (a delivery's), `base_run` (reused),
-    `attempts` (`[{error, at}]`, the failed attempts, whatever the status) and `rerun`
+    `attempts` (`[{error, at}]`, the failed attempts, whatever the status), `waited_s`
+    (seconds it sat parked, when it did: its running time is the rest) and `rerun`
     (a run from here).  `design` plans a run without a snapshot (`plan_of`)."""
     if not isinstance(state, dict):
         return []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hwf_lsp.rules.run_facts import plan_of, step_facts, step_record
-from hwf_lsp.rules.step_words import duration_text
+from hwf_lsp.rules.step_words import duration_text, seconds_text
 
 
 def step_detail(state: dict[str, Any], node_id: str, design: Any = None) -> dict[str, Any]:
@@ -42,7 +42,9 @@ def step_detail(state: dict[str, Any], node_id: str, design: Any = None) -> dict
         "context": context if isinstance(context, str) else None,
         "has_output": node_id in outputs,
         "output": outputs.get(node_id),
-        "duration": duration_text(fact.get("started_at"), fact.get("ended_at")),
+        "duration": duration_text(fact.get("started_at"), fact.get("ended_at"),
+                                  fact.get("waited_s")),
+        "waited": seconds_text(fact["waited_s"]) if fact.get("waited_s") else None,
         "deliveries": [r for r in deliveries if isinstance(r, dict) and r.get("node") == node_id],
         "log": [e for e in log if isinstance(e, dict) and e.get("node") == node_id],
     }

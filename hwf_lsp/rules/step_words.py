@@ -101,7 +101,8 @@ def progress_text(finished: Any, total: Any) -> str:
     return f"{finished}/{total}"
 
 
-def _seconds(stamp: Any) -> float | None:
+def stamp_seconds(stamp: Any) -> float | None:
+    """An ISO stamp of a run file (`…Z` or an offset) as epoch seconds; None if it is not one."""
     if not isinstance(stamp, str):
         return None
     try:
@@ -110,12 +111,8 @@ def _seconds(stamp: Any) -> float | None:
         return None
 
 
-def duration_text(started_at: Any, ended_at: Any) -> str | None:
-    """How long a step took, e.g. `0.25 s`, `3 min 5 s`; None without both times."""
-    start, end = _seconds(started_at), _seconds(ended_at)
-    if start is None or end is None or end < start:
-        return None
-    seconds = end - start
+def seconds_text(seconds: float) -> str:
+    """A span of time as people read it: `0.25 s`, `12 s`, `3 min 5 s`, `2 h 5 min`."""
     if seconds < 60:
         return f"{seconds:.2f} s" if seconds < 10 else f"{seconds:.0f} s"
     minutes, rest = divmod(int(round(seconds)), 60)
@@ -124,15 +121,39 @@ def duration_text(started_at: Any, ended_at: Any) -> str | None:
     return f"{minutes // 60} h {minutes % 60} min"
 
 
+def duration_text(started_at: Any, ended_at: Any, waited_s: Any = None) -> str | None:
+    """How long a step ran, e.g. `0.25 s`, `3 min 5 s`: from start to end less the time
+    it sat parked (`waited_s` of its facts); None without both times."""
+    start, end = stamp_seconds(started_at), stamp_seconds(ended_at)
+    if start is None or end is None or end < start:
+        return None
+    waited = waited_s if isinstance(waited_s, (int, float)) and waited_s > 0 else 0.0
+    return seconds_text(max(0.0, end - start - waited))
+
+
+def ran_text(fact: dict[str, Any]) -> str | None:
+    """How long the step of `fact` ran, and how long it waited when it did:
+    `0.02 s (waited 1 min 15 s)`; None when the run did not record both times."""
+    took = duration_text(fact.get("started_at"), fact.get("ended_at"), fact.get("waited_s"))
+    waited = fact.get("waited_s")
+    if took and isinstance(waited, (int, float)) and waited > 0:
+        return f"{took} (waited {seconds_text(waited)})"
+    return took
+
+
 def times_text(fact: dict[str, Any]) -> str | None:
-    """When a step ran: `started … ended … (duration)`, as far as the run recorded it."""
+    """When a step ran: `started … ended … (ran …, waited …)`, as far as the run recorded it."""
     started, ended = fact.get("started_at"), fact.get("ended_at")
     if not started:
         return None
     if not ended:
         return f"started {started}"
-    took = duration_text(started, ended)
-    return f"started {started}, ended {ended}" + (f" ({took})" if took else "")
+    took = duration_text(started, ended, fact.get("waited_s"))
+    waited = fact.get("waited_s")
+    parts = [f"ran {took}"] if took else []
+    if isinstance(waited, (int, float)) and waited > 0:
+        parts.append(f"waited {seconds_text(waited)}")
+    return f"started {started}, ended {ended}" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def debug_edits(state: Any) -> list[dict[str, Any]] | None:

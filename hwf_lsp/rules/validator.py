@@ -107,6 +107,8 @@ class GraphContext:
     """find_cycle(nodes, include_self_loops=False)."""
     cycle_index: int | None = None
     """The node that carries the acyclic defect: first_index of cycle[0]."""
+    trigger_id: str | None = None
+    """The usable id of nodes[triggers[0]]: a second trigger's message names it."""
 
     def __post_init__(self) -> None:
         if self.cycle is not None and self.cycle_index is None:
@@ -132,8 +134,10 @@ def trigger_indexes(nodes: list) -> list[int]:
 def graph_context(nodes: list) -> GraphContext:
     """The context of a `nodes` list that passed the shape check."""
     first_index, kind_of = first_uses(nodes)
-    return GraphContext(first_index, kind_of, trigger_indexes(nodes),
-                        find_cycle(nodes, include_self_loops=False))
+    triggers = trigger_indexes(nodes)
+    return GraphContext(first_index, kind_of, triggers,
+                        find_cycle(nodes, include_self_loops=False),
+                        trigger_id=usable_id(nodes[triggers[0]]) if triggers else None)
 
 
 NO_TRIGGER = Defect("one-trigger", "a design needs exactly one trigger node; it has none", None,
@@ -151,8 +155,8 @@ def node_defects(node: Any, index: int, context: GraphContext) -> list[Defect]:
         return [Defect("graph-shape", f"node {index} must be an object, got {show(node)}",
                        None, None, index)]
     check = _Checker(node, index, usable_id(node))
-    _check_identity(check, context.first_index)
-    _check_type(check, context.triggers)
+    _check_identity(check, context.first_index, context.kind_of)
+    _check_type(check, context.triggers, context.trigger_id)
     kind_of = context.kind_of
     _check_after(check, kind_of)
     if index == context.cycle_index:
@@ -207,7 +211,8 @@ def shape_defect(graph: Any) -> Defect | None:
     return None
 
 
-def _check_identity(check: _Checker, first_index: dict[str, int]) -> None:
+def _check_identity(check: _Checker, first_index: dict[str, int],
+                    kind_of: dict[str, Any]) -> None:
     if "id" not in check.node:
         check.defect("identity", "id", "node has no id; every node needs a unique, non-empty "
                      "string id")
@@ -218,8 +223,10 @@ def _check_identity(check: _Checker, first_index: dict[str, int]) -> None:
     elif not ident.strip():
         check.defect("identity", "id", "id is empty; every node needs a non-empty id")
     elif first_index[ident] != check.index:
-        check.defect("identity", "id", f"duplicate id {show(ident)}: node "
-                     f"{first_index[ident]} already uses it")
+        kind = kind_of.get(ident)
+        earlier = f"an earlier {kind} node" if isinstance(kind, str) and kind in KINDS else \
+            "an earlier node"
+        check.defect("identity", "id", f"duplicate id {show(ident)}: {earlier} already uses it")
 
 
 def _closing_entry(node: dict, cycle: list[str]) -> int | None:
@@ -237,7 +244,7 @@ def _closing_entry(node: dict, cycle: list[str]) -> int | None:
     return None
 
 
-def _check_type(check: _Checker, triggers: list[int]) -> None:
+def _check_type(check: _Checker, triggers: list[int], trigger_id: str | None = None) -> None:
     if "type" not in check.node:
         check.defect("known-kind", "type", f"node has no type; expected one of {_KIND_LIST}")
         return
@@ -247,8 +254,9 @@ def _check_type(check: _Checker, triggers: list[int]) -> None:
         check.defect("known-kind", "type", f"unknown type {show(kind)}{hint}; expected one "
                      f"of {_KIND_LIST}")
     elif kind == TRIGGER and triggers[0] != check.index:
-        check.defect("one-trigger", "type", f"a second trigger: node {triggers[0]} is already "
-                     "the trigger, and a design has exactly one")
+        first = show(trigger_id) if trigger_id is not None else f"node {triggers[0]}"
+        check.defect("one-trigger", "type", f"a second trigger: {first} is already the "
+                     "trigger, and a design has exactly one")
 
 
 def _kind_hint(kind: str) -> str:

@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     logging.basicConfig(level=level, handlers=[handler],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.captureWarnings(True)  # a Python warning framed like every other line
 
     gc.disable()
     from hwf_lsp.server.server import build_server

@@ -102,6 +102,15 @@ class HwfProtocol(LanguageServerProtocol):
         except Exception:  # a junk edit must not take the server down
             log.exception("could not apply a change")
 
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """`$/cancelRequest` for a request already answered is routine (clients cancel
+        what they no longer need, often just after the answer left): a debug line, not
+        pygls's warning (issue 47)."""
+        if msg_id not in self._request_futures:
+            log.debug("cancel of request %s, already answered", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
+
     # --- lifecycle: initialize once, shutdown answered ----------------------------------
 
     @lsp_method(types.SHUTDOWN)

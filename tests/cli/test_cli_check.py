@@ -145,7 +145,7 @@ def test_text_format_lines(hwf):
     lines = hwf("check", BROKEN).stdout.splitlines()
     assert len(lines) == 20
     assert lines[0] == ("examples/broken.hwf.json:5:36: error[one-trigger] a second trigger: "
-                        "node 0 is already the trigger, and a design has exactly one")
+                        "\"start\" is already the trigger, and a design has exactly one")
     assert sum(" warning[" in x for x in lines) == 3
 
 

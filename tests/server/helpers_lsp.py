@@ -218,3 +218,12 @@ def apply_edits(text: str, edits: list[types.TextEdit], encoding: str) -> str:
     for start, end, new in spans:
         text = text[:start] + new + text[end:]
     return text
+
+
+def edits_of(edit: types.WorkspaceEdit, uri: str) -> list[types.TextEdit]:
+    """The edits of one document in a WorkspaceEdit, `changes` or `documentChanges`."""
+    if edit.changes is not None:
+        return list(edit.changes.get(uri, []))
+    return [e for change in edit.document_changes or []
+            if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == uri
+            for e in change.edits]

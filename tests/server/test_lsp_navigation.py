@@ -8,6 +8,7 @@ from helpers_lsp import (
     apply_edits,
     as_tuple,
     design_uri,
+    edits_of,
     eventually,
     marked,
     open_doc,
@@ -72,7 +73,7 @@ async def test_references_and_rename(client):
     edit = await client.text_document_rename_async(types.RenameParams(
         text_document=doc_id(uri), position=at(text, spans[2][0] + 1, client.encoding),
         new_name="check"))
-    edits = edit.changes[uri]
+    edits = edits_of(edit, uri)
     assert len(edits) == 6
     renamed = apply_edits(text, edits, client.encoding)
     expected, _ = marked(SOURCE.replace("«review»", "check"))

@@ -49,8 +49,8 @@ def test_each_folder_is_walked_once(tmp_path, monkeypatch) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "a.hwf.json").write_text(design("a", "one"))
     walks = []
-    real = ws.walk_designs
-    monkeypatch.setattr(ws, "walk_designs", lambda root, m, *a: walks.append(root) or real(
+    real = ws.walk_steps
+    monkeypatch.setattr(ws, "walk_steps", lambda root, m, *a: walks.append(root) or real(
         root, m, *a))
     designs = WorkspaceDesigns()
     designs.watched = True

@@ -22,6 +22,7 @@ const { canvasEditingSteps } = require('./canvas-editing');
 const { completionSteps } = require('./completion-and-fixes');
 const { debuggerSteps } = require('./debugger');
 const { designTestSteps } = require('./design-tests');
+const { conventionSteps } = require('./conventions');
 const { hermesAgentSteps } = require('./hermes-agent');
 const { whileWrongSteps } = require('./while-wrong');
 
@@ -251,6 +252,7 @@ async function main() {
     await canvasEditingSteps({ step, world, wb, page, shot });
     await designTestSteps({ step, repo, world, wb, page, shot });
     await debuggerSteps({ step, repo, world, wb, page, shot, runFiles });
+    await conventionSteps({ step, repo, world, wb, page, shot });
 
     await step('a settings change applies without a reload: with no agent command a run parks, a typed response completes it', async () => {
       const settingsFile = path.join(world.folder, '.vscode', 'settings.json');

@@ -6,6 +6,10 @@ the trigger, each step's state (opening the step's detail, `hwf.showStep`), "Ans
 on a waiting approval, "Respond…" on a waiting agent step and "↻ Retry from here" on
 the step a run failed at.  Each lens carries the arguments of its command (docs/commands.md).
 The runs watcher sends workspace/codeLens/refresh when a run changes.
+
+A design with errors cannot run (the runner refuses it): instead of run actions on every
+node it gets one lens at its top saying why (a title without a command, drawn as text),
+and keeps the lenses of its newest run (issue 47).
 """
 
 from __future__ import annotations
@@ -37,6 +41,20 @@ FROM_HERE_TITLE = "▶ Run from here"
 ANSWER_TITLE = "Answer…"
 RESPOND_TITLE = "Respond…"
 RETRY_TITLE = "↻ Retry from here"
+RUN_ACTIONS = frozenset({START_RUN, RUN_FROM_HERE})
+
+
+def not_runnable_title(errors: int) -> str:
+    return f"⚠ Cannot run: {errors} error{'s' if errors != 1 else ''} to fix first (Problems)"
+
+
+def runnable_specs(specs: list[tuple[int, str, str, list[Any]]], errors: int
+                   ) -> list[tuple[int, str, str, list[Any]]]:
+    """`specs` for a design with `errors`: without run actions, and one lens saying why."""
+    if not errors:
+        return specs
+    return [(0, not_runnable_title(errors), "", []),
+            *(spec for spec in specs if spec[2] not in RUN_ACTIONS)]
 
 
 def lens_specs(design: Any, uri: str, run: Any) -> list[tuple[int, str, str, list[Any]]]:
@@ -90,8 +108,9 @@ def register(server: HwfServer) -> None:
         if at is None:
             return []
         lenses = []
-        for offset, title, command, arguments in lens_specs(
-                at.design, at.uri, at.analysis.run):
+        errors = sum(1 for f in at.analysis.findings if f.severity == "error")
+        for offset, title, command, arguments in runnable_specs(lens_specs(
+                at.design, at.uri, at.analysis.run), errors):
             lenses.append(types.CodeLens(
                 range=convert.to_range(at.lines, offset, offset, at.encoding),
                 command=types.Command(title=title, command=command, arguments=arguments)))

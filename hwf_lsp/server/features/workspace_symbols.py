@@ -6,8 +6,11 @@ and dependency trees, and only regular files of at most MAX_FILE_BYTES are read 
 design-named FIFO or a link to /dev/zero is skipped, never opened).  Each file's
 symbols, with their ranges already in the negotiated encoding, are kept by mtime and
 size; the file's text is not.  The folders are kept current by
-`workspace/didChangeWatchedFiles`, registered when the client can; without it a
-folder is walked again when WALK_TTL_S old and each file stat'ed per query.
+`workspace/didChangeWatchedFiles` for the design globs and design test files (never every
+JSON file), registered when the client can; without it a folder is walked again when
+WALK_TTL_S old and each file stat'ed per query.  The first query of a large workspace
+reads every design in slices of SLICE_S, answering other messages in between: a keystroke
+is never held behind it (issue 47).
 
 A query is matched against all names at once: one regex over the names joined one per
 line (case-insensitive subsequence, as `analysis.symbols.matches_query`), so it takes
@@ -22,7 +25,9 @@ import logging
 import os
 import re
 import stat as stat_mod
+import sys
 import time
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +37,7 @@ from lsprotocol import types
 from hwf_lsp.analysis.symbols import Symbol, document_symbols, matches_query
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
+from hwf_lsp.rules.design_test_check import TEST_FILE_SUFFIX
 from hwf_lsp.server.documents import design_matcher, uri_to_path
 from hwf_lsp.server.features.document_symbols import symbol_kind
 from hwf_lsp.server.guard import guarded
@@ -50,7 +56,18 @@ MAX_FILE_BYTES = 5_000_000
 MAX_RESULTS = 1000
 WALK_TTL_S = 5.0
 WATCH_ID = "hwf-workspace-designs"
-WATCH_GLOB = "**/*.json"
+SLICE_S = 0.0005
+"""The longest the first query holds the event loop before other messages are read."""
+PAUSE_S = 0.001
+"""The pause after each slice.  A real sleep, not `sleep(0)`: the loop then blocks in
+select and lets go of the GIL long enough for pygls's stdin reader thread to take it and
+hand over the next message (a zero sleep gives it back at once, and the reader waits for
+Python's 5 ms switch interval at each of its reads)."""
+SWITCH_S = 0.0002
+"""Python's thread switch interval while a query reads files: a message that arrives
+mid-slice is read by the reader thread within this, not 5 ms."""
+NAMES_SLICE = 200
+TEST_FILE_GLOB = "**/*" + TEST_FILE_SUFFIX
 
 Span = tuple[int, int, int, int]
 """(start line, start character, end line, end character) in one encoding."""
@@ -78,6 +95,14 @@ def _spans(text: str, symbols: list[Symbol], encoding: str,
 def walk_designs(root: str, matches, limit: int = MAX_FILES) -> set[str]:
     """Design files under `root` (one scandir per directory, no stat per file)."""
     found: set[str] = set()
+    for _ in walk_steps(root, matches, found, limit):
+        pass
+    return found
+
+
+def walk_steps(root: str, matches, found: set[str], limit: int = MAX_FILES
+               ) -> Generator[None, None, None]:
+    """`walk_designs` adding to `found`, yielding after each directory."""
     stack = [root]
     while stack and len(found) < limit:
         current = stack.pop()
@@ -96,7 +121,7 @@ def walk_designs(root: str, matches, limit: int = MAX_FILES) -> set[str]:
                         found.add(entry.path)
         except OSError:
             continue
-    return found
+        yield
 
 
 def distinct_roots(folder_uris: tuple[str, ...]) -> list[str]:
@@ -128,6 +153,17 @@ class WorkspaceDesigns:
     # --- which files ------------------------------------------------------------------
 
     def files(self, folder_uris: tuple[str, ...], globs: tuple[str, ...]) -> set[str]:
+        steps = self.files_steps(folder_uris, globs)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+
+    def files_steps(self, folder_uris: tuple[str, ...], globs: tuple[str, ...]
+                    ) -> Generator[None, None, set[str]]:
+        """The design files of the folders (walked when new or, unwatched, old), yielding
+        after each directory walked."""
         key = (folder_uris, globs)
         if key != self._key:
             self._key = key
@@ -139,7 +175,9 @@ class WorkspaceDesigns:
         for root in distinct_roots(folder_uris):
             walked = self.folders.get(root)
             if walked is None or (not self.watched and now - walked[0] > WALK_TTL_S):
-                walked = (now, walk_designs(root, matches))
+                files: set[str] = set()
+                yield from walk_steps(root, matches, files)
+                walked = (now, files)
                 self.folders[root] = walked
                 self._names = None
             found |= walked[1]
@@ -186,22 +224,29 @@ class WorkspaceDesigns:
         self._names = None
         return entry
 
-    def _name_table(self, paths: list[str]) -> tuple[str, list[int], list[tuple[str, int]]]:
-        if self._names is None:
-            lines: list[str] = []
-            owners: list[tuple[str, int]] = []
-            for path in paths:
-                entry = self.entries.get(path)
-                if entry is None:
-                    continue
-                for index, (name, _, _) in enumerate(entry.symbols):
-                    lines.append(name.lower().replace("\n", " "))
-                    owners.append((path, index))
-            starts, at = [], 0
-            for line in lines:
+    def _build_names(self, paths: list[str]) -> Generator[None, None, None]:
+        """All names, one per line, with their owners; yields every NAMES_SLICE files."""
+        lines: list[str] = []
+        owners: list[tuple[str, int]] = []
+        starts: list[int] = []
+        at = 0
+        for count, path in enumerate(paths, 1):
+            entry = self.entries.get(path)
+            for index, (name, _, _) in enumerate(entry.symbols if entry else ()):
+                line = name.lower().replace("\n", " ")
+                lines.append(line)
+                owners.append((path, index))
                 starts.append(at)
                 at += len(line) + 1
-            self._names = ("\n".join(lines), starts, owners)
+            if count % NAMES_SLICE == 0:
+                yield
+        self._names = ("\n".join(lines), starts, owners)
+
+    def _name_table(self, paths: list[str]) -> tuple[str, list[int], list[tuple[str, int]]]:
+        if self._names is None:
+            for _ in self._build_names(paths):
+                pass
+        assert self._names is not None
         return self._names
 
     def search(self, paths: list[str], query: str, limit: int
@@ -219,7 +264,10 @@ class WorkspaceDesigns:
         found = []
         for hit in hits:
             path, index = owners[hit]
-            found.append((path, self.entries[path], index))
+            entry = self.entries.get(path)
+            if entry is None or index >= len(entry.symbols):
+                continue  # changed while the table was built: the next query has it
+            found.append((path, entry, index))
             if len(found) >= limit:
                 break
         return found
@@ -228,13 +276,50 @@ class WorkspaceDesigns:
               query: str, limit: int) -> list[tuple[str, _Entry, int]]:
         """The matching symbols of the design files (each read when new or changed; with
         file events and nothing changed, no file is even stat'ed)."""
-        paths = self.files(folder_uris, globs)
+        steps = self.query_steps(folder_uris, globs, encoding, query, limit)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+
+    def query_steps(self, folder_uris: tuple[str, ...], globs: tuple[str, ...], encoding: str,
+                    query: str, limit: int
+                    ) -> Generator[None, None, list[tuple[str, _Entry, int]]]:
+        """`query` cut into steps: it yields after each file read and each slice of the
+        name table, so a caller can answer other messages in between (`query_sliced`)."""
+        paths = yield from self.files_steps(folder_uris, globs)
         if self._names is None or not self.watched or self._encoding != encoding:
             self._encoding = encoding
             self._paths = sorted(paths)
             for path in self._paths:
                 self.entry(path, encoding)
+                yield
+        if self._names is None:
+            yield from self._build_names(self._paths)
         return self.search(self._paths, query, limit)
+
+    async def query_sliced(self, folder_uris: tuple[str, ...], globs: tuple[str, ...],
+                           encoding: str, query: str, limit: int
+                           ) -> list[tuple[str, _Entry, int]]:
+        """`query` without holding the event loop more than SLICE_S at a time: the first
+        query of a large workspace reads thousands of files while keystrokes are answered
+        (issue 47)."""
+        steps = self.query_steps(folder_uris, globs, encoding, query, limit)
+        started = time.perf_counter()
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_S))
+        try:
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    return done.value
+                if time.perf_counter() - started > SLICE_S:
+                    await asyncio.sleep(PAUSE_S)
+                    started = time.perf_counter()
+        finally:
+            sys.setswitchinterval(switch)
 
 
 def _lines_of(matches, starts: list[int]):
@@ -256,9 +341,16 @@ def _symbol(uri: str, design: str | None, name: str, kind: types.SymbolKind,
             end=types.Position(line=span[2], character=span[3]))))
 
 
+def watch_globs(design_globs: tuple[str, ...]) -> list[str]:
+    """What the server asks the client to watch: the designs' globs and the design test
+    files, never every JSON file of the workspace (issue 47)."""
+    return list(dict.fromkeys([*design_globs, TEST_FILE_GLOB]))
+
+
 def _watch_files(server: HwfServer, designs: WorkspaceDesigns) -> None:
-    """Ask the client to send didChangeWatchedFiles for JSON files (when it can): the
-    folder cache then stays current without walking."""
+    """Ask the client to send didChangeWatchedFiles for designs and design test files
+    (when it can): the folder cache then stays current without walking.  The globs are
+    the settings' at start; the extension restarts the server when they change."""
     caps = server.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps is not None else None
     if watched is None or not watched.dynamic_registration:
@@ -270,7 +362,8 @@ def _watch_files(server: HwfServer, designs: WorkspaceDesigns) -> None:
                 registrations=[types.Registration(
                     id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                     register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                        watchers=[types.FileSystemWatcher(glob_pattern=WATCH_GLOB)]))]))
+                        watchers=[types.FileSystemWatcher(glob_pattern=glob)
+                                  for glob in watch_globs(server.settings.design_globs)]))]))
         except Exception as exc:  # noqa: BLE001 - then the folders are walked again
             log.info("the client did not take the file watcher: %s", exc)
             return
@@ -302,7 +395,7 @@ def register(server: HwfServer) -> None:
 
     @server.feature(types.WORKSPACE_SYMBOL)
     @guarded(default=list)
-    def workspace_symbol(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    async def workspace_symbol(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         encoding = server.encoding
         query = params.query or ""
         results: list[types.SymbolInformation] = []
@@ -318,8 +411,9 @@ def register(server: HwfServer) -> None:
             for name, kind, span in _spans(analysis.text, symbols, encoding, analysis.lines):
                 results.append(_symbol(uri, design, name, kind, span))
         uris: dict[str, str] = {}
-        for path, entry, index in designs.query(server.folder_uris(), server.settings.design_globs,
-                                                encoding, query, MAX_RESULTS + len(seen) * 64):
+        found = await designs.query_sliced(server.folder_uris(), server.settings.design_globs,
+                                           encoding, query, MAX_RESULTS + len(seen) * 64)
+        for path, entry, index in found:
             if len(results) >= MAX_RESULTS:
                 break
             if os.path.normpath(path) in seen:

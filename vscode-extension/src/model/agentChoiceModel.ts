@@ -106,7 +106,7 @@ export function agentChoiceItems(hermes: string | undefined, command: readonly s
     choice: 'other',
     label: '$(terminal) Another command…',
     description: mark('other', current === 'other' ? command.join(' ') : 'hwf.agent.command'),
-    detail: 'Opens the hwf.agent.command setting (argv: JSON request on stdin, result on stdout)',
+    detail: 'Type the command (it gets a JSON request on stdin and answers on stdout)',
   });
   return items;
 }

@@ -4,6 +4,7 @@
  * previews only, the run file. Pure: no VS Code API, so it is unit tested with node's
  * test runner and reused by the Runs view and the status bar.
  */
+import { exactTime, localTime, secondsText } from './timeWords';
 
 export type RunStatus =
   | 'running'
@@ -156,6 +157,8 @@ export interface StepSummary {
   label?: string;
   started_at?: string | null;
   ended_at?: string | null;
+  /** Seconds the step sat parked (an agent's response, an approval): not part of the time it ran. */
+  waited_s?: number | null;
   /** answered: the choice; rejected: reject. */
   answer?: unknown;
   /** skipped: false condition, skipped parent or rejected upstream; `detail` the runner's words. */
@@ -233,36 +236,45 @@ function detailOf(value: unknown): string {
   return text.length > DETAIL_LENGTH ? `${text.slice(0, DETAIL_LENGTH - 1)}…` : text;
 }
 
-/** How long from `start` to `end` (ISO stamps): `0.25 s`, `3 min 5 s`; '' when unknown. */
-export function durationOf(start: string | null | undefined, end: string | null | undefined): string {
+/** How long from `start` to `end` (ISO stamps) less `waited` seconds: `0.25 s`, `3 min 5 s`; '' when unknown. */
+export function durationOf(start: string | null | undefined, end: string | null | undefined, waited?: number | null): string {
   const from = start ? Date.parse(start) : NaN;
   const to = end ? Date.parse(end) : NaN;
   if (Number.isNaN(from) || Number.isNaN(to) || to < from) {
     return '';
   }
-  const seconds = (to - from) / 1000;
-  if (seconds < 60) {
-    return seconds < 10 ? `${seconds.toFixed(2)} s` : `${Math.round(seconds)} s`;
-  }
-  const total = Math.round(seconds);
-  const minutes = Math.floor(total / 60);
-  return minutes < 60 ? `${minutes} min ${total % 60} s` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  const less = typeof waited === 'number' && waited > 0 ? waited : 0;
+  return secondsText(Math.max(0, (to - from) / 1000 - less));
 }
 
-/** When a step ran, as the server's facts say: `started …, ended … (took …)`. */
-export function timesOf(step: StepSummary): string {
+function waitedOf(step: StepSummary): string {
+  return typeof step.waited_s === 'number' && step.waited_s > 0 ? secondsText(step.waited_s) : '';
+}
+
+/** When a step ran, in local time: `started 18:56:10, ended 18:57:25 (ran 0.50 s, waited 1 min 15 s)`. */
+export function timesOf(step: StepSummary, now: number = Date.now()): string {
   if (!step.started_at) {
     return '';
   }
   if (!step.ended_at) {
-    return `started ${step.started_at}`;
+    return `started ${localTime(step.started_at, now)}`;
   }
-  const took = durationOf(step.started_at, step.ended_at);
-  return `started ${step.started_at}, ended ${step.ended_at}${took ? ` (took ${took})` : ''}`;
+  const ran = durationOf(step.started_at, step.ended_at, step.waited_s);
+  const said = [ran ? `ran ${ran}` : '', waitedOf(step) ? `waited ${waitedOf(step)}` : ''].filter(Boolean).join(', ');
+  return `started ${localTime(step.started_at, now)}, ended ${localTime(step.ended_at, now)}${said ? ` (${said})` : ''}`;
+}
+
+/** Since when a step waits: `since 18:56:10 (3 min ago)`, or '' without a time. */
+function sinceOf(step: StepSummary, now: number): string {
+  if (!step.since) {
+    return '';
+  }
+  const notes = [ageOf(step.since, now), step.escalated ? 'escalated' : ''].filter(Boolean).join(', ');
+  return `since ${localTime(step.since, now)}${notes ? ` (${notes})` : ''}`;
 }
 
 /** What the facts say beside the label: the error, why it skipped, what it waits for. */
-function factText(step: StepSummary, summary: RunSummary): string {
+function factText(step: StepSummary, summary: RunSummary, now: number): string {
   const state = stateOf(step);
   switch (state) {
     case 'not delivered':
@@ -274,10 +286,9 @@ function factText(step: StepSummary, summary: RunSummary): string {
     case 'rejected':
       return step.detail ?? 'rejected';
     case 'waiting': {
-      const what = step.waiting_for === 'approval'
-        ? `waiting for an answer: ${summary.pending?.question ?? ''}`.trim()
-        : 'waiting for an agent response';
-      return `${what}${step.since ? ` (since ${step.since}${step.escalated ? ', escalated' : ''})` : ''}`;
+      // the label already says "⏸ waiting for approval" / "for an agent": the question and since when
+      const question = step.waiting_for === 'approval' ? summary.pending?.question ?? '' : '';
+      return [question, sinceOf(step, now)].filter(Boolean).join(' · ') || 'waiting';
     }
     case 'answered':
       return `answered ${previewOf(step.answer)}`;
@@ -295,7 +306,7 @@ function factText(step: StepSummary, summary: RunSummary): string {
  * reasons, errors and times are the server's (`summary.step_states`, the engine's run
  * facts); the run file only adds previews of outputs. Nothing here works a state out.
  */
-export function stepsOfRun(runFile: unknown, summary: RunSummary): StepInfo[] {
+export function stepsOfRun(runFile: unknown, summary: RunSummary, now: number = Date.now()): StepInfo[] {
   const file = isObject(runFile) ? runFile : {};
   const outputs = isObject(file.outputs) ? file.outputs : {};
   const has = (id: string) => Object.prototype.hasOwnProperty.call(outputs, id);
@@ -310,8 +321,8 @@ export function stepsOfRun(runFile: unknown, summary: RunSummary): StepInfo[] {
       title: typeof step.title === 'string' ? step.title : undefined,
       state,
       label: typeof step.label === 'string' ? step.label : state,
-      times: timesOf(step),
-      duration: durationOf(step.started_at, step.ended_at),
+      times: timesOf(step, now),
+      duration: durationOf(step.started_at, step.ended_at, step.waited_s),
       attempts,
     };
     const output = has(step.id) ? { preview: previewOf(outputs[step.id]), detail: detailOf(outputs[step.id]) } : undefined;
@@ -319,7 +330,7 @@ export function stepsOfRun(runFile: unknown, summary: RunSummary): StepInfo[] {
       const from = state === 'reused' ? `reused from ${summary.base_run ?? 'the base run'}: ` : '';
       return { ...info, preview: `${from}${output.preview}`, detail: output.detail };
     }
-    const text = factText(step, summary);
+    const text = factText(step, summary, now);
     const detail = state === 'waiting' ? detailOf(summary.pending?.question ?? summary.pending?.prompt ?? '') : output?.detail ?? text;
     return { ...info, preview: text, detail };
   });
@@ -555,9 +566,13 @@ export function stepDetailMarkdown(detail: StepDetail): string {
     lines.push('', why.map(text).join(' — '));
   }
   if (step.waiting_for) {
-    lines.push('', `Waiting for ${step.waiting_for === 'approval' ? 'approval' : 'an agent'} since ${text(step.since ?? '?')}${step.escalated ? ' (escalated)' : ''}`);
+    lines.push('', `Waiting for ${step.waiting_for === 'approval' ? 'approval' : 'an agent'} since ${step.since ? `${text(exactTime(step.since))}, ${text(ageOf(step.since))}` : '?'}${step.escalated ? ' (escalated)' : ''}`);
   }
-  lines.push('', '## Times', '', `- started: ${text(step.started_at ?? '—')}`, `- ended: ${text(step.ended_at ?? '—')}`, `- took: ${detail.duration ?? '—'}`);
+  const at = (stamp: string | null | undefined) => (stamp ? text(exactTime(stamp)) : '—');
+  lines.push('', '## Times', '', `- started: ${at(step.started_at)}`, `- ended: ${at(step.ended_at)}`, `- ran: ${detail.duration ?? '—'}`);
+  if (waitedOf(step)) {
+    lines.push(`- waited: ${waitedOf(step)}`);
+  }
   const attempts = Array.isArray(step.attempts) ? step.attempts.filter(isObject) : [];
   lines.push('', `## Failed attempts (${attempts.length})`);
   attempts.forEach((a, i) => lines.push('', `${i + 1}. ${a.at ? `at ${text(a.at)}: ` : ''}${text(a.error ?? '')}`));

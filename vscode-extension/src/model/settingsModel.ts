@@ -77,19 +77,30 @@ export function settingsSection(settings: ServerSettings, section: string | unde
   return value ?? null;
 }
 
-/** The document selector for design files: JSON and JSONC, on disk, matching a glob. */
+/**
+ * The designs' own language id (docs/decisions.md, "Designs have a language of their
+ * own"): the server's formatter and outline are then the only ones a design has, and
+ * VS Code's JSON features keep every other JSON file to themselves.
+ */
+export const DESIGN_LANGUAGE = 'hermes-workflow';
+/** The design test files' language id (`*.hwf-test.json`), for the same reason. */
+export const TEST_FILE_LANGUAGE = 'hermes-workflow-test';
+/** The languages a file matching the globs may have been opened in before it is given its own. */
+export const JSON_LANGUAGES: readonly string[] = ['json', 'jsonc'];
+export const TEST_FILE_PATTERN = '**/*.hwf-test.json';
+
+/** The document selector for design files: the designs' language, on disk, matching a glob. */
 export function designSelector(globs: readonly string[]): DesignFilter[] {
-  const selector: DesignFilter[] = [];
-  for (const pattern of globs) {
-    for (const language of ['json', 'jsonc']) {
-      selector.push({ language, scheme: 'file', pattern });
-    }
-  }
-  return selector;
+  return globs.map((pattern) => ({ language: DESIGN_LANGUAGE, scheme: 'file', pattern }));
+}
+
+/** JSON files matching the globs: the designs still to be given their own language. */
+export function jsonDesignSelector(globs: readonly string[]): DesignFilter[] {
+  return globs.flatMap((pattern) => JSON_LANGUAGES.map((language) => ({ language, scheme: 'file', pattern })));
 }
 
 /** Design test files (`*.hwf-test.json`, contract 7): their name, not a setting, says so. */
-export const TEST_FILE_FILTERS: readonly DesignFilter[] = ['json', 'jsonc'].map((language) => ({ language, scheme: 'file', pattern: '**/*.hwf-test.json' }));
+export const TEST_FILE_FILTERS: readonly DesignFilter[] = [{ language: TEST_FILE_LANGUAGE, scheme: 'file', pattern: TEST_FILE_PATTERN }];
 
 /** What the language server is given: the designs under the globs and the design test files. */
 export function serverSelector(globs: readonly string[]): DesignFilter[] {

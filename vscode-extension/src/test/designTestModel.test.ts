@@ -105,5 +105,5 @@ test('shownValue: strings as themselves, the rest as JSON', () => {
 
 test('the server is given the design test files besides the designs', () => {
   const patterns = serverSelector(['**/*.hwf.json']).map((f) => `${f.language}:${f.pattern}`);
-  assert.deepEqual(patterns, ['json:**/*.hwf.json', 'jsonc:**/*.hwf.json', 'json:**/*.hwf-test.json', 'jsonc:**/*.hwf-test.json']);
+  assert.deepEqual(patterns, ['hermes-workflow:**/*.hwf.json', 'hermes-workflow-test:**/*.hwf-test.json']);
 });

@@ -1,6 +1,7 @@
 // Unit tests of the pure run model (node --test). Tables of cases, one check each.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { localTime } from '../model/timeWords';
 import {
   ageOf,
   debugEditsOf,
@@ -59,7 +60,7 @@ test('stepsOfRun renders the server\'s step states as they are, previews from th
       summaryWith('awaiting_approval', [['draft', 'agent', 'done'], ['ok', 'approval', 'waiting', { waiting_for: 'approval', since: 'T0', escalated: true }], ['post', 'output', 'not run']],
         { pending: { kind: 'approval', node: 'ok', question: 'Ship?', options: ['approve', 'reject'] } }),
       { outputs: { draft: 'x' } },
-      [['draft', 'done', 'done', 'x'], ['ok', 'waiting', 'waiting', 'waiting for an answer: Ship? (since T0, escalated)'], ['post', 'not run', 'not run', 'not run']],
+      [['draft', 'done', 'done', 'x'], ['ok', 'waiting', 'waiting', 'Ship? · since T0 (escalated)'], ['post', 'not run', 'not run', 'not run']],
     ],
     [
       'failed step shows the server\'s error; the running step is the server\'s',
@@ -99,7 +100,7 @@ test('stepsOfRun carries the server\'s times and attempts', () => {
     attempts: [{ error: 'overloaded', at: 'T1' }, { error: 'timeout', at: 'T2' }],
   }]]);
   const [step] = stepsOfRun(undefined, summary);
-  assert.equal(step.times, 'started 2026-11-30T05:00:00.000Z, ended 2026-11-30T05:03:05.000Z (took 3 min 5 s)');
+  assert.equal(step.times, `started ${localTime('2026-11-30T05:00:00.000Z')}, ended ${localTime('2026-11-30T05:03:05.000Z')} (ran 3 min 5 s)`);
   assert.equal(step.duration, '3 min 5 s');
   assert.deepEqual(step.attempts, ['attempt 1 failed at T1: overloaded', 'attempt 2 failed at T2: timeout']);
 });
@@ -149,7 +150,7 @@ test('stepDetailMarkdown shows the step\'s facts, context, output and receipts',
     deliveries: [{ at: 'T1', deliver: 'channel', target: 'slack:#team', key: 'r1:post', ok: false, error: 'no channel command configured' }],
   });
   for (const part of ['# Step `post` (output)', '**⚠ not delivered**', 'no channel command configured', '- started: T0',
-    '- took: 0.01 s', '## Failed attempts (0)', '"draft": "x"', '## Deliveries (1)', 'NOT delivered: no channel command configured']) {
+    '- ran: 0.01 s', '## Failed attempts (0)', '"draft": "x"', '## Deliveries (1)', 'NOT delivered: no channel command configured']) {
     assert.ok(text.includes(part), part);
   }
   assert.ok(stepDetailMarkdown({}).includes('# Step `?`'));

@@ -49,12 +49,11 @@ test('settingsSection answers workspace/configuration for hwf and its subsection
   }
 });
 
-test('designSelector: JSON and JSONC files on disk for every glob', () => {
+test('designSelector: the designs\' own language, on disk, for every glob', () => {
   assert.deepEqual(designSelector(['a/*.json']), [
-    { language: 'json', scheme: 'file', pattern: 'a/*.json' },
-    { language: 'jsonc', scheme: 'file', pattern: 'a/*.json' },
+    { language: 'hermes-workflow', scheme: 'file', pattern: 'a/*.json' },
   ]);
-  assert.equal(designSelector(DEFAULT_DESIGN_GLOBS).length, 4);
+  assert.equal(designSelector(DEFAULT_DESIGN_GLOBS).length, 2);
 });
 
 test('designGlobsOf falls back to the defaults on junk', () => {

@@ -6,6 +6,7 @@
  * the setting. `hwf.agent.command` is a restricted setting and runs execute it, so nothing
  * is written in Restricted Mode (trust.ts).
  */
+import { joinCommandLine, splitCommandLine } from '../model/commandLine';
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import {
@@ -106,16 +107,26 @@ export class AgentChoice implements vscode.Disposable {
     return 'dismissed';
   }
 
-  /** Writes the choice (or opens the setting for "Another command…"); true once the server has it. */
+  /** "Another command…": the command typed in one line (split as a shell would, never run by one). */
+  private async askCommand(): Promise<string[] | undefined> {
+    const current = vscode.workspace.getConfiguration(CONFIG_SECTION).get<unknown>(SETTING);
+    const line = await vscode.window.showInputBox({
+      title: 'Agent command',
+      prompt: 'The command that performs agent steps: it gets a JSON request on stdin and answers on stdout. Quotes group words; nothing is expanded.',
+      placeHolder: 'python3 /path/to/agent.py',
+      value: Array.isArray(current) ? joinCommandLine(current.map(String)) : '',
+      validateInput: (text) => {
+        const argv = splitCommandLine(text);
+        return 'error' in argv ? argv.error : argv.length === 0 ? 'Type a command (or choose "Respond by hand")' : undefined;
+      },
+    });
+    const argv = line === undefined ? undefined : splitCommandLine(line);
+    return argv && !('error' in argv) && argv.length > 0 ? argv : undefined;
+  }
+
+  /** Writes the choice ("Another command…" asks for it first); true once the server has it. */
   private async apply(kind: AgentChoiceKind, hermes: string | undefined): Promise<boolean> {
-    if (kind === 'other') {
-      await vscode.commands.executeCommand(
-        vscode.workspace.workspaceFolders?.length ? 'workbench.action.openWorkspaceSettings' : 'workbench.action.openSettings',
-        { query: `@id:${CONFIG_SECTION}.${SETTING}` },
-      );
-      return false;
-    }
-    const command = commandForChoice(kind, hermes);
+    const command = kind === 'other' ? await this.askCommand() : commandForChoice(kind, hermes);
     if (!command || !ensureTrusted(AGENT_SETTING_REFUSED)) {
       return false;
     }
@@ -131,7 +142,7 @@ export class AgentChoice implements vscode.Disposable {
     // sure a run resumed right after this performs its step with the new command.
     this.server.pushSettings();
     getLog().info(`hwf.agent.command (${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings) = ${JSON.stringify(command)}`);
-    const shown = kind === 'hermes' ? `your Hermes model (${command.join(' ')})` : 'you: agent steps wait for your response';
+    const shown = kind === 'hermes' ? `your Hermes model (${command.join(' ')})` : kind === 'other' ? joinCommandLine(command) : 'you: agent steps wait for your response';
     vscode.window.setStatusBarMessage(`$(check) Agent steps: ${shown}`, 8000);
     return true;
   }

@@ -116,7 +116,17 @@ export class Commands implements vscode.Disposable {
   }
 
   private async offer(choice: Thenable<string | undefined>, run: RunSummary): Promise<void> {
-    switch (await choice) {
+    const picked = await choice;
+    if (picked === 'Answer' || picked === 'Respond') {
+      // the notice may be older than the run's news: a run cancelled or finished since waits for nothing
+      await this.model.refresh();
+      const now = this.model.find(run.run_id);
+      if (now && !ACTIVE.has(now.status)) {
+        void vscode.window.showInformationMessage(`Run ${run.run_id} of ${run.name} is ${statusLabel(now.status)} now: there is nothing to ${picked === 'Answer' ? 'answer' : 'respond to'}.`);
+        return;
+      }
+    }
+    switch (picked) {
       case 'Open Run':
         return this.openRun(run);
       case 'Answer':
@@ -289,12 +299,14 @@ export class Commands implements vscode.Disposable {
     if (!run) {
       return;
     }
+    // "Keep Running" is the dialog's close affordance: no second "Cancel" beside "Cancel Run"
     const confirm = await vscode.window.showWarningMessage(
       `Cancel run ${run.run_id} of ${run.name} (${statusLabel(run.status)})?`,
       { modal: true, detail: 'The run stops before its next step. It cannot be resumed.' },
-      'Cancel Run',
+      { title: 'Cancel Run' },
+      { title: 'Keep Running', isCloseAffordance: true },
     );
-    if (confirm === 'Cancel Run') {
+    if (confirm?.title === 'Cancel Run') {
       await this.send(ServerCommand.cancelRun, [run.run_id]);
     }
   }

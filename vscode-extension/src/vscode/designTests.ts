@@ -19,6 +19,7 @@ import {
   testCases,
 } from '../model/designTestModel';
 import { ServerCommand } from '../model/constants';
+import { runOutput, shownMessages } from '../model/testOutput';
 import { errorText, getLog } from './log';
 import { ServerManager } from './server';
 
@@ -166,12 +167,14 @@ export class DesignTests implements vscode.Disposable {
     }
     if (answer.errors.length > 0) {
       getLog().info(`design tests: ${vscode.workspace.asRelativePath(uri)} cannot run: ${answer.errors.length} error(s)`);
-      const messages = errorMessages(answer).map((m) => this.message(m, uri));
+      run.appendOutput(runOutput(vscode.workspace.asRelativePath(uri), answer), undefined, file);
+      const messages = errorMessages(answer).flatMap((m) => this.messages(m, uri));
       cases.forEach((item) => run.errored(item, messages));
       return;
     }
     const failed = answer.cases.filter((c) => !c.passed).length;
     getLog().info(`design tests: ${vscode.workspace.asRelativePath(uri)}: ${answer.cases.length - failed} passed, ${failed} failed`);
+    run.appendOutput(runOutput(vscode.workspace.asRelativePath(uri), answer), undefined, file);
     for (const item of cases) {
       const outcome = answer.cases.find((c) => c.name === item.id);
       if (!outcome) {
@@ -179,20 +182,22 @@ export class DesignTests implements vscode.Disposable {
       } else if (outcome.passed) {
         run.passed(item, outcome.duration * 1000);
       } else {
-        run.failed(item, failureMessages(outcome).map((m) => this.message(m, uri)), outcome.duration * 1000);
+        run.failed(item, failureMessages(outcome).flatMap((m) => this.messages(m, uri)), outcome.duration * 1000);
       }
     }
   }
 
-  /** A TestMessage at its place: a diff (expected vs actual) when it compares values. */
-  private message(failure: FailureMessage, uri: vscode.Uri): vscode.TestMessage {
-    const message = failure.expected !== undefined && failure.actual !== undefined
-      ? vscode.TestMessage.diff(failure.message, failure.expected, failure.actual)
-      : new vscode.TestMessage(failure.message);
-    if (failure.range) {
-      message.location = new vscode.Location(uri, toRange(failure.range));
-    }
-    return message;
+  /** A failure's TestMessages: its words at its place, and the diff when it compares values (testOutput.ts). */
+  private messages(failure: FailureMessage, uri: vscode.Uri): vscode.TestMessage[] {
+    return shownMessages(failure).map((shown) => {
+      const message = shown.diff
+        ? vscode.TestMessage.diff(shown.text, shown.diff.expected, shown.diff.actual)
+        : new vscode.TestMessage(shown.text);
+      if (shown.range) {
+        message.location = new vscode.Location(uri, toRange(shown.range));
+      }
+      return message;
+    });
   }
 
   dispose(): void {

@@ -9,6 +9,7 @@ import { Commands } from './commands';
 import { Debugger, DebugStops } from './debug';
 import { DesignOffer } from './designOffer';
 import { DesignTests, isTestFile } from './designTests';
+import { DesignLanguage } from './languageMode';
 import { disposeLog, getLog } from './log';
 import { RunsModel } from './runs';
 import { createRunsView } from './runsView';
@@ -17,6 +18,7 @@ import { isDesignDocument } from './settings';
 import { RunStatusBar, ServerStatusItem } from './statusBar';
 
 let server: ServerManager | undefined;
+const designLanguage = new DesignLanguage();
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = getLog();
@@ -66,6 +68,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 function startForDesign(document: vscode.TextDocument): void {
+  if (server) {
+    void designLanguage.adopt(document, server.settings.designGlobs);
+  }
   if (server && (isDesignDocument(document, server.settings.designGlobs) || isTestFile(document.uri))) {
     void server.ensureStarted();
   }

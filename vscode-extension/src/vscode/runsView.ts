@@ -25,6 +25,7 @@ import {
   stepsOfRun,
   undeliveredOf,
 } from '../model/runModel';
+import { exactTime } from '../model/timeWords';
 import { RunsModel } from './runs';
 
 export class RunItem {
@@ -74,10 +75,10 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
   }
   md.appendMarkdown('\n\n');
   if (run.created_at) {
-    md.appendMarkdown(`Started ${run.created_at} (${ageOf(run.created_at)})`);
+    md.appendMarkdown(`Started ${exactTime(run.created_at)} (${ageOf(run.created_at)})`);
   }
   if (run.updated_at) {
-    md.appendMarkdown(`${run.created_at ? ' · ' : ''}updated ${run.updated_at} (${ageOf(run.updated_at)})`);
+    md.appendMarkdown(`${run.created_at ? ' · ' : ''}updated ${exactTime(run.updated_at)} (${ageOf(run.updated_at)})`);
   }
   md.appendMarkdown('\n\n');
   const undelivered = undeliveredOf(run);

@@ -17,6 +17,7 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { CLIENT_ID, EXTENSION_NAME, RUN_COMMANDS, RUNS_CHANGED_NOTIFICATION } from '../model/constants';
+import { HwfLanguageClient, lineFramed } from './clientLog';
 import { errorText, getLog } from './log';
 import {
   checkServerImport,
@@ -39,6 +40,7 @@ import {
   settingNotUsedText,
   wantsInstalled,
 } from '../model/pythonModel';
+import { JSON_LANGUAGES } from '../model/settingsModel';
 import {
   changeNeedsRestart,
   ExtensionSettings,
@@ -353,17 +355,18 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = launch;
     const clientOptions: LanguageClientOptions = {
       documentSelector: serverSelector(this.current.designGlobs),
-      outputChannel: getLog(),
+      outputChannel: lineFramed(getLog()),
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       diagnosticCollectionName: CLIENT_ID,
       initializationOptions: { settings: serverSettings(this.current, isTrusted()) },
       markdown: { isTrusted: false, supportHtml: false },
       middleware: {
-        handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(uri, diagnostics)),
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, withoutJsonDuplicates(uri, diagnostics, languageOf(uri))),
         // the server pulls-or-pushes by capability: VS Code pulls, so filter the pulled reports too
         provideDiagnostics: async (document, previousResultId, token, next) => {
           const report = await next(document, previousResultId, token);
-          return report && 'items' in report ? { ...report, items: withoutJsonDuplicates(document instanceof vscode.Uri ? document : document.uri, report.items) } : report;
+          const language = document instanceof vscode.Uri ? languageOf(document) : document.languageId;
+          return report && 'items' in report ? { ...report, items: withoutJsonDuplicates(document instanceof vscode.Uri ? document : document.uri, report.items, language) } : report;
         },
         workspace: {
           configuration: (params, token, next) => {
@@ -395,16 +398,18 @@ export class ServerManager implements vscode.Disposable {
         },
       },
     };
-    return new LanguageClient(CLIENT_ID, EXTENSION_NAME, serverOptions, clientOptions);
+    return new HwfLanguageClient(CLIENT_ID, EXTENSION_NAME, serverOptions, clientOptions);
   }
 }
 
 /**
  * Findings VS Code's own JSON validation already reports on every JSON file (syntax
  * errors, duplicate keys). While it is on (`json.validate.enable`, the default) the
- * server's copies are dropped, so each problem shows once in the Problems panel -- but
- * the JSON validator reports no duplicate key past a syntax error, so on broken text the
- * server's duplicate-key stays unless VS Code's JSON validator has one at the same place.
+ * server's copies are dropped from a document VS Code checks as JSON, so each problem
+ * shows once in the Problems panel -- but the JSON validator reports no duplicate key past
+ * a syntax error, so on broken text the server's duplicate-key stays unless VS Code's JSON
+ * validator has one at the same place. A design in its own language (docs/decisions.md) is
+ * not JSON to VS Code: the server's findings are the only ones and all stay.
  */
 const JSON_SERVICE_CODES: ReadonlySet<string> = new Set(['json-syntax', 'duplicate-key']);
 
@@ -412,7 +417,15 @@ function codeOf(d: vscode.Diagnostic): string {
   return String(typeof d.code === 'object' && d.code !== null ? d.code.value : d.code);
 }
 
-function withoutJsonDuplicates(uri: vscode.Uri, diagnostics: vscode.Diagnostic[]): vscode.Diagnostic[] {
+function languageOf(uri: vscode.Uri): string | undefined {
+  const key = uri.toString();
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key)?.languageId;
+}
+
+function withoutJsonDuplicates(uri: vscode.Uri, diagnostics: vscode.Diagnostic[], language: string | undefined): vscode.Diagnostic[] {
+  if (language === undefined || !JSON_LANGUAGES.includes(language)) {
+    return diagnostics;
+  }
   if (vscode.workspace.getConfiguration('json').get<boolean>('validate.enable') === false) {
     return diagnostics;
   }
