@@ -240,7 +240,7 @@ export function editFailureText(request: EditRequest, error: string): string {
     case 'disconnect':
       return `Cannot remove the edge ${request.from} → ${request.to}: ${reason}`;
     case 'addNode':
-      return `Cannot add a ${request.kind} node: ${reason}`;
+      return `Cannot add ${/^[aeiou]/.test(request.kind) ? 'an' : 'a'} ${request.kind} node: ${reason}`;
     case 'deleteNode':
       return `Cannot delete ${request.id}: ${reason}`;
     case 'renameNode':

@@ -126,27 +126,34 @@ class CanvasPanel {
   private runSent: { seq: number; label: string; changedAt: number } | undefined;
   /** A run picked in the Runs view; none: the newest run of the design. */
   private pinned: string | undefined;
+  /** The canvas's edits, one after another: each is computed on the text the one before left. */
+  private edits: Promise<void> = Promise.resolve();
+  /** Undo and redo requests, one after another. */
+  private undos: Promise<void> = Promise.resolve();
+  /** The design's URI: the text document behind it is a new object each time it is opened again. */
+  private readonly uri: string;
 
   constructor(
     extensionUri: vscode.Uri,
-    private readonly document: vscode.TextDocument,
+    private opened: vscode.TextDocument,
     private readonly server: ServerManager,
     private readonly model: RunsModel,
     private readonly state: vscode.Memento,
     onDisposed: () => void,
     restored?: vscode.WebviewPanel,
   ) {
+    this.uri = opened.uri.toString();
     const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
     const options = { enableScripts: true, localResourceRoots: [root], retainContextWhenHidden: true };
     this.panel = restored ?? vscode.window.createWebviewPanel(
       VIEW_TYPE,
-      `Canvas: ${document.uri.path.split('/').pop()}`,
+      `Canvas: ${opened.uri.path.split('/').pop()}`,
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       options,
     );
     if (restored) {
       restored.webview.options = options;
-      restored.title = `Canvas: ${document.uri.path.split('/').pop()}`;
+      restored.title = `Canvas: ${opened.uri.path.split('/').pop()}`;
     }
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'images', 'activitybar.svg');
     const webview = this.panel.webview;
@@ -159,13 +166,14 @@ class CanvasPanel {
     this.disposables.push(
       webview.onDidReceiveMessage((m) => void this.onMessage(m)),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document === this.document && e.contentChanges.length > 0) {
+        if (this.isMine(e.document) && e.contentChanges.length > 0) {
+          this.opened = e.document;
           this.clock.changed(e.document.version, Date.now());
           void this.refresh();
         }
       }),
       vscode.window.onDidChangeTextEditorSelection((e) => {
-        if (e.textEditor.document === this.document) {
+        if (this.isMine(e.textEditor.document)) {
           const at = e.selections[0].active;
           this.post({ type: 'cursor', id: nodeAt(this.graph, at.line, at.character) ?? null });
         }
@@ -173,11 +181,27 @@ class CanvasPanel {
       model.onDidChange(() => void this.sendRun()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.sendConfig()),
       server.onDidChangeState((state) => state === 'running' && void this.refresh()),
+      // closed and opened again (a new TextDocument object): follow the new one
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        if (this.isMine(d)) {
+          this.opened = d;
+          void this.refresh();
+        }
+      }),
     );
     this.panel.onDidDispose(() => {
       this.disposables.forEach((d) => d.dispose());
       onDisposed();
     });
+  }
+
+  /** The design's text document: the one open now (reopening makes a new object), else the last one seen. */
+  private get document(): vscode.TextDocument {
+    return vscode.workspace.textDocuments.find((d) => this.isMine(d)) ?? this.opened;
+  }
+
+  private isMine(document: vscode.TextDocument): boolean {
+    return document.uri.toString() === this.uri;
   }
 
   pin(runId: string | undefined): void {
@@ -300,8 +324,14 @@ class CanvasPanel {
       case 'newest':
         return this.pin(undefined);
       case 'edit': {
+        // queued: a gesture's edits (two nodes deleted at once) each apply to the text the previous one left
         const { command, args } = editCommand(uri, message);
-        await this.send(command, args, message);
+        this.edits = this.edits.then(async () => {
+          // the server edits the open document: a closed text editor's document is opened again (no editor shown)
+          this.opened = await vscode.workspace.openTextDocument(this.opened.uri);
+          await this.send(command, args, message);
+        });
+        await this.edits;
         return;
       }
       case 'run': {
@@ -347,8 +377,14 @@ class CanvasPanel {
    * Ctrl+Z in the canvas: the text document's own undo (its editor focused for the
    * command, then the canvas again), so the canvas and the editor share one history.
    */
-  private async undo(which: 'undo' | 'redo'): Promise<void> {
-    const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
+  private undo(which: 'undo' | 'redo'): Promise<void> {
+    // one after another: three quick Ctrl+Z are three undos, each with the text editor focused
+    this.undos = this.undos.then(() => this.undoOnce(which)).catch((error) => getLog().warn(`Canvas: ${which} failed: ${errorText(error)}`));
+    return this.undos;
+  }
+
+  private async undoOnce(which: 'undo' | 'redo'): Promise<void> {
+    const visible = vscode.window.visibleTextEditors.find((e) => this.isMine(e.document));
     await vscode.window.showTextDocument(this.document, { viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
     await vscode.commands.executeCommand(which);
     this.panel.reveal(this.panel.viewColumn, false);
@@ -385,7 +421,7 @@ class CanvasPanel {
       new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
     const object = toRange(node.range);
     const idRange = node.id_range ? toRange(node.id_range) : new vscode.Range(object.start, object.start);
-    const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
+    const visible = vscode.window.visibleTextEditors.find((e) => this.isMine(e.document));
     const editor = await vscode.window.showTextDocument(this.document, {
       viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One,
       preserveFocus: true,

@@ -183,7 +183,14 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     };
     const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG, measured });
     placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
-    return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
+    // A node object without `measured` makes React Flow forget its handles until it measures
+    // the node again; an edge into a node it has not measured back is not drawn (edges that
+    // "vanished"). The sizes React Flow measured go along with every new node object.
+    const nodes = result.nodes.map((n) => {
+      const size = measured(n.id);
+      return size ? { ...n, measured: size } : n;
+    });
+    return { nodes: reuseUnchanged(keptNodes.current, nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph
   }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, moves]);
 
@@ -333,10 +340,13 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   );
 
   // Deleting on the canvas asks the server; the canvas itself keeps what the text says.
+  // React Flow hands over a deleted node's edges too: deleting the node already removes
+  // every reference to it (one edit), so only the edges between surviving nodes go apart.
   const onBeforeDelete = useCallback(
     async ({ nodes, edges }: { nodes: Node[]; edges: Edge[] }) => {
       if (configRef.current.editable) {
-        for (const edge of edges) {
+        const gone = new Set(nodes.map((n) => n.id));
+        for (const edge of edges.filter((e) => !gone.has(e.source) && !gone.has(e.target))) {
           post({ type: 'edit', edit: 'disconnect', from: edge.source, to: edge.target });
         }
         for (const node of nodes) {

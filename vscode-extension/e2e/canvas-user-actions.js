@@ -1,0 +1,181 @@
+// What people did on the canvas that broke it (issue 44), each done again as they did it:
+// Delete on a connected node; the text editor closed and opened again, then typing;
+// three inspector edits, three Ctrl+Z and three Ctrl+Shift+Z in the canvas; edits and
+// Re-layout, then the edges on the page counted against the file.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { waitFor } = require('./lib/workbench');
+
+function canvasFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/** The file's `after` references between nodes it has, as "from→to" strings (sorted, distinct). */
+function referencesOf(text) {
+  const nodes = JSON.parse(text).nodes;
+  const ids = new Set(nodes.map((n) => n.id));
+  const refs = new Set();
+  for (const n of nodes) {
+    for (const from of Array.isArray(n.after) ? n.after : []) {
+      if (ids.has(from) && from !== n.id) refs.add(`${from}→${n.id}`);
+    }
+  }
+  return [...refs].sort();
+}
+
+/** The edges React Flow drew on the page (an SVG path each), as "from→to" strings. */
+async function drawnEdges(frame) {
+  const labels = await frame.locator('.react-flow__edge').evaluateAll((els) =>
+    els.filter((e) => e.querySelector('path')?.getAttribute('d')).map((e) => e.getAttribute('aria-label') ?? ''));
+  return labels.map((l) => /^after: (.*) → (.*?)( \(|$)/.exec(l)).filter(Boolean).map((m) => `${m[1]}→${m[2]}`).sort();
+}
+
+async function saveAndRead(wb, page, file) {
+  await wb.focusText();
+  await page.keyboard.press('Control+S');
+  await page.waitForTimeout(500);
+  return fs.readFileSync(file, 'utf8');
+}
+
+async function restore(wb, page, file, text) {
+  fs.writeFileSync(file, text);
+  await wb.focusText();
+  await wb.runCommand('File: Revert File');
+  await page.waitForTimeout(500);
+}
+
+async function openCanvasOn(wb, page, name) {
+  await wb.runCommand('View: Close All Editors');
+  await wb.openFile(name);
+  await wb.goTo(1, 1);
+  const lens = page.locator('.codelens-decoration a', { hasText: /open canvas/i }).first();
+  await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 60000 });
+  await wb.runCommand('Hermes Workflow: Open Canvas');
+  await wb.runCommand('View: Close Primary Side Bar');
+}
+
+async function canvasUserActionSteps({ step, world, wb, page, shot }) {
+  const file = path.join(world.folder, 'review-flow.hwf.json');
+  const original = fs.readFileSync(file, 'utf8');
+  const frame = canvasFrame(page);
+  const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
+  const nodeCount = () => frame.locator('.react-flow__node').count();
+  const notice = () => frame.locator('.hwf-notice').allInnerTexts();
+
+  await step('canvas user actions: Delete on a connected node deletes it and every reference to it, as one edit', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount()) === 7, { timeout: 60000 });
+    await node('draft').locator('.hwf-node-title').click();
+    await page.keyboard.press('Delete');
+    await waitFor('6 nodes', async () => (await nodeCount()) === 6, { timeout: 15000 });
+    await page.waitForTimeout(800);
+    const notices = await notice();
+    const text = await saveAndRead(wb, page, file);
+    // one edit: a single undo in the text gives the original back, byte for byte
+    await page.keyboard.press('Control+Z');
+    await page.waitForTimeout(300);
+    const undone = await saveAndRead(wb, page, file);
+    await restore(wb, page, file, original);
+    const design = JSON.parse(text);
+    if (design.nodes.some((n) => n.id === 'draft')) throw new Error('draft is still in the text');
+    const naming = design.nodes.filter((n) => (n.after ?? []).includes('draft')).map((n) => n.id);
+    if (naming.length) throw new Error(`still after draft: ${naming.join(', ')}`);
+    if (notices.some((t) => t.trim())) throw new Error(`the canvas said: ${notices.join(' | ')}`);
+    if (undone !== original) throw new Error('one Ctrl+Z in the text did not give the original back: the delete was more than one edit');
+    return `draft and its 3 references gone in one edit (one Ctrl+Z restores the file byte for byte); no notice`;
+  });
+
+  await step('canvas user actions: the canvas keeps following the text after the text editor is closed and opened again', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount()) === 7, { timeout: 60000 });
+    const textTab = page.locator('.tabs-container .tab', { hasText: 'review-flow.hwf.json' }).filter({ hasNotText: 'Canvas' });
+    await textTab.locator('.action-label.codicon-close, a.codicon-close').first().click({ force: true });
+    await waitFor('the text editor closed', async () => (await textTab.count()) === 0, { timeout: 10000 });
+    await page.waitForTimeout(2000); // VS Code lets go of the closed document
+    await wb.openFile('review-flow.hwf.json'); // in the canvas's group (the only one left): moved back to its left
+    await wb.runCommand('View: Move Editor into Left Group');
+    await waitFor('the canvas visible again', () => frame.locator('.react-flow__node[data-id="start"]').isVisible(), { timeout: 10000 });
+    const line = original.split('\n').findIndex((l) => l.includes('"Release branch cut"')) + 1;
+    const column = original.split('\n')[line - 1].indexOf('Release branch cut') + 1;
+    await wb.goTo(line, column);
+    await page.keyboard.type('New ');
+    await waitFor('the typed title on the canvas', async () => /New Release branch cut/.test(await node('start').innerText()), { timeout: 10000 });
+    const stale = await frame.locator('.hwf-stale').count();
+    await restore(wb, page, file, original);
+    if (stale) throw new Error('the canvas shows "stale" for valid text');
+    return 'typed after closing and reopening the text editor: the canvas drew "New Release branch cut"';
+  });
+
+  await step('canvas user actions: three inspector edits, three Ctrl+Z in the canvas undo all three, three Ctrl+Shift+Z redo them (byte for byte)', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount()) === 7, { timeout: 60000 });
+    const texts = [original];
+    for (const title of ['First', 'Second', 'Third']) {
+      await node('review').locator('.hwf-node-title').click();
+      const input = frame.locator('.hwf-side input[data-field="title"]');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      await input.fill(title);
+      await input.press('Enter');
+      await waitFor(`${title} on the canvas`, async () => (await node('review').innerText()).includes(title), { timeout: 10000 });
+      texts.push(await saveAndRead(wb, page, file));
+    }
+    const steps = [];
+    for (const [keys, want] of [['Control+Z', [2, 1, 0]], ['Control+Shift+Z', [1, 2, 3]]]) {
+      await node('publish').locator('.hwf-node-title').click();
+      for (let i = 0; i < 3; i++) {
+        await page.keyboard.press(keys);
+        await page.waitForTimeout(250);
+      }
+      await page.waitForTimeout(800);
+      const got = await saveAndRead(wb, page, file);
+      steps.push(`${keys} ×3 → ${texts.indexOf(got)}`);
+      if (got !== texts[want[2]]) {
+        await restore(wb, page, file, original);
+        const differ = got.split('\n').filter((l, i) => l !== texts[want[2]].split('\n')[i]).slice(0, 4);
+        throw new Error(`after three ${keys} the text is state ${texts.indexOf(got)} (0: original, 3: three edits), not ${want[2]}; lines: ${differ.join(' / ')}`);
+      }
+    }
+    await restore(wb, page, file, original);
+    return steps.join('; ');
+  });
+
+  await step('canvas user actions: after ten edits and Re-layout, the page draws every edge of the file', async () => {
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount()) === 7, { timeout: 60000 });
+    const lines = original.split('\n');
+    const promptLine = lines.findIndex((l) => l.includes('"prompt": "Review the draft')) + 1;
+    await wb.goTo(promptLine, 18);
+    for (const ch of 'Now, ') {
+      await page.keyboard.type(ch);
+      await page.waitForTimeout(120);
+    }
+    await node('review').locator('.hwf-node-title').click();
+    await frame.locator('button.hwf-add[data-kind="agent"]').click();
+    await waitFor('8 nodes', async () => (await nodeCount()) === 8, { timeout: 15000 });
+    await node('good-enough').locator('.hwf-node-title').click();
+    await frame.locator('button.hwf-add[data-kind="output"]').click();
+    await waitFor('9 nodes', async () => (await nodeCount()) === 9, { timeout: 15000 });
+    await frame.locator('button.hwf-relayout').click();
+    await page.waitForTimeout(300);
+    await wb.goTo(promptLine, 18);
+    for (const ch of 'ok ') {
+      await page.keyboard.type(ch);
+      await page.waitForTimeout(120);
+    }
+    const text = await saveAndRead(wb, page, file);
+    const want = referencesOf(text);
+    let drawn = [];
+    let header = '';
+    try {
+      await waitFor('every edge of the file drawn', async () => JSON.stringify(drawn = await drawnEdges(frame)) === JSON.stringify(want), { timeout: 5000 });
+    } finally {
+      header = await frame.locator('.hwf-counts').innerText();
+      await wb.screenshot(shot('60-canvas-user-edges-after-edits'));
+      await restore(wb, page, file, original);
+    }
+    return `${want.length} references in the file, ${drawn.length} edges drawn (header: ${header})`;
+  });
+}
+
+module.exports = { canvasUserActionSteps, referencesOf, drawnEdges, canvasFrame, openCanvasOn, saveAndRead, restore };
