@@ -303,20 +303,28 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     // Only when the cursor moves to another node, not on every redraw.
   }, [cursor]);
 
-  // Keys: Enter on a focused node (Tab walks them in plan order) reveals its JSON;
-  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y outside a text box are the document's undo / redo.
+  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y outside a text box are the document's undo / redo: caught
+  // before VS Code's webview sees the key (it forwards it to the workbench, whose undo then
+  // ran on the text editor the host had just focused: two undos for one key).
+  useEffect(() => {
+    const onUndoKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      const typing = !!target?.closest?.('input, textarea, select');
+      const key = e.key.toLowerCase();
+      if ((e.ctrlKey || e.metaKey) && !typing && configRef.current.editable && (key === 'z' || key === 'y')) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        post({ type: key === 'y' || e.shiftKey ? 'redo' : 'undo' });
+      }
+    };
+    window.addEventListener('keydown', onUndoKey, true);
+    return () => window.removeEventListener('keydown', onUndoKey, true);
+  }, [post]);
+
+  // Keys: Enter on a focused node (Tab walks them in plan order) reveals its JSON.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
-      const typing = target?.closest('input, textarea, select') !== null && target?.closest('input, textarea, select') !== undefined;
-      if ((e.ctrlKey || e.metaKey) && !typing && configRef.current.editable) {
-        const key = e.key.toLowerCase();
-        if (key === 'z' || key === 'y') {
-          e.preventDefault();
-          post({ type: key === 'y' || e.shiftKey ? 'redo' : 'undo' });
-          return;
-        }
-      }
       if (e.key === 'Enter' && target?.classList.contains('react-flow__node')) {
         const key = target.getAttribute('data-id');
         const node = key !== null ? flow.byKey.get(key) : undefined;
@@ -328,7 +336,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [flow.byKey, reveal, post]);
+  }, [flow.byKey, reveal]);
 
   const onConnect = useCallback(
     (c: Connection) => {
