@@ -41,7 +41,11 @@ async function restore(wb, page, file, text) {
   await page.waitForTimeout(500);
 }
 
-async function openCanvasOn(wb, page, name) {
+/**
+ * The canvas of `name` beside its text; `fit`: the whole graph in view (the first view is
+ * readable rather than complete, issue 44, and the steps click nodes all over the graph).
+ */
+async function openCanvasOn(wb, page, name, { fit = true } = {}) {
   await wb.runCommand('View: Close All Editors');
   await wb.openFile(name);
   await wb.goTo(1, 1); // the lens is above the first line: it shows once the extension knows the design
@@ -49,6 +53,13 @@ async function openCanvasOn(wb, page, name) {
   await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 60000 });
   await wb.runCommand('Hermes Workflow: Open Canvas');
   await wb.runCommand('View: Close Primary Side Bar');
+  if (fit) {
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await waitFor('the canvas drawn', async () => (await frame.locator('.react-flow__node').count()) > 0, { timeout: 60000 });
+    await page.waitForTimeout(300);
+    await frame.locator('.react-flow__controls-fitview').click();
+    await page.waitForTimeout(300);
+  }
 }
 
 async function canvasEditingSteps({ step, world, wb, page, shot }) {

@@ -45,7 +45,11 @@ async function restore(wb, page, file, text) {
   await page.waitForTimeout(500);
 }
 
-async function openCanvasOn(wb, page, name) {
+/**
+ * The canvas of `name` beside its text; `fit`: the whole graph in view (the first view is
+ * readable rather than complete, issue 44, and the steps click nodes all over the graph).
+ */
+async function openCanvasOn(wb, page, name, { fit = true } = {}) {
   await wb.runCommand('View: Close All Editors');
   await wb.openFile(name);
   await wb.goTo(1, 1);
@@ -53,6 +57,13 @@ async function openCanvasOn(wb, page, name) {
   await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 60000 });
   await wb.runCommand('Hermes Workflow: Open Canvas');
   await wb.runCommand('View: Close Primary Side Bar');
+  if (fit) {
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await waitFor('the canvas drawn', async () => (await frame.locator('.react-flow__node').count()) > 0, { timeout: 60000 });
+    await page.waitForTimeout(300);
+    await frame.locator('.react-flow__controls-fitview').click();
+    await page.waitForTimeout(300);
+  }
 }
 
 async function canvasUserActionSteps({ step, world, wb, page, shot }) {
@@ -175,6 +186,65 @@ async function canvasUserActionSteps({ step, world, wb, page, shot }) {
       await restore(wb, page, file, original);
     }
     return `${want.length} references in the file, ${drawn.length} edges drawn (header: ${header})`;
+  });
+
+  await step('canvas user actions: readable at first view, selecting never re-fits, Start run in view at half width, in light, dark and high contrast', async () => {
+    const facts = [];
+    const theme = async (name) => {
+      await wb.runCommand('Preferences: Color Theme');
+      const input = page.locator('.quick-input-widget .quick-input-box input');
+      await input.fill(name);
+      await page.waitForTimeout(400);
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(800);
+    };
+    const measure = () => frame.locator('.hwf-canvas').evaluate(() => {
+      const viewport = document.querySelector('.react-flow__viewport');
+      const zoom = new DOMMatrixReadOnly(getComputedStyle(viewport).transform).a;
+      const size = (selector) => Number.parseFloat(getComputedStyle(document.querySelector(selector)).fontSize) * zoom;
+      const start = document.querySelector('button.hwf-start-run');
+      const r = start ? start.getBoundingClientRect() : null;
+      const hit = r ? document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) : null;
+      return {
+        zoom,
+        transform: getComputedStyle(viewport).transform,
+        title: size('.react-flow__node .hwf-node-title'),
+        sub: size('.react-flow__node .hwf-node-sub'),
+        startShown: r === null ? null : r.left >= 0 && r.right <= innerWidth && hit !== null && hit.closest('.hwf-start-run') !== null,
+        width: innerWidth,
+      };
+    });
+    const editorFont = await page.locator('.editor-instance .monaco-editor .view-line').first().evaluate((e) => Number.parseFloat(getComputedStyle(e).fontSize));
+    for (const [name, label] of [['Dark Modern', 'dark'], ['Light Modern', 'light'], ['Dark High Contrast', 'hc']]) {
+      await theme(name);
+      await openCanvasOn(wb, page, 'review-flow.hwf.json', { fit: false });
+      await waitFor('7 nodes', async () => (await nodeCount()) === 7, { timeout: 60000 });
+      await page.waitForTimeout(1000);
+      const first = await measure();
+      await wb.screenshot(shot(`61-canvas-half-width-${label}`));
+      await node('draft').locator('.hwf-node-title').click();
+      await page.waitForTimeout(800);
+      const selected = await measure();
+      const covered = await frame.locator('.hwf-canvas').evaluate(() => {
+        const n = document.querySelector('.react-flow__node[data-id="draft"]').getBoundingClientRect();
+        const side = document.querySelector('.hwf-side').getBoundingClientRect();
+        return n.right > side.left || n.left < 0;
+      });
+      await wb.screenshot(shot(`62-canvas-half-width-selected-${label}`));
+      facts.push(`${label}: ${Math.round(first.width)} px wide, zoom ${first.zoom.toFixed(2)}, title ${first.title.toFixed(1)} px / small text ${first.sub.toFixed(1)} px (editor ${editorFont} px), Start run ${first.startShown === null ? 'not offered' : first.startShown ? 'in view' : 'HIDDEN'}`);
+      if (first.title < 0.8 * editorFont) throw new Error(`${label}: node titles ${first.title.toFixed(1)} px < 80 % of the editor's ${editorFont} px`);
+      if (first.startShown === false) throw new Error(`${label}: Start run is not in view at ${first.width} px`);
+      if (selected.zoom !== first.zoom) throw new Error(`${label}: selecting a node re-fitted the view (zoom ${first.zoom} → ${selected.zoom})`);
+      if (covered) throw new Error(`${label}: the inspector covers the node it edits`);
+      if (label !== 'hc') {
+        await wb.runCommand('View: Toggle Maximize Editor Group');
+        await page.waitForTimeout(800);
+        await wb.screenshot(shot(`63-canvas-full-width-${label}`));
+        await wb.runCommand('View: Toggle Maximize Editor Group');
+      }
+    }
+    await theme('Dark Modern');
+    return facts.join('; ');
   });
 }
 

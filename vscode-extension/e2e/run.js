@@ -20,6 +20,7 @@ const { matchProblems } = require('./lib/expectations');
 const { canvasSteps } = require('./canvas');
 const { canvasEditingSteps } = require('./canvas-editing');
 const { canvasUserActionSteps } = require('./canvas-user-actions');
+const { canvasRandomActionSteps } = require('./canvas-random-actions');
 const { completionSteps } = require('./completion-and-fixes');
 const { designTestSteps } = require('./design-tests');
 const { hermesAgentSteps } = require('./hermes-agent');
@@ -249,6 +250,7 @@ async function main() {
     await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
     await canvasEditingSteps({ step, world, wb, page, shot });
     await canvasUserActionSteps({ step, world, wb, page, shot });
+    await canvasRandomActionSteps({ step, world, wb, page });
     await designTestSteps({ step, repo, world, wb, page, shot });
 
     await step('a settings change applies without a reload: with no agent command a run parks, a typed response completes it', async () => {

@@ -12,6 +12,7 @@ import {
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
+  useNodesInitialized,
   useReactFlow,
   type Connection,
   type Edge,
@@ -30,6 +31,7 @@ import { defectText, GraphNode, GraphView, inPlanOrder, KINDS, kindIcon, nodeRun
 import { HwfEdge } from './HwfEdge';
 import { makeHwfNode } from './HwfNode';
 import { Inspector } from './Inspector';
+import { Box, firstView, panToShow } from './geometry';
 import type { Layout, Route } from './layout';
 import type { CanvasConfig, CanvasMessage, ExpressionItem, Host, HostMessage, PositionEntry } from '../model/protocol';
 
@@ -84,6 +86,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [notice, setNotice] = useState<string>('');
   /** Bumped when nodes move without a new graph (drag, Re-layout). */
   const [moves, setMoves] = useState(0);
+  /** Bumped when React Flow measured nodes: the next node objects carry the sizes (`measured`). */
+  const [sized, setSized] = useState(0);
   const [minimap, setMinimap] = useState<boolean | null>(null);
   const placement = useRef<Placement | null>(null);
   const stored = useRef<Layout | null>(null);
@@ -192,7 +196,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     });
     return { nodes: reuseUnchanged(keptNodes.current, nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph
-  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, moves]);
+  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, moves, sized]);
 
   // Positions go to the host (stored per document, outside the design), a moment after they settle.
   const lastStored = useRef('');
@@ -212,37 +216,62 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     return () => clearTimeout(timer);
   }, [flow, post, config.editable]);
 
-  // A node that would be out of view (a new one, a Re-layout) brings the view to it.
+  // The first view: readable (text at 80 % of the editor's font size at least), the
+  // graph's top first; the user scrolls (or uses the minimap) for the rest. Re-layout
+  // frames the graph the same way. Nothing else re-fits: selecting never moves the view.
+  const nodesInitialized = useNodesInitialized();
+  const framed = useRef(false);
+  const reframe = useRef(false);
+  const frame = useCallback((duration: number) => {
+    const box = pane.current?.getBoundingClientRect();
+    if (!box || box.width === 0 || flow.nodes.length === 0 || flow.nodes.length > BIG) return false;
+    const view = firstView(boundsOf(flow.nodes), box, readableZoom(root.current ?? document.body));
+    void flowInstance.setViewport({ x: view.x, y: view.y, zoom: view.zoom }, { duration });
+    return true;
+  }, [flow.nodes, flowInstance]);
+  useEffect(() => {
+    if (nodesInitialized && !framed.current) framed.current = frame(0);
+  }, [nodesInitialized, frame]);
+  useEffect(() => {
+    if (reframe.current) {
+      reframe.current = false;
+      frame(200);
+    }
+  }, [moves]);
+
+  // A new node (the palette, an edit in the text) out of view: the view pans to it, same zoom.
   const shownKeys = useRef<Set<string> | null>(null);
+  const keysText = flow.keys.join('\n');
   useEffect(() => {
     const box = pane.current?.getBoundingClientRect();
     const before = shownKeys.current;
     shownKeys.current = new Set(flow.keys);
-    if (!box || !before || flow.nodes.length === 0) {
+    const fresh = before ? flow.nodes.find((n) => !before.has(n.id)) : undefined;
+    if (!box || !fresh) {
       return;
     }
-    const { x, y, zoom } = flowInstance.getViewport();
-    const outside = flow.nodes.filter((n) => {
-      if (before.has(n.id) && moves === 0) return false;
-      const left = n.position.x * zoom + x;
-      const top = n.position.y * zoom + y;
-      return left < 0 || top < 0 || left + (n.width ?? 0) * zoom > box.width || top + (n.initialHeight ?? 0) * zoom > box.height;
-    });
-    const fresh = outside.filter((n) => !before.has(n.id));
-    if (fresh.length === 0 && !(moves > 0 && outside.length > 0)) {
-      return;
-    }
-    if (flow.nodes.length <= BIG) {
-      void flowInstance.fitView({ duration: 200, maxZoom: 1, minZoom: 0.3, padding: 0.1 });
-    } else if (fresh[0]) {
-      void flowInstance.setCenter(fresh[0].position.x + NODE_HALF, fresh[0].position.y + 40, { zoom, duration: 200 });
-    }
-  }, [flow.keys]);
+    const view = flowInstance.getViewport();
+    const to = panToShow(boxOf(fresh), view, box, CLEAR);
+    if (to) void flowInstance.setViewport({ ...to, zoom: view.zoom }, { duration: 200 });
+  }, [keysText]);
 
-  // The pane narrows (the inspector opens, the editor group shrinks): fit again if a node
-  // would be cut off.
+  // A run parks at a node (an approval to answer, an agent's response to give): that node comes into view.
+  const waiting = flow.nodes.filter((n) => n.data.run?.state === 'waiting').map((n) => n.id).join('\n');
+  useEffect(() => {
+    const node = flow.nodes.find((n) => n.data.run?.state === 'waiting');
+    const box = pane.current?.getBoundingClientRect();
+    if (!node || !box) return;
+    const view = flowInstance.getViewport();
+    const to = panToShow(boxOf(node), view, box, CLEAR);
+    if (to) void flowInstance.setViewport({ ...to, zoom: view.zoom }, { duration: 200 });
+  }, [waiting]);
+
+  // The pane narrows (the inspector opens, the editor group shrinks): the selected node
+  // stays in view (a pan, never a re-fit).
   const nodesRef = useRef(flow.nodes);
   nodesRef.current = flow.nodes;
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
   useEffect(() => {
     const element = pane.current;
     if (!element || typeof ResizeObserver === 'undefined') {
@@ -252,16 +281,12 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     const observer = new ResizeObserver(() => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        const nodes = nodesRef.current;
+        const node = nodesRef.current.find((n) => n.id === selectedRef.current);
         const box = element.getBoundingClientRect();
-        if (nodes.length === 0 || nodes.length > BIG || box.width === 0) return;
-        const { x, y, zoom } = flowInstance.getViewport();
-        const cut = nodes.some((n) => {
-          const left = n.position.x * zoom + x;
-          const top = n.position.y * zoom + y;
-          return left < 0 || top < 0 || left + (n.width ?? 0) * zoom > box.width || top + (n.initialHeight ?? 0) * zoom > box.height;
-        });
-        if (cut) void flowInstance.fitView({ duration: 150, maxZoom: 1, minZoom: 0.3, padding: 0.1 });
+        if (!node || box.width === 0) return;
+        const view = flowInstance.getViewport();
+        const to = panToShow(boxOf(node), view, box, CLEAR);
+        if (to) void flowInstance.setViewport({ ...to, zoom: view.zoom }, { duration: 150 });
       }, 120);
     });
     observer.observe(element);
@@ -377,6 +402,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
       }
     }
     if (moved) setMoves((n) => n + 1);
+    if (changes.some((c) => c.type === 'dimensions')) setSized((n) => n + 1);
   }, []);
 
   const onDrop = useCallback(
@@ -472,7 +498,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           </span>
         )}
         <span className="hwf-spacer" />
-        <button className="hwf-relayout" title="Lay the whole graph out again (forgets moved nodes)" onClick={() => { relayout.current = true; setMoves((n) => n + 1); }}>
+        <button className="hwf-relayout" title="Lay the whole graph out again (forgets moved nodes)" onClick={() => { relayout.current = true; reframe.current = true; setMoves((n) => n + 1); }}>
           Re-layout
         </button>
         <button className="hwf-export" data-format="png" title="Export the graph as a PNG image" onClick={() => void doExport('png')}>PNG</button>
@@ -483,15 +509,22 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
             newest run
           </button>
         )}
-        {config.runsEnabled && run.run && ACTIVE.has(run.run.status) && (
-          <button className="hwf-cancel-run" title={`Cancel run ${run.run.run_id}`} onClick={() => post({ type: 'run', action: 'cancel', runId: run.run!.run_id })}>
-            ■ Cancel run
-          </button>
-        )}
         {config.runsEnabled && (
-          <button className="hwf-start-run hwf-primary" onClick={() => post({ type: 'run', action: 'start' })}>
-            ▶ Start run
-          </button>
+          <span className="hwf-run-actions">
+            {run.run && ACTIVE.has(run.run.status) && (
+              <button className="hwf-cancel-run" title={`Cancel run ${run.run.run_id}`} onClick={() => post({ type: 'run', action: 'cancel', runId: run.run!.run_id })}>
+                ■ Cancel run
+              </button>
+            )}
+            <button
+              className="hwf-start-run hwf-primary"
+              disabled={run.run?.status === 'running' && !run.pinned}
+              title={run.run?.status === 'running' && !run.pinned ? `Run ${run.run.run_id} is running: wait for it, or cancel it` : 'Start a run of the design'}
+              onClick={() => post({ type: 'run', action: 'start' })}
+            >
+              ▶ Start run
+            </button>
+          </span>
         )}
       </div>
       <div className="hwf-body">
@@ -515,7 +548,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 nodeTypes={nodeTypes}
                 edgeTypes={edgeTypes}
                 colorMode={colorMode()}
-                fitView={!big}
+                fitView={false}
                 fitViewOptions={{ maxZoom: 1, minZoom: 0.4, padding: 0.1 }}
                 defaultViewport={big ? startViewport(flow.nodes) : undefined}
                 minZoom={0.05}
@@ -544,7 +577,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
               >
                 <Background />
                 <Controls showInteractive={false}>
-                  <ControlButton title="Re-layout" aria-label="Re-layout" onClick={() => { relayout.current = true; setMoves((n) => n + 1); }}>⟲</ControlButton>
+                  <ControlButton title="Re-layout" aria-label="Re-layout" onClick={() => { relayout.current = true; reframe.current = true; setMoves((n) => n + 1); }}>⟲</ControlButton>
                   <ControlButton className="hwf-minimap-toggle" title={showMap ? 'Hide the minimap' : 'Show the minimap'} aria-label="Minimap" aria-pressed={showMap} onClick={() => setMinimap(!showMap)}>▦</ControlButton>
                 </Controls>
                 {showMap && <MiniMap pannable zoomable ariaLabel="Minimap" nodeColor={(n) => `var(--hwf-kind-${(n.data as HwfNodeData).node.kind || 'agent'}, #888)`} nodeStrokeWidth={0} style={{ width: 160, height: 120 }} />}
@@ -569,6 +602,32 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
 }
 
 const NODE_HALF = 120;
+/** Room kept between a node brought into view and the pane's edge (the zoom buttons, the minimap). */
+const CLEAR = 48;
+
+/** A drawn node's box (flow units): its measured size once React Flow measured it. */
+function boxOf(n: Node): Box {
+  return { x: n.position.x, y: n.position.y, width: n.measured?.width ?? n.width ?? 240, height: n.measured?.height ?? n.initialHeight ?? 84 };
+}
+
+/** The box around every node. */
+function boundsOf(nodes: readonly Node[]): Box {
+  const boxes = nodes.map(boxOf);
+  const x = Math.min(...boxes.map((b) => b.x));
+  const y = Math.min(...boxes.map((b) => b.y));
+  return { x, y, width: Math.max(...boxes.map((b) => b.x + b.width)) - x, height: Math.max(...boxes.map((b) => b.y + b.height)) - y };
+}
+
+/**
+ * The zoom at which a node's text is 80 % of the editor's font size (VS Code's
+ * `--vscode-editor-font-size`; the canvas's own size where there is none), at most 1.
+ */
+function readableZoom(element: Element): number {
+  const style = getComputedStyle(element);
+  const text = Number.parseFloat(style.fontSize) || 13;
+  const editor = Number.parseFloat(style.getPropertyValue('--vscode-editor-font-size')) || text;
+  return Math.min(1, (0.8 * editor) / text);
+}
 
 /** A big graph opens on its first node at full size (fitting thousands of nodes would show dots). */
 function startViewport(nodes: readonly Node[]): { x: number; y: number; zoom: number } {
