@@ -179,7 +179,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
         await page.keyboard.press('Control+Shift+Z');
         await waitFor('the redo in the file', async () => (await read(100)) === edited, { timeout: 5000 })
           .catch(() => { throw new Error(`Ctrl+Shift+Z in the canvas did not give back the edit of ${id}`); });
-        return { what: `titling ${id}, Ctrl+Z, Ctrl+Shift+Z`, undone: undone.length };
+        return { what: `undo+redo of titling ${id}`, undone: undone.length };
       },
       async reopen() {
         const textTab = page.locator('.tabs-container .tab', { hasText: 'review-flow.hwf.json' }).filter({ hasNotText: 'Canvas' });

@@ -6,6 +6,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { waitFor } = require('./lib/workbench');
+const { hermesLog } = require('./lib/workspace');
+const { chainDesign } = require('./canvas');
 
 function canvasFrame(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
@@ -245,6 +247,35 @@ async function canvasUserActionSteps({ step, world, wb, page, shot }) {
     }
     await theme('Dark Modern');
     return facts.join('; ');
+  });
+
+  await step('canvas user actions: latency of a keystroke at 7 and 50 nodes: the graph, the drawn canvas and the same edit\'s diagnostics (the log)', async () => {
+    const rows = [];
+    for (const count of [7, 50]) {
+      const name = `latency-${count}.hwf.json`;
+      fs.writeFileSync(path.join(world.folder, name), chainDesign(count));
+      await openCanvasOn(wb, page, name);
+      await waitFor(`${count} nodes`, async () => (await nodeCount()) === count, { timeout: 60000 });
+      await page.waitForTimeout(1500);
+      const lines = fs.readFileSync(path.join(world.folder, name), 'utf8').split('\n');
+      const logBefore = hermesLog(world.userDataDir).split('\n').length;
+      const at = lines.findIndex((l) => l.includes('"prompt": "Do step 3."')) + 1;
+      await wb.goTo(at, lines[at - 1].indexOf('Do step 3.') + 1);
+      for (const ch of 'quickly now ') {
+        await page.keyboard.type(ch);
+        await page.waitForTimeout(300);
+      }
+      await page.waitForTimeout(1000);
+      const log = hermesLog(world.userDataDir).split('\n').slice(logBefore);
+      const all = (re) => log.map((l) => re.exec(l)).filter(Boolean).map((m) => Number(m[1]));
+      const drawn = all(/drawn (\d+) ms after the edit/);
+      const graph = all(/its graph came after (\d+) ms/);
+      const diagnostics = all(/the edit's diagnostics came after (\d+) ms/);
+      const median = (xs) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN);
+      rows.push({ count, n: drawn.length, graph: median(graph), drawn: median(drawn), diagnostics: median(diagnostics) });
+      fs.rmSync(path.join(world.folder, name), { force: true });
+    }
+    return rows.map((r) => `${r.count} nodes (${r.n} keystrokes): change → graph ${r.graph} ms, → drawn ${r.drawn} ms; diagnostics ${r.diagnostics} ms`).join('; ');
   });
 }
 

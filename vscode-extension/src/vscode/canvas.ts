@@ -128,6 +128,8 @@ class CanvasPanel {
   private pinned: string | undefined;
   /** The canvas's edits, one after another: each is computed on the text the one before left. */
   private edits: Promise<void> = Promise.resolve();
+  /** When the text last changed, until its diagnostics came (logged: the latency's yardstick). */
+  private changedAt: number | undefined;
   /** Undo and redo requests, one after another. */
   private undos: Promise<void> = Promise.resolve();
   /** The design's URI: the text document behind it is a new object each time it is opened again. */
@@ -168,7 +170,8 @@ class CanvasPanel {
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (this.isMine(e.document) && e.contentChanges.length > 0) {
           this.opened = e.document;
-          this.clock.changed(e.document.version, Date.now());
+          this.changedAt = Date.now();
+          this.clock.changed(e.document.version, this.changedAt);
           void this.refresh();
         }
       }),
@@ -181,6 +184,13 @@ class CanvasPanel {
       model.onDidChange(() => void this.sendRun()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.sendConfig()),
       server.onDidChangeState((state) => state === 'running' && void this.refresh()),
+      // the yardstick of the canvas's latency: the same edit's diagnostics round trip
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (this.changedAt !== undefined && e.uris.some((u) => u.toString() === this.uri)) {
+          getLog().info(`Canvas: the edit's diagnostics came after ${Date.now() - this.changedAt} ms`);
+          this.changedAt = undefined;
+        }
+      }),
       // closed and opened again (a new TextDocument object): follow the new one
       vscode.workspace.onDidOpenTextDocument((d) => {
         if (this.isMine(d)) {
@@ -249,7 +259,7 @@ class CanvasPanel {
         if (graph) {
           this.graph = graph;
           this.seq += 1;
-          this.clock.sentAs(this.seq, graph.version);
+          this.clock.sentAs(this.seq, graph.version, Date.now());
           this.post({ type: 'graph', graph, seq: this.seq });
           void this.sendRun();
         }
@@ -315,7 +325,7 @@ class CanvasPanel {
       case 'drawn': {
         const measured = this.clock.drawn(message.seq, Date.now());
         if (measured) {
-          getLog().info(`Canvas: version ${measured.version} drawn ${measured.ms} ms after the edit`);
+          getLog().info(`Canvas: version ${measured.version} drawn ${measured.ms} ms after the edit (its graph came after ${measured.graphMs ?? '?'} ms)`);
         }
         return;
       }

@@ -626,7 +626,7 @@ function readableZoom(element: Element): number {
   const style = getComputedStyle(element);
   const text = Number.parseFloat(style.fontSize) || 13;
   const editor = Number.parseFloat(style.getPropertyValue('--vscode-editor-font-size')) || text;
-  return Math.min(1, (0.8 * editor) / text);
+  return Math.min(1, Math.ceil((100 * 0.8 * editor) / text) / 100); // rounded up: never a hair below 80 %
 }
 
 /** A big graph opens on its first node at full size (fitting thousands of nodes would show dots). */
