@@ -222,8 +222,7 @@ async function check(name, fn) {
       const rangeError = await p.locator('.hwf-side .hwf-field-error').innerText();
       await p.locator('.hwf-side [data-field="timeout_minutes"] input').fill('60');
       await p.locator('.hwf-side button.hwf-save-field[data-field="timeout_minutes"]').click();
-      await p.locator('.hwf-side select[data-field="on_timeout"]').selectOption('reject');
-      await p.locator('.hwf-side button.hwf-save-field[data-field="on_timeout"]').click();
+      await p.locator('.hwf-side select[data-field="on_timeout"]').selectOption('reject'); // a choice saves at once
       await p.locator('.hwf-side textarea[data-field="options"]').fill('ship\nhold');
       await p.locator('.hwf-side button.hwf-save-field[data-field="options"]').click();
       const edits = await p.evaluate(() => window.sent.filter((m) => m.type === 'edit'));

@@ -143,7 +143,7 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
       if (tag === 'select') await input.selectOption(value);
       else await input.fill(value);
       if (id === 'sign-off' && field === 'options') await wb.screenshot(shot('42-canvas2-inspector-approval'));
-      await frame.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`).click();
+      if (tag !== 'select') await frame.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`).click(); // a choice saves at once
       await page.waitForTimeout(700);
     }
     const text = await saveAndRead(wb, page, file);
@@ -475,4 +475,4 @@ function edgeGeometry(flow) {
   });
 }
 
-module.exports = { canvasEditingSteps };
+module.exports = { canvasEditingSteps, canvasFrame, openCanvasOn, saveAndRead, restore };

@@ -11,7 +11,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { waitFor } = require('./lib/workbench');
-const { referencesOf, drawnEdges, canvasFrame, openCanvasOn, restore } = require('./canvas-user-actions');
+const { referencesOf, drawnEdges } = require('./canvas-user-actions');
+const { canvasFrame, openCanvasOn, restore } = require('./canvas-editing');
 
 /** A small seeded generator (mulberry32): the same seed, the same actions. */
 function random(seed) {
@@ -83,6 +84,14 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
       }
       await node(id).locator('.hwf-node-title').click();
     };
+    /** The node's title set in the inspector (Enter saves). */
+    const titleInInspector = async (id, word) => {
+      await clickNode(id);
+      const input = frame.locator('.hwf-side input[data-field="title"]');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(word);
+      await input.press('Enter');
+    };
     const check = async (before, text, action) => {
       let design;
       try {
@@ -132,11 +141,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
       },
       async title(text) {
         const { id, word } = retitle(text);
-        await clickNode(id);
-        const input = frame.locator('.hwf-side input[data-field="title"]');
-        await input.waitFor({ state: 'visible', timeout: 5000 });
-        await input.fill(word);
-        await input.press('Enter');
+        await titleInInspector(id, word);
         return { what: `titling ${id} ${JSON.stringify(word)} in the inspector` };
       },
       async delete(text) {
@@ -165,11 +170,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
       async undo(text) {
         // an inspector edit, then Ctrl+Z in the canvas: the text before it, byte for byte; Ctrl+Shift+Z: the edit again
         const { id, word } = retitle(text);
-        await clickNode(id);
-        const input = frame.locator('.hwf-side input[data-field="title"]');
-        await input.waitFor({ state: 'visible', timeout: 5000 });
-        await input.fill(word);
-        await input.press('Enter');
+        await titleInInspector(id, word);
         await waitFor('the edit in the file', async () => (await read(100)) !== text, { timeout: 5000 });
         const edited = await read(300);
         await clickNode(id);

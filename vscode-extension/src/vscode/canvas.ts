@@ -325,7 +325,7 @@ class CanvasPanel {
       case 'drawn': {
         const measured = this.clock.drawn(message.seq, Date.now());
         if (measured) {
-          getLog().info(`Canvas: version ${measured.version} drawn ${measured.ms} ms after the edit (its graph came after ${measured.graphMs ?? '?'} ms)`);
+          getLog().info(`Canvas: version ${measured.version} drawn ${measured.ms} ms after the edit (its graph came after ${measured.graphMs ?? '?'} ms; the canvas drew it in ${message.ms ?? '?'} ms)`);
         }
         return;
       }

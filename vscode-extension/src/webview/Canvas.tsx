@@ -100,6 +100,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   /** The inspector's completion requests waiting for the host's answer, by request number. */
   const completing = useRef(new Map<number, (items: ExpressionItem[]) => void>());
   const lastRequest = useRef(0);
+  /** When the last graph message came (the canvas's own share of an edit's latency). */
+  const received = useRef(0);
 
   const post = useCallback((m: CanvasMessage) => host.post(m), [host]);
   const flowInstance = useReactFlow();
@@ -110,6 +112,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     const off = host.onMessage((m: HostMessage) => {
       switch (m.type) {
         case 'graph':
+          received.current = performance.now();
           setGraph(m.graph);
           setSeq(m.seq);
           break;
@@ -141,7 +144,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   // "Drawn" once the browser has painted this graph: the host measures edit → redraw.
   useLayoutEffect(() => {
     if (graph) {
-      requestAnimationFrame(() => post({ type: 'drawn', seq }));
+      requestAnimationFrame(() => post({ type: 'drawn', seq, ms: Math.round(performance.now() - received.current) }));
     }
   }, [graph, seq, post]);
 
