@@ -273,7 +273,9 @@ async function check(name, fn) {
       await p.evaluate((m) => window.send(m), runMsg);
       await p.waitForSelector('.hwf-badge-running');
       const bottom = await p.evaluate(() => {
-        const nodes = [...document.querySelectorAll('.hwf-node')].filter((n) => n.classList.contains('hwf-state-not-run') || n.classList.contains('hwf-state-done'));
+        // the lowest node in view (the first view is readable, not the whole graph: issue 44)
+        const inView = (n) => n.getBoundingClientRect().bottom <= innerHeight && n.getBoundingClientRect().top >= 0;
+        const nodes = [...document.querySelectorAll('.hwf-node')].filter((n) => inView(n) && (n.classList.contains('hwf-state-not-run') || n.classList.contains('hwf-state-done')));
         nodes.sort((a, b) => b.getBoundingClientRect().bottom - a.getBoundingClientRect().bottom);
         return nodes[0].getAttribute('data-node-id');
       });

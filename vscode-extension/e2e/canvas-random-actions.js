@@ -71,18 +71,40 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
       if (word === target.title) word += '2';
       return { id: target.id, word };
     };
-    /** The node on screen to click: the view fitted first when it is outside the pane. */
+    /**
+     * A click on the node where it shows (a drag may have laid another node over part of it),
+     * never on its buttons: the view fitted first when it is outside the pane, Re-layout when
+     * other nodes cover all of it.
+     */
     const clickNode = async (id) => {
-      const inView = await node(id).evaluate((el) => {
+      const spot = () => node(id).evaluate((el) => {
         const r = el.getBoundingClientRect();
         const pane = document.querySelector('.react-flow__pane').getBoundingClientRect();
-        return r.left >= pane.left && r.top >= pane.top && r.right <= pane.right && r.bottom <= pane.bottom;
-      }).catch(() => false);
-      if (!inView) {
+        for (let fy = 0.15; fy < 1; fy += 0.2) {
+          for (let fx = 0.1; fx < 1; fx += 0.2) {
+            const x = r.left + r.width * fx;
+            const y = r.top + r.height * fy;
+            if (x < pane.left || y < pane.top || x > pane.right || y > pane.bottom) continue;
+            const hit = document.elementFromPoint(x, y);
+            if (hit && hit.closest('.react-flow__node') === el && !hit.closest('button, .react-flow__handle')) return { x: x - r.left, y: y - r.top };
+          }
+        }
+        return null;
+      }).catch(() => null);
+      let at = await spot();
+      if (!at) {
         await frame.locator('.react-flow__controls-fitview').click();
         await page.waitForTimeout(400);
+        at = await spot();
       }
-      await node(id).locator('.hwf-node-title').click();
+      if (!at) {
+        await frame.locator('button.hwf-relayout').click();
+        await page.waitForTimeout(400);
+        await frame.locator('.react-flow__controls-fitview').click();
+        await page.waitForTimeout(400);
+        at = await spot();
+      }
+      await node(id).click({ position: at ?? undefined });
     };
     /** The node's title set in the inspector (Enter saves). */
     const titleInInspector = async (id, word) => {
@@ -154,12 +176,12 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
       async drag(text) {
         const id = pick(idsOf(text));
         await clickNode(id);
-        const box = await node(id).locator('.hwf-node-title').boundingBox();
+        const box = await node(id).locator('.hwf-node-head').boundingBox();
         const dx = Math.round((rand() - 0.5) * 200);
         const dy = Math.round((rand() - 0.5) * 120);
-        await page.mouse.move(box.x + 10, box.y + box.height / 2);
+        await page.mouse.move(box.x + 6, box.y + box.height / 2);
         await page.mouse.down();
-        await page.mouse.move(box.x + 10 + dx, box.y + box.height / 2 + dy, { steps: 6 });
+        await page.mouse.move(box.x + 6 + dx, box.y + box.height / 2 + dy, { steps: 6 });
         await page.mouse.up();
         return { what: `dragging ${id} by ${dx},${dy}`, same: true };
       },

@@ -12,6 +12,7 @@ import {
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
+  getViewportForBounds,
   useNodesInitialized,
   useReactFlow,
   type Connection,
@@ -235,6 +236,13 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   useEffect(() => {
     if (nodesInitialized && !framed.current) framed.current = frame(0);
   }, [nodesInitialized, frame]);
+  // Fit view (the zoom buttons'): the whole graph at once. React Flow's own waits until every
+  // node object carries a measured size, which a node the last edit changed may not yet.
+  const fitAll = useCallback(() => {
+    const box = pane.current?.getBoundingClientRect();
+    if (!box || flow.nodes.length === 0) return;
+    void flowInstance.setViewport(getViewportForBounds(boundsOf(flow.nodes), box.width, box.height, 0.05, 1, 0.1), { duration: 150 });
+  }, [flow.nodes, flowInstance]);
   useEffect(() => {
     if (reframe.current) {
       reframe.current = false;
@@ -579,7 +587,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 proOptions={{ hideAttribution: true }}
               >
                 <Background />
-                <Controls showInteractive={false}>
+                <Controls showInteractive={false} showFitView={false}>
+                  <ControlButton className="react-flow__controls-fitview" title="Fit view" aria-label="Fit view" onClick={fitAll}>⤢</ControlButton>
                   <ControlButton title="Re-layout" aria-label="Re-layout" onClick={() => { relayout.current = true; reframe.current = true; setMoves((n) => n + 1); }}>⟲</ControlButton>
                   <ControlButton className="hwf-minimap-toggle" title={showMap ? 'Hide the minimap' : 'Show the minimap'} aria-label="Minimap" aria-pressed={showMap} onClick={() => setMinimap(!showMap)}>▦</ControlButton>
                 </Controls>
