@@ -27,7 +27,7 @@ import type { RunSummary, StepInfo } from '../model/runModel';
 import { ACTIVE, statusLabel } from '../model/runModel';
 import { exportColors, toPng } from './exportDom';
 import { graphSvg } from './exportImage';
-import { flowIds, HwfNodeData, reuseUnchanged, toFlow } from './flowElements';
+import { flowIds, handlesOf, HwfNodeData, reuseUnchanged, toFlow } from './flowElements';
 import { defectText, GraphNode, GraphView, inPlanOrder, KINDS, kindIcon, nodeRuns } from '../model/graphModel';
 import { HwfEdge } from './HwfEdge';
 import { makeHwfNode } from './HwfNode';
@@ -192,11 +192,14 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG, measured });
     placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
     // A node object without `measured` makes React Flow forget its handles until it measures
-    // the node again; an edge into a node it has not measured back is not drawn (edges that
-    // "vanished"). The sizes React Flow measured go along with every new node object.
+    // the node again, and an edge into a node without handles is not drawn (edges that
+    // "vanished", issue 44): every node object carries the size React Flow measured and its
+    // handles where HwfNode draws them, so its edges are drawn whatever React Flow measured.
     const nodes = result.nodes.map((n) => {
       const size = measured(n.id);
-      return size ? { ...n, measured: size } : n;
+      const node = result.byKey.get(n.id);
+      const handles = node ? handlesOf(node, size?.height ?? n.initialHeight ?? 84) : n.handles;
+      return { ...n, ...(size ? { measured: size } : {}), handles };
     });
     return { nodes: reuseUnchanged(keptNodes.current, nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph

@@ -174,7 +174,7 @@ export function toFlow(
 }
 
 /** A node's handles where HwfNode draws them: target at the top centre, source at the bottom. */
-function handlesOf(node: GraphNode, height: number): NonNullable<Node['handles']> {
+export function handlesOf(node: GraphNode, height: number): NonNullable<Node['handles']> {
   const handles: NonNullable<Node['handles']> = [];
   if (node.kind !== 'note' && node.kind !== 'trigger') {
     handles.push({ type: 'target', position: 'top' as never, x: NODE_WIDTH / 2 - 5, y: -5, width: 10, height: 10 });
