@@ -84,7 +84,8 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
           for (let fx = 0.1; fx < 1; fx += 0.2) {
             const x = r.left + r.width * fx;
             const y = r.top + r.height * fy;
-            if (x < pane.left || y < pane.top || x > pane.right || y > pane.bottom) continue;
+            // clear of the pane's edges (VS Code's sash between editor groups lies over the first pixels)
+            if (x < pane.left + 12 || y < pane.top + 12 || x > pane.right - 12 || y > pane.bottom - 12) continue;
             const hit = document.elementFromPoint(x, y);
             if (hit && hit.closest('.react-flow__node') === el && !hit.closest('button, .react-flow__handle')) return { x: x - r.left, y: y - r.top };
           }
@@ -236,8 +237,8 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
         await check(before, text, action);
       }
     } catch (error) {
-      error.message = `seed ${seed} (replay: HWF_E2E_SEED=${seed} HWF_E2E_ACTIONS=${count}), action ${done.length}: ${error.message}\n     actions: ${JSON.stringify(done)}`;
-      throw error;
+      const first = String(error && error.message || error).split('\n')[0];
+      throw new Error(`seed ${seed} (replay: HWF_E2E_SEED=${seed} HWF_E2E_ACTIONS=${count}), action ${done.length} of ${count}: ${first}\n     actions: ${JSON.stringify(done)}`);
     } finally {
       fs.writeFileSync(settingsFile, settings);
       await restore(wb, page, file, original).catch(() => undefined);
