@@ -200,6 +200,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
         await page.keyboard.press('Control+Z');
         const undone = await waitFor('the undo in the file', async () => ((await read(100)) === text ? text : false), { timeout: 5000 })
           .catch(async () => { throw new Error(`Ctrl+Z in the canvas after titling ${id} did not give back the text byte for byte:\n${await read(0)}`); });
+        await page.waitForTimeout(300); // a person's pause between the two keys
         await page.keyboard.press('Control+Shift+Z');
         await waitFor('the redo in the file', async () => (await read(100)) === edited, { timeout: 5000 })
           .catch(() => { throw new Error(`Ctrl+Shift+Z in the canvas did not give back the edit of ${id}`); });
