@@ -246,6 +246,7 @@ class _Reader:
             fact["status"] = STEP_SKIPPED
             parent = next((p for p in parents_of(step) if p in self.skipped), None)
             if parent is not None:
+                fact["parent"] = parent  # which parent: "skipped parent" alone did not say
                 upstream = parent in self.rejected_origin
                 fact["why"] = WHY_REJECTED_UPSTREAM if upstream else WHY_SKIPPED_PARENT
                 if upstream:
@@ -340,7 +341,8 @@ def step_facts(state: dict[str, Any], design: Any = None) -> list[dict[str, Any]
 
     Each fact: `{id, type, title, status, icon, label, started_at, ended_at}` plus, by
     status: `answer` (answered, rejected), `why` and `detail` (skipped: `false condition`,
-    `skipped parent`, `rejected upstream`; the runner's words), `warning` (a condition
+    `skipped parent`, `rejected upstream`; the runner's words), `parent` (skipped
+    parent, rejected upstream: the skipped parent it follows), `warning` (a condition
     false because it read a field of text: what it read and what that cost), `waiting_for` (`agent` or
     `approval`), `since` and `escalated` (waiting), `error` (failed: the run's error;
     not delivered: the receipt's), `target` (a delivery's), `base_run` (reused),

@@ -129,14 +129,14 @@ RECEIPT = {"key": "abcdef:o", "node": "o", "deliver": "channel", "target": "x:y"
     # ... and everything downstream, transitively, is skipped: rejected upstream
     (run(status="completed", cursor=4, outputs={"a": 1, "g": {"choice": "reject"}},
          skipped=["g", "c", "o"], answers={"g": "reject"}), "o",
-     {"status": "skipped", "why": "rejected upstream"}),
+     {"status": "skipped", "why": "rejected upstream", "parent": "c"}),
     # a false condition, then its child
     (run(status="completed", cursor=4, outputs={"a": 1, "g": {"choice": "ok"}},
          answers={"g": "ok"}, skipped=["c", "o"]), "c",
      {"status": "skipped", "why": "false condition"}),
     (run(status="completed", cursor=4, outputs={"a": 1, "g": {"choice": "ok"}},
          answers={"g": "ok"}, skipped=["c", "o"]), "o",
-     {"status": "skipped", "why": "skipped parent"}),
+     {"status": "skipped", "why": "skipped parent", "parent": "c"}),
     # a failed delivery keeps its output and reads not delivered, with the receipt's error
     (run(status="completed", cursor=4, outputs={"o": {}}, deliveries=[RECEIPT]), "o",
      {"status": "not delivered", "error": "no channel command configured", "target": "x:y"}),

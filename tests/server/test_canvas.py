@@ -231,7 +231,7 @@ async def test_a_refused_edit_is_invalid_params_and_sends_nothing(
     assert client.edits_received[before:] == []
     await asyncio.sleep(0.05)
     shown = [m.message for m in client.messages if m.type == types.MessageType.Error]
-    assert any(m.startswith("hwf.edit.connect: ") and "would make a cycle" in m for m in shown)
+    assert not any(m.startswith("hwf.edit.") for m in shown)  # the canvas says it, once
 
 
 async def test_graph_of_a_design_that_is_not_open_reads_the_file(

@@ -222,8 +222,7 @@ async function check(name, fn) {
       const rangeError = await p.locator('.hwf-side .hwf-field-error').innerText();
       await p.locator('.hwf-side [data-field="timeout_minutes"] input').fill('60');
       await p.locator('.hwf-side button.hwf-save-field[data-field="timeout_minutes"]').click();
-      await p.locator('.hwf-side select[data-field="on_timeout"]').selectOption('reject');
-      await p.locator('.hwf-side button.hwf-save-field[data-field="on_timeout"]').click();
+      await p.locator('.hwf-side select[data-field="on_timeout"]').selectOption('reject'); // a choice saves at once
       await p.locator('.hwf-side textarea[data-field="options"]').fill('ship\nhold');
       await p.locator('.hwf-side button.hwf-save-field[data-field="options"]').click();
       const edits = await p.evaluate(() => window.sent.filter((m) => m.type === 'edit'));
@@ -274,7 +273,9 @@ async function check(name, fn) {
       await p.evaluate((m) => window.send(m), runMsg);
       await p.waitForSelector('.hwf-badge-running');
       const bottom = await p.evaluate(() => {
-        const nodes = [...document.querySelectorAll('.hwf-node')].filter((n) => n.classList.contains('hwf-state-not-run') || n.classList.contains('hwf-state-done'));
+        // the lowest node in view (the first view is readable, not the whole graph: issue 44)
+        const inView = (n) => n.getBoundingClientRect().bottom <= innerHeight && n.getBoundingClientRect().top >= 0;
+        const nodes = [...document.querySelectorAll('.hwf-node')].filter((n) => inView(n) && (n.classList.contains('hwf-state-not-run') || n.classList.contains('hwf-state-done')));
         nodes.sort((a, b) => b.getBoundingClientRect().bottom - a.getBoundingClientRect().bottom);
         return nodes[0].getAttribute('data-node-id');
       });

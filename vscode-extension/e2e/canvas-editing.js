@@ -41,7 +41,11 @@ async function restore(wb, page, file, text) {
   await page.waitForTimeout(500);
 }
 
-async function openCanvasOn(wb, page, name) {
+/**
+ * The canvas of `name` beside its text; `fit`: the whole graph in view (the first view is
+ * readable rather than complete, issue 44, and the steps click nodes all over the graph).
+ */
+async function openCanvasOn(wb, page, name, { fit = true } = {}) {
   await wb.runCommand('View: Close All Editors');
   await wb.openFile(name);
   await wb.goTo(1, 1); // the lens is above the first line: it shows once the extension knows the design
@@ -49,6 +53,13 @@ async function openCanvasOn(wb, page, name) {
   await waitFor('an "Open canvas" code lens', () => lens.isVisible(), { timeout: 60000 });
   await wb.runCommand('Hermes Workflow: Open Canvas');
   await wb.runCommand('View: Close Primary Side Bar');
+  if (fit) {
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await waitFor('the canvas drawn', async () => (await frame.locator('.react-flow__node').count()) > 0, { timeout: 60000 });
+    await page.waitForTimeout(300);
+    await frame.locator('.react-flow__controls-fitview').click();
+    await page.waitForTimeout(300);
+  }
 }
 
 async function canvasEditingSteps({ step, world, wb, page, shot }) {
@@ -132,7 +143,7 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
       if (tag === 'select') await input.selectOption(value);
       else await input.fill(value);
       if (id === 'sign-off' && field === 'options') await wb.screenshot(shot('42-canvas2-inspector-approval'));
-      await frame.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`).click();
+      if (tag !== 'select') await frame.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`).click(); // a choice saves at once
       await page.waitForTimeout(700);
     }
     const text = await saveAndRead(wb, page, file);
@@ -464,4 +475,4 @@ function edgeGeometry(flow) {
   });
 }
 
-module.exports = { canvasEditingSteps };
+module.exports = { canvasEditingSteps, canvasFrame, openCanvasOn, saveAndRead, restore };

@@ -120,7 +120,7 @@ async function main() {
       await waitFor(`the inspector of ${id}`, () => input.isVisible(), { timeout: 15000 });
       if (how === 'select') await input.selectOption(value);
       else await input.fill(value);
-      await click(page.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`));
+      if (how !== 'select') await click(page.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`)); // a choice saves at once
     };
     const newestRun = () => {
       const runs = fs.readdirSync(path.join(home, 'workflow-runs')).filter((f) => f.endsWith('.json'))

@@ -19,6 +19,8 @@ const { click } = require('./lib/click');
 const { matchProblems } = require('./lib/expectations');
 const { canvasSteps } = require('./canvas');
 const { canvasEditingSteps } = require('./canvas-editing');
+const { canvasUserActionSteps } = require('./canvas-user-actions');
+const { canvasRandomActionSteps } = require('./canvas-random-actions');
 const { completionSteps } = require('./completion-and-fixes');
 const { debuggerSteps } = require('./debugger');
 const { designTestSteps } = require('./design-tests');
@@ -250,6 +252,8 @@ async function main() {
 
     await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
     await canvasEditingSteps({ step, world, wb, page, shot });
+    await canvasUserActionSteps({ step, world, wb, page, shot });
+    await canvasRandomActionSteps({ step, world, wb, page });
     await designTestSteps({ step, repo, world, wb, page, shot });
     await debuggerSteps({ step, repo, world, wb, page, shot, runFiles });
     await conventionSteps({ step, repo, world, wb, page, shot });

@@ -227,9 +227,8 @@ def _read_closed(uri: str) -> tuple[Any, list[Any], LineIndex]:
 
 def refusing(server: HwfServer, command: str,
               handler: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
-    """Every failure is a JSON-RPC error naming the command, also shown with
-    window/showMessage, as for every command (docs/commands.md): a refused drag on the
-    canvas says why."""
+    """Every failure is a JSON-RPC error naming the command (`refusal`: shown with
+    window/showMessage, but for an edit, which the canvas says why in its own words)."""
 
     async def run(*args):  # unannotated: pygls passes the raw JSON arguments through
         try:

@@ -44,6 +44,8 @@ SHOW_STEP = "hwf.showStep"
 COMMANDS = (START_RUN, RUN_FROM_HERE, RESUME_RUN, ANSWER_APPROVAL, RESPOND_AGENT, CANCEL_RUN,
             LIST_RUNS, SHOW_STEP)
 READ_ONLY = (LIST_RUNS, SHOW_STEP)
+# the canvas shows these refusals itself (refusal)
+CANVAS_EDITS = "hwf.edit."
 """Commands that change no run: no refresh of lenses and hints after them."""
 
 INVALID_PARAMS = -32602
@@ -361,11 +363,14 @@ def _answering(server: HwfServer, command: str,
 
 
 def refusal(server: HwfServer, command: str, exc: BaseException) -> RequestRefused:
-    """A command's failure as its error answer, the message also shown to the user."""
+    """A command's failure as its error answer, the message also shown to the user;
+    a canvas edit's (`hwf.edit.*`) is not: the canvas that asked says it in its own words,
+    and a second toast with the command's name says it twice."""
     message, code = _message_of(exc)
     log.info("%s refused: %s", command, message)  # one line: a refusal is not a bug
-    server.window_show_message(types.ShowMessageParams(
-        type=types.MessageType.Error, message=f"{command}: {message}"))
+    if not command.startswith(CANVAS_EDITS):
+        server.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Error, message=f"{command}: {message}"))
     return RequestRefused(message=f"{command}: {message}", code=code)
 
 

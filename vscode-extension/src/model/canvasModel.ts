@@ -82,32 +82,37 @@ export function foreignRun(request: { action: string; runId?: string }, runName:
  */
 export class RedrawClock {
   private readonly changes = new Map<number, number>();
-  private readonly sent = new Map<number, number>();
+  private readonly sent = new Map<number, { version: number; at?: number }>();
 
   changed(version: number, at: number): void {
     this.changes.set(version, at);
   }
 
-  /** The graph of `version` went to the canvas as message `seq`. */
-  sentAs(seq: number, version: number | null): void {
+  /** The graph of `version` went to the canvas as message `seq` (its answer came at `at`). */
+  sentAs(seq: number, version: number | null, at?: number): void {
     if (version !== null) {
-      this.sent.set(seq, version);
+      this.sent.set(seq, { version, at });
     }
   }
 
-  /** The canvas drew message `seq` at `at`: ms since the change of its version, if known. */
-  drawn(seq: number, at: number): { version: number; ms: number } | undefined {
-    const version = this.sent.get(seq);
+  /**
+   * The canvas drew message `seq` at `at`: ms since the change of its version, if known,
+   * and `graphMs`, of them until the server's graph came (the rest: the webview's message and draw).
+   */
+  drawn(seq: number, at: number): { version: number; ms: number; graphMs?: number } | undefined {
+    const sent = this.sent.get(seq);
     this.sent.delete(seq);
-    if (version === undefined) {
+    if (sent === undefined) {
       return undefined;
     }
+    const { version } = sent;
     const changedAt = this.changes.get(version);
     for (const v of [...this.changes.keys()]) {
       if (v <= version) {
         this.changes.delete(v);
       }
     }
-    return changedAt === undefined ? undefined : { version, ms: at - changedAt };
+    if (changedAt === undefined) return undefined;
+    return sent.at === undefined ? { version, ms: at - changedAt } : { version, ms: at - changedAt, graphMs: sent.at - changedAt };
   }
 }

@@ -20,6 +20,8 @@ export interface GraphDefect {
   message: string;
   severity?: number;
   code?: string | number | null;
+  /** Where in the text (0-based lines), when the server knows. */
+  range?: { start: { line: number; character: number } } | null;
 }
 
 /** One field the node's kind may carry, as `hwf.graph` types it (the inspector's input). */
@@ -181,5 +183,6 @@ export function nodeAt(graph: GraphView | undefined, line: number, character: nu
 
 /** One line per defect, for a node's or edge's tooltip. */
 export function defectText(defects: readonly GraphDefect[] | undefined): string {
-  return (defects ?? []).map((d) => d.message).join('\n');
+  // a design that is not valid JSON says where ("stale" alone did not)
+  return (defects ?? []).map((d) => (d.code === 'json-syntax' && d.range ? `Not valid JSON at line ${d.range.start.line + 1}, column ${d.range.start.character + 1}: ${d.message}` : d.message)).join('\n');
 }

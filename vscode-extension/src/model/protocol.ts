@@ -37,7 +37,8 @@ export type RunRequest =
 /** Canvas → host. */
 export type CanvasMessage =
   | { type: 'ready' }
-  | { type: 'drawn'; seq: number }
+  /** Graph message `seq` is on screen; `ms`: since the canvas received it (its own share of the latency). */
+  | { type: 'drawn'; seq: number; ms?: number }
   /** The run message `seq` is on screen (the host measures run file change → canvas). */
   | { type: 'runDrawn'; seq: number }
   | { type: 'reveal'; id: string }
@@ -172,6 +173,7 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
     case 'export':
       return (m.format === 'png' || m.format === 'svg') && str(m.data) ? { type: 'export', format: m.format, data: m.data } : { invalid: 'bad export' };
     case 'drawn':
+      return typeof m.seq === 'number' ? { type: 'drawn', seq: m.seq, ...(typeof m.ms === 'number' ? { ms: m.ms } : {}) } : { invalid: 'drawn without seq' };
     case 'runDrawn':
       return typeof m.seq === 'number' ? { type: m.type, seq: m.seq } : { invalid: `${String(m.type)} without seq` };
     case 'reveal':
@@ -248,7 +250,7 @@ export function editFailureText(request: EditRequest, error: string): string {
     case 'disconnect':
       return `Cannot remove the edge ${request.from} → ${request.to}: ${reason}`;
     case 'addNode':
-      return `Cannot add a ${request.kind} node: ${reason}`;
+      return `Cannot add ${/^[aeiou]/.test(request.kind) ? 'an' : 'a'} ${request.kind} node: ${reason}`;
     case 'deleteNode':
       return `Cannot delete ${request.id}: ${reason}`;
     case 'renameNode':

@@ -163,6 +163,8 @@ export interface StepSummary {
   answer?: unknown;
   /** skipped: false condition, skipped parent or rejected upstream; `detail` the runner's words. */
   why?: string | null;
+  /** skipped parent, rejected upstream: the skipped parent it follows. */
+  parent?: string | null;
   detail?: string | null;
   waiting_for?: string;
   since?: string | null;
@@ -273,6 +275,24 @@ function sinceOf(step: StepSummary, now: number): string {
   return `since ${localTime(step.since, now)}${notes ? ` (${notes})` : ''}`;
 }
 
+/**
+ * Why a step was skipped, in words that say which parent and that a condition was false
+ * (the facts' `why` alone read "skipped: skipped parent").
+ */
+function skipWords(step: StepSummary): string | null | undefined {
+  const parent = typeof step.parent === 'string' ? step.parent : undefined;
+  switch (step.why) {
+    case 'false condition':
+      return 'the condition was false: the steps after it do not run';
+    case 'skipped parent':
+      return parent ? `${parent} before it was skipped` : step.why;
+    case 'rejected upstream':
+      return parent ? `rejected upstream (via ${parent})` : step.why;
+    default:
+      return step.why;
+  }
+}
+
 /** What the facts say beside the label: the error, why it skipped, what it waits for. */
 function factText(step: StepSummary, summary: RunSummary, now: number): string {
   const state = stateOf(step);
@@ -282,7 +302,7 @@ function factText(step: StepSummary, summary: RunSummary, now: number): string {
     case 'failed':
       return String(step.error ?? summary.error ?? 'failed');
     case 'skipped':
-      return [step.why, step.detail].filter((p) => typeof p === 'string' && p !== '').join(': ') || 'skipped';
+      return [skipWords(step), step.detail].filter((p) => typeof p === 'string' && p !== '').join(': ') || 'skipped';
     case 'rejected':
       return step.detail ?? 'rejected';
     case 'waiting': {

@@ -6,7 +6,7 @@ import { canvasHtml, designNameFor, makeNonce, RedrawClock } from '../model/canv
 import { RunSummary, stepsOfRun } from '../model/runModel';
 import { dashboardHost, DraftState, FetchJSON, routeError } from '../dashboard/dashboardHost';
 import { edgeId, NODE_WIDTH, reuseUnchanged, toFlow } from '../webview/flowElements';
-import { asGraphView, GraphView, nodeAt, nodeRuns } from '../model/graphModel';
+import { asGraphView, defectText, GraphDefect, GraphView, nodeAt, nodeRuns } from '../model/graphModel';
 import { completeCommand, editCommand, expressionItems, HostMessage, parseCanvasMessage, runCommand } from '../model/protocol';
 
 const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
@@ -289,6 +289,9 @@ test('RedrawClock: the latency of the newest drawn version, older changes forgot
   assert.equal(clock.drawn(2, 1060), undefined, 'version 4 was forgotten with 5');
   clock.sentAs(3, null);
   assert.equal(clock.drawn(3, 1070), undefined);
+  clock.changed(6, 2000);
+  clock.sentAs(4, 6, 2030);
+  assert.deepEqual(clock.drawn(4, 2045), { version: 6, ms: 45, graphMs: 30 }, 'the share until the graph came');
 });
 
 /** A fake of the plugin's routes: each call logged as `METHOD path body`, answered by `routes`. */
@@ -473,4 +476,15 @@ test('the dashboard host answers a completion request through POST /designs/{nam
     { type: 'completions', request: 8, items: [item] },
   ]);
   host.dispose();
+});
+
+test('defectText: a JSON syntax error says where (line and column, 1-based); other defects as they are', () => {
+  const cases: [GraphDefect[], string][] = [
+    [[{ message: "Expected ',' or '}' after a member", code: 'json-syntax', range: { start: { line: 3, character: 13 } } }], "Not valid JSON at line 4, column 14: Expected ',' or '}' after a member"],
+    [[{ message: 'unknown node "x"', code: 'unknown-ref', range: { start: { line: 1, character: 0 } } }], 'unknown node "x"'],
+    [[{ message: 'no range', code: 'json-syntax' }, { message: 'second' }], 'no range\nsecond'],
+  ];
+  for (const [defects, expected] of cases) {
+    assert.equal(defectText(defects), expected);
+  }
 });

@@ -128,10 +128,18 @@ class CanvasPanel {
   private runSent: { seq: number; label: string; changedAt: number } | undefined;
   /** A run picked in the Runs view; none: the newest run of the design. */
   private pinned: string | undefined;
+  /** The canvas's edits, one after another: each is computed on the text the one before left. */
+  private edits: Promise<void> = Promise.resolve();
+  /** When the text last changed, until its diagnostics came (logged: the latency's yardstick). */
+  private changedAt: number | undefined;
+  /** Undo and redo requests, one after another. */
+  private undos: Promise<void> = Promise.resolve();
+  /** The design's URI: the text document behind it is a new object each time it is opened again. */
+  private readonly uri: string;
 
   constructor(
     extensionUri: vscode.Uri,
-    private readonly document: vscode.TextDocument,
+    private opened: vscode.TextDocument,
     private readonly server: ServerManager,
     private readonly model: RunsModel,
     private readonly state: vscode.Memento,
@@ -139,17 +147,18 @@ class CanvasPanel {
     onDisposed: () => void,
     restored?: vscode.WebviewPanel,
   ) {
+    this.uri = opened.uri.toString();
     const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
     const options = { enableScripts: true, localResourceRoots: [root], retainContextWhenHidden: true };
     this.panel = restored ?? vscode.window.createWebviewPanel(
       VIEW_TYPE,
-      `Canvas: ${document.uri.path.split('/').pop()}`,
+      `Canvas: ${opened.uri.path.split('/').pop()}`,
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       options,
     );
     if (restored) {
       restored.webview.options = options;
-      restored.title = `Canvas: ${document.uri.path.split('/').pop()}`;
+      restored.title = `Canvas: ${opened.uri.path.split('/').pop()}`;
     }
     this.panel.iconPath = vscode.Uri.joinPath(extensionUri, 'images', 'activitybar.svg');
     const webview = this.panel.webview;
@@ -162,13 +171,15 @@ class CanvasPanel {
     this.disposables.push(
       webview.onDidReceiveMessage((m) => void this.onMessage(m)),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document === this.document && e.contentChanges.length > 0) {
-          this.clock.changed(e.document.version, Date.now());
+        if (this.isMine(e.document) && e.contentChanges.length > 0) {
+          this.opened = e.document;
+          this.changedAt = Date.now();
+          this.clock.changed(e.document.version, this.changedAt);
           void this.refresh();
         }
       }),
       vscode.window.onDidChangeTextEditorSelection((e) => {
-        if (e.textEditor.document === this.document) {
+        if (this.isMine(e.textEditor.document)) {
           const at = e.selections[0].active;
           this.post({ type: 'cursor', id: nodeAt(this.graph, at.line, at.character) ?? null });
         }
@@ -178,11 +189,34 @@ class CanvasPanel {
       server.onDidChangeState((state) => state === 'running' && void this.refresh()),
       stops.onDidChange(() => this.sendDebug()),
       vscode.debug.onDidChangeBreakpoints(() => this.sendDebug()),
+      // the yardstick of the canvas's latency: the same edit's diagnostics round trip
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (this.changedAt !== undefined && e.uris.some((u) => u.toString() === this.uri)) {
+          getLog().info(`Canvas: the edit's diagnostics came after ${Date.now() - this.changedAt} ms`);
+          this.changedAt = undefined;
+        }
+      }),
+      // closed and opened again (a new TextDocument object): follow the new one
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        if (this.isMine(d)) {
+          this.opened = d;
+          void this.refresh();
+        }
+      }),
     );
     this.panel.onDidDispose(() => {
       this.disposables.forEach((d) => d.dispose());
       onDisposed();
     });
+  }
+
+  /** The design's text document: the one open now (reopening makes a new object), else the last one seen. */
+  private get document(): vscode.TextDocument {
+    return vscode.workspace.textDocuments.find((d) => this.isMine(d)) ?? this.opened;
+  }
+
+  private isMine(document: vscode.TextDocument): boolean {
+    return document.uri.toString() === this.uri;
   }
 
   pin(runId: string | undefined): void {
@@ -235,7 +269,7 @@ class CanvasPanel {
         if (graph) {
           this.graph = graph;
           this.seq += 1;
-          this.clock.sentAs(this.seq, graph.version);
+          this.clock.sentAs(this.seq, graph.version, Date.now());
           this.post({ type: 'graph', graph, seq: this.seq });
           void this.sendRun();
           this.sendDebug();
@@ -302,7 +336,7 @@ class CanvasPanel {
       case 'drawn': {
         const measured = this.clock.drawn(message.seq, Date.now());
         if (measured) {
-          getLog().info(`Canvas: version ${measured.version} drawn ${measured.ms} ms after the edit`);
+          getLog().info(`Canvas: version ${measured.version} drawn ${measured.ms} ms after the edit (its graph came after ${measured.graphMs ?? '?'} ms; the canvas drew it in ${message.ms ?? '?'} ms)`);
         }
         return;
       }
@@ -311,8 +345,14 @@ class CanvasPanel {
       case 'newest':
         return this.pin(undefined);
       case 'edit': {
+        // queued: a gesture's edits (two nodes deleted at once) each apply to the text the previous one left
         const { command, args } = editCommand(uri, message);
-        await this.send(command, args, message);
+        this.edits = this.edits.then(async () => {
+          // the server edits the open document: a closed text editor's document is opened again (no editor shown)
+          this.opened = await vscode.workspace.openTextDocument(this.opened.uri);
+          await this.send(command, args, message);
+        });
+        await this.edits;
         return;
       }
       case 'run': {
@@ -367,8 +407,14 @@ class CanvasPanel {
    * Ctrl+Z in the canvas: the text document's own undo (its editor focused for the
    * command, then the canvas again), so the canvas and the editor share one history.
    */
-  private async undo(which: 'undo' | 'redo'): Promise<void> {
-    const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
+  private undo(which: 'undo' | 'redo'): Promise<void> {
+    // one after another: three quick Ctrl+Z are three undos, each with the text editor focused
+    this.undos = this.undos.then(() => this.undoOnce(which)).catch((error) => getLog().warn(`Canvas: ${which} failed: ${errorText(error)}`));
+    return this.undos;
+  }
+
+  private async undoOnce(which: 'undo' | 'redo'): Promise<void> {
+    const visible = vscode.window.visibleTextEditors.find((e) => this.isMine(e.document));
     await vscode.window.showTextDocument(this.document, { viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
     await vscode.commands.executeCommand(which);
     this.panel.reveal(this.panel.viewColumn, false);
@@ -405,7 +451,7 @@ class CanvasPanel {
       new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
     const object = toRange(node.range);
     const idRange = node.id_range ? toRange(node.id_range) : new vscode.Range(object.start, object.start);
-    const visible = vscode.window.visibleTextEditors.find((e) => e.document === this.document);
+    const visible = vscode.window.visibleTextEditors.find((e) => this.isMine(e.document));
     const editor = await vscode.window.showTextDocument(this.document, {
       viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One,
       preserveFocus: true,

@@ -12,6 +12,8 @@ import {
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
+  getViewportForBounds,
+  useNodesInitialized,
   useReactFlow,
   type Connection,
   type Edge,
@@ -25,11 +27,12 @@ import type { RunSummary, StepInfo } from '../model/runModel';
 import { ACTIVE, statusLabel } from '../model/runModel';
 import { exportColors, toPng } from './exportDom';
 import { graphSvg } from './exportImage';
-import { flowIds, HwfNodeData, reuseUnchanged, toFlow } from './flowElements';
+import { flowIds, handlesOf, HwfNodeData, reuseUnchanged, toFlow } from './flowElements';
 import { defectText, GraphNode, GraphView, inPlanOrder, KINDS, kindIcon, nodeRuns } from '../model/graphModel';
 import { HwfEdge } from './HwfEdge';
 import { makeHwfNode } from './HwfNode';
 import { Inspector } from './Inspector';
+import { Box, firstView, panToShow } from './geometry';
 import type { Layout, Route } from './layout';
 import type { CanvasConfig, CanvasMessage, ExpressionItem, Host, HostMessage, PositionEntry } from '../model/protocol';
 
@@ -85,6 +88,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   const [debug, setDebug] = useState<{ stopped: string | null; breakpoints: string[] } | null>(null);
   /** Bumped when nodes move without a new graph (drag, Re-layout). */
   const [moves, setMoves] = useState(0);
+  /** Bumped when React Flow measured nodes: the next node objects carry the sizes (`measured`). */
+  const [sized, setSized] = useState(0);
   const [minimap, setMinimap] = useState<boolean | null>(null);
   const placement = useRef<Placement | null>(null);
   const stored = useRef<Layout | null>(null);
@@ -97,6 +102,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   /** The inspector's completion requests waiting for the host's answer, by request number. */
   const completing = useRef(new Map<number, (items: ExpressionItem[]) => void>());
   const lastRequest = useRef(0);
+  /** When the last graph message came (the canvas's own share of an edit's latency). */
+  const received = useRef(0);
 
   const post = useCallback((m: CanvasMessage) => host.post(m), [host]);
   const flowInstance = useReactFlow();
@@ -107,6 +114,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     const off = host.onMessage((m: HostMessage) => {
       switch (m.type) {
         case 'graph':
+          received.current = performance.now();
           setGraph(m.graph);
           setSeq(m.seq);
           break;
@@ -141,7 +149,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   // "Drawn" once the browser has painted this graph: the host measures edit → redraw.
   useLayoutEffect(() => {
     if (graph) {
-      requestAnimationFrame(() => post({ type: 'drawn', seq }));
+      requestAnimationFrame(() => post({ type: 'drawn', seq, ms: Math.round(performance.now() - received.current) }));
     }
   }, [graph, seq, post]);
 
@@ -187,9 +195,19 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     };
     const result = toFlow(graph, { runs, current: cursor, selected, selectedEdge, runsEnabled: config.runsEnabled, debug: config.debuggable ? debug ?? { stopped: null, breakpoints: [] } : undefined, positions, previousKeys: previous?.keys, routes: previous?.routes, handles: graph.nodes.length > BIG, measured });
     placement.current = { keys: result.keys, positions: result.positions, routes: result.routes };
-    return { nodes: reuseUnchanged(keptNodes.current, result.nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
+    // A node object without `measured` makes React Flow forget its handles until it measures
+    // the node again, and an edge into a node without handles is not drawn (edges that
+    // "vanished", issue 44): every node object carries the size React Flow measured and its
+    // handles where HwfNode draws them, so its edges are drawn whatever React Flow measured.
+    const nodes = result.nodes.map((n) => {
+      const size = measured(n.id);
+      const node = result.byKey.get(n.id);
+      const handles = node ? handlesOf(node, size?.height ?? n.initialHeight ?? 84) : n.handles;
+      return { ...n, ...(size ? { measured: size } : {}), handles };
+    });
+    return { nodes: reuseUnchanged(keptNodes.current, nodes), edges: reuseUnchanged(keptEdges.current, result.edges), keys: result.keys, byKey: result.byKey };
     // `moves`: a drag or Re-layout changed `placement` without a new graph
-  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, config.debuggable, debug, moves]);
+  }, [graph, runs, cursor, selected, selectedEdge, config.runsEnabled, config.debuggable, debug, moves, sized]);
 
   // Positions go to the host (stored per document, outside the design), a moment after they settle.
   const lastStored = useRef('');
@@ -209,37 +227,69 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     return () => clearTimeout(timer);
   }, [flow, post, config.editable]);
 
-  // A node that would be out of view (a new one, a Re-layout) brings the view to it.
+  // The first view: readable (text at 80 % of the editor's font size at least), the
+  // graph's top first; the user scrolls (or uses the minimap) for the rest. Re-layout
+  // frames the graph the same way. Nothing else re-fits: selecting never moves the view.
+  const nodesInitialized = useNodesInitialized();
+  const framed = useRef(false);
+  const reframe = useRef(false);
+  const frame = useCallback((duration: number) => {
+    const box = pane.current?.getBoundingClientRect();
+    if (!box || box.width === 0 || flow.nodes.length === 0 || flow.nodes.length > BIG) return false;
+    const view = firstView(boundsOf(flow.nodes), box, readableZoom(root.current ?? document.body));
+    void flowInstance.setViewport({ x: view.x, y: view.y, zoom: view.zoom }, { duration });
+    return true;
+  }, [flow.nodes, flowInstance]);
+  useEffect(() => {
+    if (nodesInitialized && !framed.current) framed.current = frame(0);
+  }, [nodesInitialized, frame]);
+  // Fit view (the zoom buttons'): the whole graph at once. React Flow's own waits until every
+  // node object carries a measured size, which a node the last edit changed may not yet.
+  const fitAll = useCallback(() => {
+    const box = pane.current?.getBoundingClientRect();
+    if (!box || flow.nodes.length === 0) return;
+    void flowInstance.setViewport(getViewportForBounds(boundsOf(flow.nodes), box.width, box.height, 0.05, 1, 0.1), { duration: 150 });
+  }, [flow.nodes, flowInstance]);
+  useEffect(() => {
+    if (reframe.current) {
+      reframe.current = false;
+      frame(200);
+    }
+  }, [moves]);
+
+  // A new node (the palette, an edit in the text) out of view: the view pans to it, same zoom.
   const shownKeys = useRef<Set<string> | null>(null);
+  const keysText = flow.keys.join('\n');
   useEffect(() => {
     const box = pane.current?.getBoundingClientRect();
     const before = shownKeys.current;
     shownKeys.current = new Set(flow.keys);
-    if (!box || !before || flow.nodes.length === 0) {
+    const fresh = before ? flow.nodes.find((n) => !before.has(n.id)) : undefined;
+    if (!box || !fresh) {
       return;
     }
-    const { x, y, zoom } = flowInstance.getViewport();
-    const outside = flow.nodes.filter((n) => {
-      if (before.has(n.id) && moves === 0) return false;
-      const left = n.position.x * zoom + x;
-      const top = n.position.y * zoom + y;
-      return left < 0 || top < 0 || left + (n.width ?? 0) * zoom > box.width || top + (n.initialHeight ?? 0) * zoom > box.height;
-    });
-    const fresh = outside.filter((n) => !before.has(n.id));
-    if (fresh.length === 0 && !(moves > 0 && outside.length > 0)) {
-      return;
-    }
-    if (flow.nodes.length <= BIG) {
-      void flowInstance.fitView({ duration: 200, maxZoom: 1, minZoom: 0.3, padding: 0.1 });
-    } else if (fresh[0]) {
-      void flowInstance.setCenter(fresh[0].position.x + NODE_HALF, fresh[0].position.y + 40, { zoom, duration: 200 });
-    }
-  }, [flow.keys]);
+    const view = flowInstance.getViewport();
+    const to = panToShow(boxOf(fresh), view, box, CLEAR);
+    if (to) void flowInstance.setViewport({ ...to, zoom: view.zoom }, { duration: 200 });
+  }, [keysText]);
 
-  // The pane narrows (the inspector opens, the editor group shrinks): fit again if a node
-  // would be cut off.
+  // A run parks at a node (an approval to answer, an agent's response to give): that node comes into view.
+  const waiting = flow.nodes.filter((n) => n.data.run?.state === 'waiting').map((n) => n.id).join('\n');
+  useEffect(() => {
+    const node = flow.nodes.find((n) => n.data.run?.state === 'waiting');
+    const box = pane.current?.getBoundingClientRect();
+    if (!node || !box) return;
+    const view = flowInstance.getViewport();
+    const to = panToShow(boxOf(node), view, box, CLEAR);
+    if (to) void flowInstance.setViewport({ ...to, zoom: view.zoom }, { duration: 200 });
+  }, [waiting]);
+
+  // The pane narrows (the inspector opens, the editor group shrinks): the selected node
+  // stays in view (a pan, never a re-fit).
   const nodesRef = useRef(flow.nodes);
   nodesRef.current = flow.nodes;
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
   useEffect(() => {
     const element = pane.current;
     if (!element || typeof ResizeObserver === 'undefined') {
@@ -249,16 +299,12 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     const observer = new ResizeObserver(() => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        const nodes = nodesRef.current;
+        const node = nodesRef.current.find((n) => n.id === selectedRef.current);
         const box = element.getBoundingClientRect();
-        if (nodes.length === 0 || nodes.length > BIG || box.width === 0) return;
-        const { x, y, zoom } = flowInstance.getViewport();
-        const cut = nodes.some((n) => {
-          const left = n.position.x * zoom + x;
-          const top = n.position.y * zoom + y;
-          return left < 0 || top < 0 || left + (n.width ?? 0) * zoom > box.width || top + (n.initialHeight ?? 0) * zoom > box.height;
-        });
-        if (cut) void flowInstance.fitView({ duration: 150, maxZoom: 1, minZoom: 0.3, padding: 0.1 });
+        if (!node || box.width === 0) return;
+        const view = flowInstance.getViewport();
+        const to = panToShow(boxOf(node), view, box, CLEAR);
+        if (to) void flowInstance.setViewport({ ...to, zoom: view.zoom }, { duration: 150 });
       }, 120);
     });
     observer.observe(element);
@@ -300,20 +346,28 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     // Only when the cursor moves to another node, not on every redraw.
   }, [cursor]);
 
-  // Keys: Enter on a focused node (Tab walks them in plan order) reveals its JSON;
-  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y outside a text box are the document's undo / redo.
+  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y outside a text box are the document's undo / redo: caught
+  // before VS Code's webview sees the key (it forwards it to the workbench, whose undo then
+  // ran on the text editor the host had just focused: two undos for one key).
+  useEffect(() => {
+    const onUndoKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      const typing = !!target?.closest?.('input, textarea, select');
+      const key = e.key.toLowerCase();
+      if ((e.ctrlKey || e.metaKey) && !typing && configRef.current.editable && (key === 'z' || key === 'y')) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        post({ type: key === 'y' || e.shiftKey ? 'redo' : 'undo' });
+      }
+    };
+    window.addEventListener('keydown', onUndoKey, true);
+    return () => window.removeEventListener('keydown', onUndoKey, true);
+  }, [post]);
+
+  // Keys: Enter on a focused node (Tab walks them in plan order) reveals its JSON.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
-      const typing = target?.closest('input, textarea, select') !== null && target?.closest('input, textarea, select') !== undefined;
-      if ((e.ctrlKey || e.metaKey) && !typing && configRef.current.editable) {
-        const key = e.key.toLowerCase();
-        if (key === 'z' || key === 'y') {
-          e.preventDefault();
-          post({ type: key === 'y' || e.shiftKey ? 'redo' : 'undo' });
-          return;
-        }
-      }
       if (e.key === 'Enter' && target?.classList.contains('react-flow__node')) {
         const key = target.getAttribute('data-id');
         const node = key !== null ? flow.byKey.get(key) : undefined;
@@ -325,7 +379,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [flow.byKey, reveal, post]);
+  }, [flow.byKey, reveal]);
 
   const onConnect = useCallback(
     (c: Connection) => {
@@ -337,10 +391,13 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   );
 
   // Deleting on the canvas asks the server; the canvas itself keeps what the text says.
+  // React Flow hands over a deleted node's edges too: deleting the node already removes
+  // every reference to it (one edit), so only the edges between surviving nodes go apart.
   const onBeforeDelete = useCallback(
     async ({ nodes, edges }: { nodes: Node[]; edges: Edge[] }) => {
       if (configRef.current.editable) {
-        for (const edge of edges) {
+        const gone = new Set(nodes.map((n) => n.id));
+        for (const edge of edges.filter((e) => !gone.has(e.source) && !gone.has(e.target))) {
           post({ type: 'edit', edit: 'disconnect', from: edge.source, to: edge.target });
         }
         for (const node of nodes) {
@@ -363,6 +420,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
       }
     }
     if (moved) setMoves((n) => n + 1);
+    if (changes.some((c) => c.type === 'dimensions')) setSized((n) => n + 1);
   }, []);
 
   const onDrop = useCallback(
@@ -458,7 +516,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
           </span>
         )}
         <span className="hwf-spacer" />
-        <button className="hwf-relayout" title="Lay the whole graph out again (forgets moved nodes)" onClick={() => { relayout.current = true; setMoves((n) => n + 1); }}>
+        <button className="hwf-relayout" title="Lay the whole graph out again (forgets moved nodes)" onClick={() => { relayout.current = true; reframe.current = true; setMoves((n) => n + 1); }}>
           Re-layout
         </button>
         <button className="hwf-export" data-format="png" title="Export the graph as a PNG image" onClick={() => void doExport('png')}>PNG</button>
@@ -469,15 +527,22 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
             newest run
           </button>
         )}
-        {config.runsEnabled && run.run && ACTIVE.has(run.run.status) && (
-          <button className="hwf-cancel-run" title={`Cancel run ${run.run.run_id}`} onClick={() => post({ type: 'run', action: 'cancel', runId: run.run!.run_id })}>
-            ■ Cancel run
-          </button>
-        )}
         {config.runsEnabled && (
-          <button className="hwf-start-run hwf-primary" onClick={() => post({ type: 'run', action: 'start' })}>
-            ▶ Start run
-          </button>
+          <span className="hwf-run-actions">
+            {run.run && ACTIVE.has(run.run.status) && (
+              <button className="hwf-cancel-run" title={`Cancel run ${run.run.run_id}`} onClick={() => post({ type: 'run', action: 'cancel', runId: run.run!.run_id })}>
+                ■ Cancel run
+              </button>
+            )}
+            <button
+              className="hwf-start-run hwf-primary"
+              disabled={run.run?.status === 'running' && !run.pinned}
+              title={run.run?.status === 'running' && !run.pinned ? `Run ${run.run.run_id} is running: wait for it, or cancel it` : 'Start a run of the design'}
+              onClick={() => post({ type: 'run', action: 'start' })}
+            >
+              ▶ Start run
+            </button>
+          </span>
         )}
       </div>
       <div className="hwf-body">
@@ -501,7 +566,7 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 nodeTypes={nodeTypes}
                 edgeTypes={edgeTypes}
                 colorMode={colorMode()}
-                fitView={!big}
+                fitView={false}
                 fitViewOptions={{ maxZoom: 1, minZoom: 0.4, padding: 0.1 }}
                 defaultViewport={big ? startViewport(flow.nodes) : undefined}
                 minZoom={0.05}
@@ -529,8 +594,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 proOptions={{ hideAttribution: true }}
               >
                 <Background />
-                <Controls showInteractive={false}>
-                  <ControlButton title="Re-layout" aria-label="Re-layout" onClick={() => { relayout.current = true; setMoves((n) => n + 1); }}>⟲</ControlButton>
+                <Controls showInteractive={false} showFitView={false}>
+                  <ControlButton className="react-flow__controls-fitview" title="Fit view" aria-label="Fit view" onClick={fitAll}>⤢</ControlButton>
+                  <ControlButton title="Re-layout" aria-label="Re-layout" onClick={() => { relayout.current = true; reframe.current = true; setMoves((n) => n + 1); }}>⟲</ControlButton>
                   <ControlButton className="hwf-minimap-toggle" title={showMap ? 'Hide the minimap' : 'Show the minimap'} aria-label="Minimap" aria-pressed={showMap} onClick={() => setMinimap(!showMap)}>▦</ControlButton>
                 </Controls>
                 {showMap && <MiniMap pannable zoomable ariaLabel="Minimap" nodeColor={(n) => `var(--hwf-kind-${(n.data as HwfNodeData).node.kind || 'agent'}, #888)`} nodeStrokeWidth={0} style={{ width: 160, height: 120 }} />}
@@ -555,6 +621,32 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
 }
 
 const NODE_HALF = 120;
+/** Room kept between a node brought into view and the pane's edge (the zoom buttons, the minimap). */
+const CLEAR = 48;
+
+/** A drawn node's box (flow units): its measured size once React Flow measured it. */
+function boxOf(n: Node): Box {
+  return { x: n.position.x, y: n.position.y, width: n.measured?.width ?? n.width ?? 240, height: n.measured?.height ?? n.initialHeight ?? 84 };
+}
+
+/** The box around every node. */
+function boundsOf(nodes: readonly Node[]): Box {
+  const boxes = nodes.map(boxOf);
+  const x = Math.min(...boxes.map((b) => b.x));
+  const y = Math.min(...boxes.map((b) => b.y));
+  return { x, y, width: Math.max(...boxes.map((b) => b.x + b.width)) - x, height: Math.max(...boxes.map((b) => b.y + b.height)) - y };
+}
+
+/**
+ * The zoom at which a node's text is 80 % of the editor's font size (VS Code's
+ * `--vscode-editor-font-size`; the canvas's own size where there is none), at most 1.
+ */
+function readableZoom(element: Element): number {
+  const style = getComputedStyle(element);
+  const text = Number.parseFloat(style.fontSize) || 13;
+  const editor = Number.parseFloat(style.getPropertyValue('--vscode-editor-font-size')) || text;
+  return Math.min(1, Math.ceil((100 * 0.8 * editor) / text) / 100); // rounded up: never a hair below 80 %
+}
 
 /** A big graph opens on its first node at full size (fitting thousands of nodes would show dots). */
 function startViewport(nodes: readonly Node[]): { x: number; y: number; zoom: number } {

@@ -38,6 +38,9 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
       document.addEventListener('mousemove', away);
       return () => document.removeEventListener('mousemove', away);
     }, [hover]);
+    // A new state (an approval just answered) closes the card even with the pointer still on the node.
+    const state = run?.state;
+    useEffect(() => setHover(null), [state]);
     const defects = node.defects ?? [];
     const classes = ['hwf-node', `hwf-kind-${node.kind}`];
     if (defects.length) classes.push('hwf-has-defects');

@@ -6,7 +6,7 @@
  * field the node sets) one `hwf.edit.removeField`: a minimal text edit the editor's undo
  * undoes; the server's checks come back as the node's defects.
  */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { ExpressionInput, type Complete } from './ExpressionInput';
 import { fieldText, isLong, parseFieldText } from './fieldInput';
 import { FieldSpec, GraphNode, kindIcon } from '../model/graphModel';
@@ -82,8 +82,9 @@ export function Inspector({ node, config, post, onRenamed, complete }: {
 }
 
 /**
- * One field: its typed input, what is wrong with the text, Save (Enter saves too; Ctrl+Enter
- * in a text box) and, for an optional field the node sets, Remove.
+ * One field: its typed input, what is wrong with the text and, for an optional field the
+ * node sets, Remove. A change saves on Enter (Ctrl+Enter in a text box), when the field
+ * loses the focus, and at once for a choice; Save shows only while there is a change.
  */
 function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete }: {
   field: FieldSpec;
@@ -101,9 +102,16 @@ function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete 
   const parsed = parseFieldText(field, text);
   const error = text !== initial && 'error' in parsed ? parsed.error : '';
   const canSave = editable && text !== initial && !('error' in parsed);
-  const commit = () => {
-    if (canSave && 'value' in parsed) save(parsed.value);
+  // Enter, then the blur of clicking elsewhere: one edit, not two of the same value
+  const committed = useRef<string | null>(null);
+  const commitText = (value: string) => {
+    const result = parseFieldText(field, value);
+    if (editable && value !== initial && value !== committed.current && 'value' in result) {
+      committed.current = value;
+      save(result.value);
+    }
   };
+  const commit = () => commitText(text);
   const common = {
     'aria-invalid': error ? true : undefined,
     readOnly: !editable,
@@ -123,7 +131,7 @@ function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete 
     );
   } else if (field.type === 'enum' && field.enum) {
     input = (
-      <select className="hwf-field-input" value={text} disabled={!editable} data-field={field.name} onChange={(e) => setText(e.target.value)}>
+      <select className="hwf-field-input" value={text} disabled={!editable} data-field={field.name} onChange={(e) => { setText(e.target.value); commitText(e.target.value); }}>
         {!field.enum.includes(text) && <option value={text}>{text === '' ? '(not set)' : text}</option>}
         {field.enum.map((v) => (
           <option key={v} value={v}>{v === '' ? '(none)' : v}</option>
@@ -142,6 +150,7 @@ function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete 
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => e.key === 'Enter' && commit()}
+        onBlur={commit}
       />
     );
   } else if (isLong(field)) {
@@ -153,6 +162,7 @@ function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete 
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => e.key === 'Enter' && (e.ctrlKey || e.metaKey) && commit()}
+        onBlur={commit}
       />
     );
   } else {
@@ -163,6 +173,7 @@ function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete 
         value={text}
         onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => e.key === 'Enter' && commit()}
+        onBlur={commit}
       />
     );
   }
@@ -182,9 +193,11 @@ function FieldRow({ field, main, cut, editable: canEdit, save, remove, complete 
       {cut && <div className="hwf-side-note">Too long to edit here: edit it in the text.</div>}
       {editable && (
         <div className="hwf-field-actions">
-          <button className={`hwf-save-field${main ? ' hwf-save-main' : ''}`} data-field={field.name} disabled={!canSave} onClick={commit}>
-            Save {field.name}
-          </button>
+          {canSave && (
+            <button className={`hwf-save-field${main ? ' hwf-save-main' : ''}`} data-field={field.name} onClick={commit}>
+              Save {field.name}
+            </button>
+          )}
           {!field.required && field.value !== undefined && (
             <button className="hwf-remove-field" data-field={field.name} aria-label={`Remove ${field.name}`} title={`Remove ${field.name} from the node`} onClick={remove}>
               Remove

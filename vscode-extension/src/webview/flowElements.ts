@@ -172,7 +172,8 @@ export function toFlow(
       target: e.to,
       selected: options.selectedEdge === id,
       className: defects.length > 0 ? 'hwf-edge-defect' : undefined,
-      label: defects.length > 0 ? '!' : undefined,
+      // what is wrong, in words (a bare "!" said nothing); the whole message is the edge's aria label
+      label: defects.length > 0 ? `! ${clipped(defects[0].message, 48)}${defects.length > 1 ? ` (+${defects.length - 1})` : ''}` : undefined,
       ariaLabel: `after: ${e.from} → ${e.to}${defects.length ? ` (${defects.map((d) => d.message).join('; ')})` : ''}`,
       markerEnd: { type: 'arrowclosed' as never, width: 18, height: 18 },
       data: { defects, route: route?.points, ...(around ? { detour: around } : {}), ...offsets.get(id) },
@@ -182,7 +183,7 @@ export function toFlow(
 }
 
 /** A node's handles where HwfNode draws them: target at the top centre, source at the bottom. */
-function handlesOf(node: GraphNode, height: number): NonNullable<Node['handles']> {
+export function handlesOf(node: GraphNode, height: number): NonNullable<Node['handles']> {
   const handles: NonNullable<Node['handles']> = [];
   if (node.kind !== 'note' && node.kind !== 'trigger') {
     handles.push({ type: 'target', position: 'top' as never, x: NODE_WIDTH / 2 - 5, y: -5, width: 10, height: 10 });
@@ -220,6 +221,11 @@ export function endOffsets(edges: readonly GraphEdge[], positions: Layout, gap =
   spread(into, (e) => e.from, 'targetOffset');
   spread(outOf, (e) => e.to, 'sourceOffset');
   return result;
+}
+
+/** `text` cut to `max` characters with an ellipsis. */
+function clipped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** What a drawn element shows: ranges are not drawn (a keystroke moves them), the rest is. */

@@ -56,3 +56,40 @@ export function previewPlace(node: { left: number; top: number; bottom: number }
   return node.bottom + 4 + PREVIEW_HEIGHT <= view.height ? { left, top: node.bottom + 4 } : { left, bottom: Math.max(4, view.height - node.top + 4) };
 }
 
+
+/** A rectangle in flow or screen units. */
+export interface Box { x: number; y: number; width: number; height: number }
+
+/**
+ * The first view of a graph (issue 44: at zoom 0.32 nothing was readable): the whole graph
+ * when it fits at a `readable` zoom or more (never above 1), else `readable` zoom with the
+ * graph's top (its trigger) at the top of the pane, centred across when it is narrow
+ * enough, else from its left edge; the user scrolls for the rest. `fits`: everything shows.
+ */
+export function firstView(graph: Box, pane: { width: number; height: number }, readable: number, padding = 24): { x: number; y: number; zoom: number; fits: boolean } {
+  const room = { width: Math.max(1, pane.width - 2 * padding), height: Math.max(1, pane.height - 2 * padding) };
+  const fit = Math.min(1, room.width / Math.max(1, graph.width), room.height / Math.max(1, graph.height));
+  const zoom = Math.max(fit, Math.min(1, readable));
+  const across = (size: number, start: number, space: number) =>
+    size * zoom <= space ? padding + (space - size * zoom) / 2 - start * zoom : padding - start * zoom;
+  return {
+    x: across(graph.width, graph.x, room.width),
+    y: across(graph.height, graph.y, room.height),
+    zoom,
+    fits: zoom === fit,
+  };
+}
+
+/** The viewport moved (same zoom) just enough to show `box` (flow units) inside `pane`, or null when it shows already. */
+export function panToShow(box: Box, view: { x: number; y: number; zoom: number }, pane: { width: number; height: number }, margin = 16): { x: number; y: number } | null {
+  const shift = (start: number, size: number, offset: number, space: number) => {
+    const from = start * view.zoom + offset;
+    const to = from + size * view.zoom;
+    if (from >= margin && to <= space - margin) return 0;
+    if (size * view.zoom > space - 2 * margin || from < margin) return margin - from;
+    return space - margin - to;
+  };
+  const dx = shift(box.x, box.width, view.x, pane.width);
+  const dy = shift(box.y, box.height, view.y, pane.height);
+  return dx === 0 && dy === 0 ? null : { x: view.x + dx, y: view.y + dy };
+}

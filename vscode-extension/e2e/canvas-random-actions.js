@@ -1,0 +1,255 @@
+// Invariants, not checkpoints (issue 44): a seeded run of random user actions on the canvas
+// in VS Code (text typed, nodes added from the palette, inspector edits, Delete, drags,
+// Re-layout, undo/redo in the canvas, the text editor closed and opened again, a window
+// reload), and after each one: the file parses and holds what the user typed; the canvas
+// draws the file's nodes and edges within a bounded time; no reference vanished that the
+// user did not remove; an undo gives back the text before the edit byte for byte.
+//
+// HWF_E2E_SEED=<n> replays one seed (default 10607; `random` picks one; a failure prints it
+// with its actions);
+// HWF_E2E_ACTIONS=<n> sets the number of actions (default 200).
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { waitFor } = require('./lib/workbench');
+const { referencesOf, drawnEdges } = require('./canvas-user-actions');
+const { canvasFrame, openCanvasOn, restore } = require('./canvas-editing');
+
+/** A small seeded generator (mulberry32): the same seed, the same actions. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Typed into the text (inside a JSON string) and set through the inspector (which escapes them). */
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'échelle', 'naïve', 'zeta', 'θ'];
+const TITLES = [...WORDS, 'quote"d', 'back\\slash', '{braces}'];
+const KINDS = ['agent', 'condition', 'approval', 'output', 'note'];
+// (action, weight): the cheap ones often, a window reload rarely
+const ACTIONS = [['type', 5], ['add', 3], ['title', 4], ['delete', 2], ['drag', 2], ['relayout', 1], ['undo', 3], ['reopen', 1], ['reload', 0.3]];
+
+async function canvasRandomActionSteps({ step, world, wb, page }) {
+  const file = path.join(world.folder, 'review-flow.hwf.json');
+  const settingsFile = path.join(world.folder, '.vscode', 'settings.json');
+  const frame = canvasFrame(page);
+  const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
+  const count = Number(process.env.HWF_E2E_ACTIONS || 200);
+  // `make test` replays one seed (a gate must not change from run to run); HWF_E2E_SEED=random explores
+  const seed = process.env.HWF_E2E_SEED === 'random' ? Date.now() % 100000 : Number(process.env.HWF_E2E_SEED || 10607);
+
+  await step(`canvas random actions: ${count} seeded user actions keep the file, the canvas and the undo history in step (seed ${seed})`, async () => {
+    const original = fs.readFileSync(file, 'utf8');
+    const settings = fs.readFileSync(settingsFile, 'utf8');
+    // the file on disk follows the editor within 100 ms: each check reads what the editor holds
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'files.autoSave': 'afterDelay', 'files.autoSaveDelay': 100 }, null, 2));
+    const rand = random(seed);
+    const pick = (list) => list[Math.floor(rand() * list.length)];
+    const total = ACTIONS.reduce((n, [, w]) => n + w, 0);
+    const nextAction = () => {
+      let r = rand() * total;
+      for (const [name, w] of ACTIONS) {
+        if ((r -= w) < 0) return name;
+      }
+      return 'type';
+    };
+    const done = [];
+    const stats = { checks: 0, maxDrawMs: 0 };
+    const read = async (settle = 400) => {
+      await page.waitForTimeout(settle);
+      return fs.readFileSync(file, 'utf8');
+    };
+    const idsOf = (text) => JSON.parse(text).nodes.map((n) => n.id);
+    /** A step (not a note) and a title it does not have yet. */
+    const retitle = (text) => {
+      const steps = JSON.parse(text).nodes.filter((n) => n.type !== 'note');
+      const target = pick(steps);
+      let word = pick(TITLES);
+      if (word === target.title) word += '2';
+      return { id: target.id, word };
+    };
+    /**
+     * A click on the node where it shows (a drag may have laid another node over part of it),
+     * never on its buttons: the view fitted first when it is outside the pane, Re-layout when
+     * other nodes cover all of it.
+     */
+    const clickNode = async (id) => {
+      const spot = () => node(id).evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const pane = document.querySelector('.react-flow__pane').getBoundingClientRect();
+        for (let fy = 0.15; fy < 1; fy += 0.2) {
+          for (let fx = 0.1; fx < 1; fx += 0.2) {
+            const x = r.left + r.width * fx;
+            const y = r.top + r.height * fy;
+            // clear of the pane's edges (VS Code's sash between editor groups lies over the first pixels)
+            if (x < pane.left + 12 || y < pane.top + 12 || x > pane.right - 12 || y > pane.bottom - 12) continue;
+            const hit = document.elementFromPoint(x, y);
+            if (hit && hit.closest('.react-flow__node') === el && !hit.closest('button, .react-flow__handle')) return { x: x - r.left, y: y - r.top };
+          }
+        }
+        return null;
+      }).catch(() => null);
+      let at = await spot();
+      if (!at) {
+        await frame.locator('.react-flow__controls-fitview').click();
+        await page.waitForTimeout(400);
+        at = await spot();
+      }
+      if (!at) {
+        await frame.locator('button.hwf-relayout').click();
+        await page.waitForTimeout(400);
+        await frame.locator('.react-flow__controls-fitview').click();
+        await page.waitForTimeout(400);
+        at = await spot();
+      }
+      await node(id).click({ position: at ?? undefined });
+    };
+    /** The node's title set in the inspector (Enter saves). */
+    const titleInInspector = async (id, word) => {
+      await clickNode(id);
+      const input = frame.locator('.hwf-side input[data-field="title"]');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(word);
+      await input.press('Enter');
+    };
+    const check = async (before, text, action) => {
+      let design;
+      try {
+        design = JSON.parse(text);
+      } catch (error) {
+        throw new Error(`the file does not parse after ${action.what}: ${error.message}`);
+      }
+      if (action.typed && !text.includes(action.typed)) throw new Error(`the file lacks what was typed: ${JSON.stringify(action.typed)}`);
+      // no reference vanished that the user did not remove
+      const now = new Set(referencesOf(text));
+      const lost = referencesOf(before).filter((r) => !now.has(r) && !(action.removed && r.split('→').includes(action.removed)));
+      if (lost.length) throw new Error(`references vanished after ${action.what}: ${lost.join(', ')}`);
+      // the canvas shows the text's nodes and edges within a bounded time
+      const ids = [...new Set(design.nodes.map((n) => n.id))].sort();
+      const want = JSON.stringify([ids, referencesOf(text)]);
+      const started = Date.now();
+      let shown = '';
+      try {
+        await waitFor('the canvas to draw the file', async () => {
+          const drawnIds = (await frame.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort();
+          shown = JSON.stringify([drawnIds, await drawnEdges(frame)]);
+          return shown === want;
+        }, { timeout: 5000, interval: 100 });
+      } catch {
+        throw new Error(`after ${action.what} the canvas draws ${shown}, the file has ${want}`);
+      }
+      stats.maxDrawMs = Math.max(stats.maxDrawMs, Date.now() - started);
+      stats.checks += 1;
+    };
+    const act = {
+      async type(text) {
+        const lines = text.split('\n');
+        const rows = lines.map((l, i) => [l, i]).filter(([l]) => /"(title|prompt)": "/.test(l));
+        const [line, i] = pick(rows);
+        const word = `${pick(WORDS)} `;
+        const column = line.search(/"(title|prompt)": "/) + line.match(/"(title|prompt)": "/)[0].length + 1;
+        await wb.goTo(i + 1, column);
+        await page.keyboard.type(word, { delay: 30 });
+        return { what: `typing ${JSON.stringify(word)} at line ${i + 1}`, typed: word };
+      },
+      async add(text) {
+        const after = pick(idsOf(text));
+        const kind = pick(KINDS);
+        await clickNode(after);
+        await frame.locator(`button.hwf-add[data-kind="${kind}"]`).click();
+        return { what: `adding a ${kind} after ${after}` };
+      },
+      async title(text) {
+        const { id, word } = retitle(text);
+        await titleInInspector(id, word);
+        return { what: `titling ${id} ${JSON.stringify(word)} in the inspector` };
+      },
+      async delete(text) {
+        const id = pick(idsOf(text).filter((n) => n !== 'start'));
+        if (!id) return { what: 'nothing to delete' };
+        await clickNode(id);
+        await page.keyboard.press('Delete');
+        return { what: `Delete on ${id}`, removed: id };
+      },
+      async drag(text) {
+        const id = pick(idsOf(text));
+        await clickNode(id);
+        const box = await node(id).locator('.hwf-node-head').boundingBox();
+        const dx = Math.round((rand() - 0.5) * 200);
+        const dy = Math.round((rand() - 0.5) * 120);
+        await page.mouse.move(box.x + 6, box.y + box.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(box.x + 6 + dx, box.y + box.height / 2 + dy, { steps: 6 });
+        await page.mouse.up();
+        return { what: `dragging ${id} by ${dx},${dy}`, same: true };
+      },
+      async relayout() {
+        await frame.locator('button.hwf-relayout').click();
+        return { what: 'Re-layout', same: true };
+      },
+      async undo(text) {
+        // an inspector edit, then Ctrl+Z in the canvas: the text before it, byte for byte; Ctrl+Shift+Z: the edit again
+        const { id, word } = retitle(text);
+        await titleInInspector(id, word);
+        await waitFor('the edit in the file', async () => (await read(100)) !== text, { timeout: 5000 });
+        const edited = await read(300);
+        await clickNode(id);
+        await page.keyboard.press('Control+Z');
+        const undone = await waitFor('the undo in the file', async () => ((await read(100)) === text ? text : false), { timeout: 5000 })
+          .catch(async () => { throw new Error(`Ctrl+Z in the canvas after titling ${id} did not give back the text byte for byte:\n${await read(0)}`); });
+        await page.waitForTimeout(300); // a person's pause between the two keys
+        await page.keyboard.press('Control+Shift+Z');
+        await waitFor('the redo in the file', async () => (await read(100)) === edited, { timeout: 5000 })
+          .catch(() => { throw new Error(`Ctrl+Shift+Z in the canvas did not give back the edit of ${id}`); });
+        return { what: `undo+redo of titling ${id}`, undone: undone.length };
+      },
+      async reopen() {
+        const textTab = page.locator('.tabs-container .tab', { hasText: 'review-flow.hwf.json' }).filter({ hasNotText: 'Canvas' });
+        await textTab.locator('.action-label.codicon-close, a.codicon-close').first().click({ force: true });
+        await waitFor('the text editor closed', async () => (await textTab.count()) === 0, { timeout: 10000 });
+        await page.waitForTimeout(1000);
+        await wb.openFile('review-flow.hwf.json');
+        await wb.runCommand('View: Move Editor into Left Group');
+        await wb.runCommand('View: Close Primary Side Bar');
+        return { what: 'closing and reopening the text editor', same: true };
+      },
+      async reload() {
+        await wb.runCommand('Developer: Reload Window');
+        await page.waitForTimeout(3000);
+        await waitFor('the workbench back', () => page.locator('.monaco-workbench').isVisible(), { timeout: 60000 });
+        await waitFor('the canvas back', async () => (await frame.locator('.react-flow__node').count()) > 0, { timeout: 60000 });
+        return { what: 'a window reload', same: true };
+      },
+    };
+    try {
+      await openCanvasOn(wb, page, 'review-flow.hwf.json');
+      await waitFor('7 nodes', async () => (await frame.locator('.react-flow__node').count()) === 7, { timeout: 60000 });
+      for (let n = 0; n < count; n++) {
+        const before = await read(0);
+        const name = nextAction();
+        done.push(name);
+        const action = await act[name](before);
+        done[done.length - 1] = action.what;
+        const text = await read();
+        if (action.same && text !== before) throw new Error(`${action.what} changed the text`);
+        await check(before, text, action);
+      }
+    } catch (error) {
+      const first = String(error && error.message || error).split('\n')[0];
+      throw new Error(`seed ${seed} (replay: HWF_E2E_SEED=${seed} HWF_E2E_ACTIONS=${count}), action ${done.length} of ${count}: ${first}\n     actions: ${JSON.stringify(done)}`);
+    } finally {
+      fs.writeFileSync(settingsFile, settings);
+      await restore(wb, page, file, original).catch(() => undefined);
+    }
+    const kinds = {};
+    for (const what of done) kinds[what.split(' ')[0]] = (kinds[what.split(' ')[0]] ?? 0) + 1;
+    return `seed ${seed}: ${done.length} actions (${Object.entries(kinds).map(([k, v]) => `${k} ${v}`).join(', ')}), ${stats.checks} checks, 0 violations; slowest canvas catch-up ${stats.maxDrawMs} ms`;
+  });
+}
+
+module.exports = { canvasRandomActionSteps };
