@@ -7,7 +7,7 @@
 //
 // HWF_E2E_SEED=<n> replays one seed (default 10607; `random` picks one; a failure prints it
 // with its actions);
-// HWF_E2E_ACTIONS=<n> sets the number of actions (default 200).
+// HWF_E2E_ACTIONS=<n> runs it (run.js: only on request) with that many actions (200 is the usual run).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
