@@ -304,7 +304,7 @@ async function main() {
       await setField('agent', 'prompt', ours);
       await waitFor('our draft', async () => (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 15000 });
       // Another writer (the chat tools, hwf, an editor) saves ship-notes through the store, behind the tab's back.
-      const write = `import json, sys\nfrom hwf_lsp.hermes.engine import Workflows\nflows = Workflows(sys.argv[1])\nd = flows.get('ship-notes')\nnext(n for n in d['nodes'] if n['id'] == 'gate')['question'] = sys.argv[2]\nflows.save('ship-notes', d)\n`;
+      const write = `import json, sys\nfrom hwf_lsp.hermes.engine import Workflows\nflows = Workflows(sys.argv[1])\nd = flows.designs.load('ship-notes')\nnext(n for n in d['nodes'] if n['id'] == 'gate')['question'] = sys.argv[2]\nflows.designs.save('ship-notes', d)\n`;
       execFileSync(path.join(bin, 'python'), ['-c', write, home, theirs], { env });
       const written = fs.readFileSync(designFile, 'utf8');
       await click(page.locator('button.hwf-save'));

@@ -10,6 +10,7 @@ import { Debugger, DebugStops } from './debug';
 import { DesignOffer } from './designOffer';
 import { DesignTests, isTestFile } from './designTests';
 import { DesignLanguage } from './languageMode';
+import { CONFIG_SECTION, designGlobsOf } from '../model/settingsModel';
 import { disposeLog, getLog } from './log';
 import { RunsModel } from './runs';
 import { createRunsView } from './runsView';
@@ -55,6 +56,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     server.onDidChangeState((state) => state === 'running' && void model?.refresh()),
     view.onDidChangeVisibility((event) => event.visible && void server?.ensureStarted().then(() => model?.refresh())),
     vscode.workspace.onDidOpenTextDocument((document) => startForDesign(document)),
+    // a glob added (the design offer, the Settings UI): open JSON files it now matches become designs
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${CONFIG_SECTION}.designs.globs`)) {
+        const globs = designGlobsOf(vscode.workspace.getConfiguration(CONFIG_SECTION).get('designs.globs'));
+        vscode.workspace.textDocuments.forEach((document) => void designLanguage.adopt(document, globs));
+      }
+    }),
     { dispose: disposeLog },
   );
 
