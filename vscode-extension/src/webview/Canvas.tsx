@@ -243,6 +243,12 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
   useEffect(() => {
     if (nodesInitialized && !framed.current) framed.current = frame(0);
   }, [nodesInitialized, frame]);
+  // A canvas drawn while its pane had no width yet (a tab opened in the background, a
+  // theme change mid-start) is framed when the pane first gets one, not at the first click.
+  const frameLatest = useRef(frame);
+  frameLatest.current = frame;
+  const initializedRef = useRef(nodesInitialized);
+  initializedRef.current = nodesInitialized;
   // Fit view (the zoom buttons'): the whole graph at once. React Flow's own waits until every
   // node object carries a measured size, which a node the last edit changed may not yet.
   const fitAll = useCallback(() => {
@@ -299,6 +305,10 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
     const observer = new ResizeObserver(() => {
       clearTimeout(timer);
       timer = setTimeout(() => {
+        if (!framed.current) {
+          if (initializedRef.current) framed.current = frameLatest.current(0);
+          return;
+        }
         const node = nodesRef.current.find((n) => n.id === selectedRef.current);
         const box = element.getBoundingClientRect();
         if (!node || box.width === 0) return;
