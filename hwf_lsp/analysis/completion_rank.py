@@ -41,6 +41,10 @@ AFTER_A_SECOND_AGENT = (CONDITION, OUTPUT, AGENT, APPROVAL, NOTE)
 """After an agent that runs after another agent (a review of a draft): a condition gates
 on its verdict, or an output delivers the result."""
 
+AFTER_AN_OUTPUT_AND_A_NOTE = (OUTPUT, AGENT, CONDITION, APPROVAL, NOTE)
+"""Below an output and the note written after it: a second delivery of the same result
+(the note has been written; another note first would be a guess against the author)."""
+
 FIELD_ORDER = ("id", "type", "title")
 """Written first in every example, before the kind's own fields."""
 
@@ -53,6 +57,9 @@ def kinds_for(design: Design, index: int | None, new: bool = False) -> list[str]
     order = list(FOLLOWS.get(above.kind if above is not None else None, KINDS))
     if above is not None and above.kind == AGENT and _runs_after_an_agent(design, above):
         order = list(AFTER_A_SECOND_AGENT)
+    if _note_right_above(design, index):
+        order = list(AFTER_AN_OUTPUT_AND_A_NOTE) if above is not None and above.kind == OUTPUT \
+            else [k for k in order if k != NOTE] + [NOTE]
     order += [k for k in KINDS if k not in order]
     others = [i for i in design.infos if i.kind == TRIGGER and (new or i.index != index)]
     if others:
@@ -66,6 +73,11 @@ def kinds_for(design: Design, index: int | None, new: bool = False) -> list[str]
 def _runs_after_an_agent(design: Design, info: NodeInfo) -> bool:
     return any(design.by_id[p].kind == AGENT for p in parents_of(info.data)
                if isinstance(p, str) and p in design.by_id)
+
+
+def _note_right_above(design: Design, index: int | None) -> bool:
+    infos = design.infos if index is None else design.infos[:index]
+    return bool(infos) and infos[-1].kind == NOTE
 
 
 def step_above(design: Design, index: int | None) -> NodeInfo | None:
