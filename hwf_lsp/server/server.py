@@ -26,6 +26,7 @@ from pygls.lsp.server import LanguageServer
 from hwf_lsp import __version__
 from hwf_lsp.server import guard
 from hwf_lsp.server.convert import encoding_name
+from hwf_lsp.server.design_reads import DesignReads
 from hwf_lsp.server.design_test_documents import DesignSource, is_test_path
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri, uri_to_path
 from hwf_lsp.server.features import (
@@ -100,6 +101,8 @@ class HwfServer(LanguageServer):
         self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
         """Called after the settings change (e.g. to check every design again)."""
         self._runs: NewestRunsByDesign | None = None
+        self.design_reads = DesignReads()
+        """The designs test files name, as last read (read again when their file changes)."""
         self.validator = Validator(self)
         """Diagnostics of every open design, newest version only."""
         self.run_manager = RunManager(self)
@@ -198,9 +201,9 @@ class HwfServer(LanguageServer):
 
     def design_source(self) -> DesignSource:
         """Where a test file's design is found now: the settings' Hermes home, the
-        workspace folders (the project outside a repository)."""
+        workspace folders (the project outside a repository), the designs as last read."""
         roots = tuple(Path(path) for path in map(uri_to_path, self.folder_uris()) if path)
-        return DesignSource(self.settings.home(), roots)
+        return DesignSource(self.settings.home(), roots, self.design_reads.read)
 
     def folder_uris(self) -> tuple[str, ...]:
         try:

@@ -20,6 +20,7 @@ from hwf_lsp.rules.design_test_check import (
     examine_test_file,
 )
 from hwf_lsp.rules.names import check_design_name
+from hwf_lsp.rules.validator import validate_designer_graph
 from hwf_lsp.workflow.design_files import DesignFileError, design_from_text, design_name_for
 from hwf_lsp.workflow.paths import hermes_home, safe_child
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME, read_text_file
@@ -103,9 +104,10 @@ may replace with a cache (the server's `DesignReads`)."""
 
 
 def read_design_file(path: Path) -> DesignRead:
-    """The design in the file at `path`, defects and all, with the name its runs take."""
+    """The design in the file at `path` with the name its runs take and its defects."""
     design, _name = design_from_text(read_text_file(path), path)
-    return DesignRead(design, design_name_for(design, path) or "design", str(path))
+    return DesignRead(design, design_name_for(design, path) or "design", str(path),
+                      validate_designer_graph(design))
 
 
 def locate_design(ref: str, test_path: Path, designs_root: Path | None = None,
