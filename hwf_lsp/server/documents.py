@@ -179,18 +179,20 @@ class Analysis:
 
 
 def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
-            check: bool = True, source: DesignSource | None = None,
+            check: bool = True, source: Callable[[], DesignSource] | None = None,
             run_cases: bool = False) -> Analysis:
     """Parse (and with `check`, check) one version of a design, with its newest run.
 
     One parse serves the design name (which run to read), the rulebook and the lint.
     A design test file is checked against the design it names (found and read through
-    `source`), always: its check reads that design anyway; with `run_cases`
-    its cases run too (open and save, never a keystroke).
+    `source()`, asked only for a test file: a keystroke in a design pays nothing),
+    always: its check reads that design anyway; with `run_cases` its cases run too (open
+    and save, never a keystroke).
     """
     path = uri_to_path(uri)
     if is_test_path(path):
-        doc, findings, design = check_test_text(text, path or uri, source, run_cases)
+        doc, findings, design = check_test_text(text, path or uri, source() if source else None,
+                                                 run_cases)
         return Analysis(uri=uri, version=version, text=text, _doc=doc, _findings=findings,
                         kind=TEST_KIND, design_under_test=design)
     doc = parse(text)

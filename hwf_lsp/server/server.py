@@ -269,7 +269,7 @@ class HwfServer(LanguageServer):
             cached.text is text or cached.text == text
         ):
             return cached
-        result = analyse(key, version, text, self.runs, check=False, source=self.design_source())
+        result = analyse(key, version, text, self.runs, check=False, source=self.design_source)
         self.remember(result)
         return result
 
