@@ -86,7 +86,7 @@ def find_test_files(paths: list[str]) -> tuple[list[str], list[str]]:
 def _load(report: FileReport, *, with_expect: bool = True) -> DesignTestFile | None:
     """The test file of `report`, or None with its errors recorded in `report`."""
     try:
-        test = load_test_file(report.path, with_expect=with_expect)
+        test = load_test_file(report.path, with_expect=with_expect, roots=(Path.cwd(),))
     except FileNotFoundError:
         report.errors = [TestFileError("", None, None, "no such file")]
         return None

@@ -99,7 +99,9 @@ def _test_case(given: str, arguments: dict[str, Any], design_path: Path
         raise LaunchError("testCase", f"{given!r}: expected <file>.hwf-test.json#<case name>")
     path = _path(file_part, arguments)
     try:
-        test = load_test_file(path, with_expect=False)
+        cwd = arguments.get("cwd")  # the project, outside a repository (as `hwf test`'s)
+        test = load_test_file(path, with_expect=False,
+                              roots=(Path(cwd),) if isinstance(cwd, str) and cwd else ())
     except FileNotFoundError:
         raise LaunchError("testCase", f"{path}: no such file") from None
     except ValueError as exc:

@@ -91,8 +91,9 @@ def case_schema() -> dict[str, Any]:
 
 def build_schema() -> dict[str, Any]:
     properties: dict[str, Any] = {
-        "design": _described("The design under test: a file relative to this one, else a "
-                             "design name in $HERMES_HOME/workflow-designs.",
+        "design": _described("The design under test: a file relative to this one, inside its "
+                             "project (docs/cli.md), else a design name in "
+                             "$HERMES_HOME/workflow-designs.",
                              {"type": "string", "minLength": 1}),
         "cases": _described("The cases, each run in memory with mocked agents.",
                             {"type": "array", "items": {"$ref": "#/$defs/case"}}),

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-__all__ = ["BracketBalance", "key_follows", "member_follows", "node_follows", "object_follows", "string_end", "stray_closer",
+__all__ = ["NODE", "BracketBalance", "key_follows", "member_follows", "node_follows", "object_follows", "string_end", "stray_closer",
            "stray_opener", "stray_quote"]
 
 _SWALLOWED = " \t,:}]"
@@ -39,6 +39,9 @@ closers (with the blanks around them)."""
 _NAME_START = re.compile(r"[A-Za-z0-9_$]")
 _SPACE = re.compile(r"[ \t\r\n]*")
 _KEY = re.compile(r'[ \t\r\n]*"(?:[^"\\\r\n]|\\.)*"[ \t\r\n]*:')
+NODE = re.compile(r'[ \t\r\n]*\{' + _KEY.pattern)
+"""Blanks, then `{` opening an object with a property: `object_follows` after `_SPACE`;
+matched where a character ends, `node_follows`."""
 _BRACKETS = re.compile(r'"(?:[^"\\\r\n]|\\.)*"?|[{}\[\]]')
 
 
@@ -69,9 +72,9 @@ def object_follows(text: str, brace: int) -> bool:
 
 
 def node_follows(text: str, at: int) -> bool:
-    """Whether `{"key":` follows the character at `at` (blanks and line breaks between)."""
-    brace = _SPACE.match(text, at + 1).end()
-    return brace < len(text) and text[brace] == "{" and object_follows(text, brace)
+    """Whether `{"key":` follows the character at `at` (blanks and line breaks between):
+    one match (`NODE`), as it is asked of every item of a design's `nodes` array."""
+    return NODE.match(text, at + 1) is not None
 
 
 def key_follows(text: str, at: int) -> bool:

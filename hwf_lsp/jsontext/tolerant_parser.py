@@ -27,6 +27,7 @@ from .fast_path import (
     lazy_container,
 )
 from .resync import (
+    NODE,
     BracketBalance,
     key_follows,
     member_follows,
@@ -237,7 +238,8 @@ class _Builder:
             value, end = self.scan(text, start)
         except (ValueError, RecursionError, StopIteration):
             return None
-        if self._may_hide_a_stray(start, end):
+        if (text[end - 1] == "]" or _ARRAY_OF_OBJECTS.search(text, start + 1, end)) \
+                and self._may_hide_a_stray(start, end):  # the call only where it may
             return None
         seen = watch.seen
         if seen:
@@ -287,7 +289,7 @@ class _Builder:
                 pos = skip_ws(text, pos).end()
                 if pos >= n:
                     break
-            if self.stack and self._stray_mark(pos):
+            if self.stack and text[pos] in '"{[' and self._stray_mark(pos):
                 self.issue(f"Unexpected '{text[pos]}'", pos, pos + 1)
                 pos = last_end = pos + 1
                 continue
@@ -306,6 +308,8 @@ class _Builder:
         an array's item, no comma between (by default: the innermost container's state)."""
         text = self.text
         char = text[pos]
+        if char not in '"{[':
+            return False  # only a quote or an opener is ever stray
         state = self.stack[-1].state
         if after_item is None:
             after_item = state == _A_NEXT
@@ -330,14 +334,18 @@ class _Builder:
         if top is None or len(self.stack) >= _SCAN_DEPTH:
             return pos
         text, items, values = self.text, top.node._items, top.py
-        next_item = _NEXT_CONTAINER.match
+        next_item, node_at = _NEXT_CONTAINER.match, NODE.match
         parent_ref = _ref(top.node)
         while (found := next_item(text, pos)) is not None:
-            if self._stray_mark(found.end(), after_item=False):
+            # an object item is stray only when a node follows its `{` (`_stray_mark`,
+            # `node_follows`): asked here first, one match per item of a design's `nodes`
+            at = found.end()
+            if (text[at] != "{" or node_at(text, at + 1)) \
+                    and self._stray_mark(at, after_item=False):
                 break  # the token loop reports it
-            node = self.valid_container(found.end(), parent_ref)
+            node = self.valid_container(at, parent_ref)
             if node is None:
-                self.invalid_at = found.end()  # the token loop goes on here: no second scan
+                self.invalid_at = at  # the token loop goes on here: no second scan
                 break
             items.append(node)
             values.append(self.valid_value)

@@ -142,6 +142,9 @@ class DesignRead:
     design: dict[str, Any]
     name: str
     path: str
+    defects: list[dict[str, Any]] | None = None
+    """`validate_designer_graph(design)` when the reader checked it (a host keeping the
+    read for the next keystroke keeps this too); None: checked where it is needed."""
 
 
 def design_reference(raw: Any) -> str | None:
@@ -202,7 +205,8 @@ def _runnable(ref: Any, given: bool, found: DesignRead | str | None,
     if not isinstance(found, DesignRead):
         fail(found or f"no design {ref!r}")
         return None
-    defects = validate_designer_graph(found.design)
+    defects = found.defects if found.defects is not None \
+        else validate_designer_graph(found.design)
     if defects:
         fail(format_defects(f"design {ref!r}", defects) + "; a design with defects cannot "
              "run (hwf check shows where)")

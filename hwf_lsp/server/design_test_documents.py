@@ -3,8 +3,9 @@
 Which files are test files is fixed by the contract (the suffix), not by the design globs:
 `hwf test` finds them by that name.  One version of a test file is checked by the checker
 `hwf test` runs (`rules/design_test_check.py`), given the design it names as the engine
-reads it (`workflow/design_test_files.py`: beside the file, else the store of the
-settings' Hermes home); `analysis/design_test_text.py` puts each error at its key or value.  The design is kept on
+reads it (`workflow/design_test_files.py`: a path inside the test file's project, else
+the store of the settings' Hermes home; outside a repository the workspace folders are
+the project: `DesignSource`); `analysis/design_test_text.py` puts each error at its key or value.  The design is kept on
 the analysis for completion and hover, even when it has defects (the run would refuse it,
 the ids are still worth offering).
 """
@@ -12,13 +13,14 @@ the ids are still worth offering).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hwf_lsp.analysis.design_test_text import findings_of_failures, findings_of_test_file
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.rules.design_test_check import TEST_FILE_SUFFIX, DesignRead, examine_test_file
-from hwf_lsp.workflow.design_test_files import read_design_under_test
+from hwf_lsp.workflow.design_test_files import DesignReader, read_design_under_test
 from hwf_lsp.workflow.paths import hermes_home
 from hwf_lsp.workflow.stores import DESIGNS_DIRNAME
 
@@ -34,7 +36,23 @@ def designs_root(home: Path | None) -> Path:
     return (home if home is not None else hermes_home()) / DESIGNS_DIRNAME
 
 
-def check_test_text(text: str, path: str, home: Path | None,
+@dataclass(frozen=True, slots=True)
+class DesignSource:
+    """Where the server finds the design a test file names: the store of `home` (None:
+    the environment's Hermes home), the workspace folders (the project outside a
+    repository) and the reader of design files (None: read each time)."""
+
+    home: Path | None = None
+    roots: tuple[Path, ...] = ()
+    read: DesignReader | None = None
+
+    def find(self, raw: Any, path: str) -> DesignRead | str | None:
+        """`read_design_under_test` from here."""
+        return read_design_under_test(raw, path, designs_root(self.home), roots=self.roots,
+                                      read=self.read)
+
+
+def check_test_text(text: str, path: str, source: DesignSource | None = None,
                     run_cases: bool = False) -> tuple[Any, list[Any], Any]:
     """(parsed document, findings, the design it names or None) of one version.
 
@@ -45,7 +63,7 @@ def check_test_text(text: str, path: str, home: Path | None,
     at its `expect` entry."""
     doc = parse(text)
     value = doc.to_python()
-    found = read_design_under_test(value, path, designs_root(home))
+    found = (source or DesignSource()).find(value, path)
     design = found.design if isinstance(found, DesignRead) else None
     if doc.errors:
         return doc, findings_of_test_file(doc, []), design

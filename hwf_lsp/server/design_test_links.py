@@ -4,7 +4,7 @@ the design) must also rewrite, and where references also look (issue 47).
 Candidates are the open test files and the `*.hwf-test.json` files under the workspace
 folders (one directory walk per request, as `workspace/symbol`'s; only files whose text
 mentions `"design"` are parsed).  A test file names this design when its `design` resolves
-to the design's file (a path beside it, as `hwf test` reads it) or is the design's name.
+to the design's file (a path inside its project, as `hwf test` reads it) or is the design's name.
 An open test file's editor text and version are used, so the edit applies to what the
 user sees.
 """
@@ -79,7 +79,8 @@ def test_files_naming(server: HwfServer, design_uri: str, design_name: str | Non
     design_path = uri_to_path(design_uri)
     if not design_path:
         return []
-    root = designs_root(server.settings.home())
+    source = server.design_source()
+    root = designs_root(source.home)
     found: list[TestFileText] = []
     for path, (version, text) in sorted(_candidates(server).items()):
         text = text if text is not None else _text_of(path)
@@ -89,7 +90,8 @@ def test_files_naming(server: HwfServer, design_uri: str, design_name: str | Non
         ref = design_reference(doc.to_python())
         if ref is None:
             continue
-        if ref == design_name or _same_file(locate_design(ref, Path(path), root), design_path):
+        if ref == design_name or _same_file(
+                locate_design(ref, Path(path), root, source.roots), design_path):
             uri = next((d.uri for d in _open_documents(server)
                         if os.path.normpath(uri_to_path(d.uri) or "") == path),
                        Path(path).as_uri())

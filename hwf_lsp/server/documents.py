@@ -14,7 +14,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -22,7 +21,12 @@ from hwf_lsp.analysis.design import Design, design_of
 from hwf_lsp.analysis.findings import check_document, rules_waiting
 from hwf_lsp.jsontext.jsontree import parse
 from hwf_lsp.jsontext.positions import LineIndex
-from hwf_lsp.server.design_test_documents import TEST_KIND, check_test_text, is_test_path
+from hwf_lsp.server.design_test_documents import (
+    TEST_KIND,
+    DesignSource,
+    check_test_text,
+    is_test_path,
+)
 from hwf_lsp.workflow.design_files import design_name_for
 
 log = logging.getLogger(__name__)
@@ -175,17 +179,20 @@ class Analysis:
 
 
 def analyse(uri: str, version: int | None, text: str, runs: Any = None, *,
-            check: bool = True, home: Path | None = None, run_cases: bool = False) -> Analysis:
+            check: bool = True, source: Callable[[], DesignSource] | None = None,
+            run_cases: bool = False) -> Analysis:
     """Parse (and with `check`, check) one version of a design, with its newest run.
 
     One parse serves the design name (which run to read), the rulebook and the lint.
-    A design test file is checked against the design it names (in `home`'s store when
-    it names one there), always: its check reads that design anyway; with `run_cases`
-    its cases run too (open and save, never a keystroke).
+    A design test file is checked against the design it names (found and read through
+    `source()`, asked only for a test file: a keystroke in a design pays nothing),
+    always: its check reads that design anyway; with `run_cases` its cases run too (open
+    and save, never a keystroke).
     """
     path = uri_to_path(uri)
     if is_test_path(path):
-        doc, findings, design = check_test_text(text, path or uri, home, run_cases)
+        doc, findings, design = check_test_text(text, path or uri, source() if source else None,
+                                                 run_cases)
         return Analysis(uri=uri, version=version, text=text, _doc=doc, _findings=findings,
                         kind=TEST_KIND, design_under_test=design)
     doc = parse(text)

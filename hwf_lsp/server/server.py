@@ -15,6 +15,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -25,7 +26,8 @@ from pygls.lsp.server import LanguageServer
 from hwf_lsp import __version__
 from hwf_lsp.server import guard
 from hwf_lsp.server.convert import encoding_name
-from hwf_lsp.server.design_test_documents import is_test_path
+from hwf_lsp.server.design_reads import DesignReads
+from hwf_lsp.server.design_test_documents import DesignSource, is_test_path
 from hwf_lsp.server.documents import Analysis, analyse, is_design_uri, uri_to_path
 from hwf_lsp.server.features import (
     call_hierarchy,
@@ -99,6 +101,8 @@ class HwfServer(LanguageServer):
         self.settings_listeners: list[Callable[[HwfServer, Settings], Any]] = []
         """Called after the settings change (e.g. to check every design again)."""
         self._runs: NewestRunsByDesign | None = None
+        self.design_reads = DesignReads()
+        """The designs test files name, as last read (read again when their file changes)."""
         self.validator = Validator(self)
         """Diagnostics of every open design, newest version only."""
         self.run_manager = RunManager(self)
@@ -195,6 +199,12 @@ class HwfServer(LanguageServer):
         except RuntimeError:  # not initialized yet
             return "utf-16"
 
+    def design_source(self) -> DesignSource:
+        """Where a test file's design is found now: the settings' Hermes home, the
+        workspace folders (the project outside a repository), the designs as last read."""
+        roots = tuple(Path(path) for path in map(uri_to_path, self.folder_uris()) if path)
+        return DesignSource(self.settings.home(), roots, self.design_reads.read)
+
     def folder_uris(self) -> tuple[str, ...]:
         try:
             workspace = self.workspace
@@ -259,7 +269,7 @@ class HwfServer(LanguageServer):
             cached.text is text or cached.text == text
         ):
             return cached
-        result = analyse(key, version, text, self.runs, check=False, home=self.settings.home())
+        result = analyse(key, version, text, self.runs, check=False, source=self.design_source)
         self.remember(result)
         return result
 

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from hwf_lsp.analysis.newest_run import RunInfo
+from hwf_lsp.server.design_test_documents import DesignSource
 from hwf_lsp.server.documents import analyse as real_analyse
 from hwf_lsp.server.features import diagnostics
 
@@ -24,7 +25,6 @@ class StubServer:
         self.published: list[tuple[str, int | None, int]] = []
         self.runs = None
         self.encoding = "utf-16"
-        self.settings = SimpleNamespace(home=lambda: None)
 
     @property
     def workspace(self):
@@ -38,6 +38,9 @@ class StubServer:
 
     def is_checked(self, uri):
         return self.is_design(uri)
+
+    def design_source(self):
+        return DesignSource()
 
     def remember(self, result):
         self.analyses[result.uri] = result

@@ -46,3 +46,10 @@ def design_text(*nodes: str, name: str = "demo", extra: str = "") -> str:
     """A design's text, one node (given as JSON text) per line, for the editor's tests."""
     return ('{"name": "' + name + '"' + extra + ', "nodes": [\n  ' + ",\n  ".join(nodes)
             + "\n]}")
+
+
+def oversized_design(megabytes: float, name: str = "huge") -> dict:
+    """A design of about `megabytes` MB of JSON: agents chained far past MAX_NODES (many
+    small objects: what is slowest to parse, as an attack would write it)."""
+    count = int(megabytes * 1e6 / 110)
+    return design(*(agent(f"a{i}", prompt="p" * 40) for i in range(count)), name=name)

@@ -160,7 +160,7 @@ class Validator:
         if cached.version == version and cached.text == text:
             result: Analysis = cached
         else:
-            result = analyse(key, version, text, server.runs, home=server.settings.home())
+            result = analyse(key, version, text, server.runs, source=server.design_source)
         self._deliver(key, version, result)
         return None
 
@@ -174,7 +174,7 @@ class Validator:
             version, text = pending
             try:
                 result = await loop.run_in_executor(self.pool, functools.partial(
-                    analyse, key, version, text, server.runs, home=server.settings.home(),
+                    analyse, key, version, text, server.runs, source=server.design_source,
                     run_cases=version == cases_for))  # not for a keystroke picked up here
             except Exception:
                 log.exception("validation of %s failed", key)

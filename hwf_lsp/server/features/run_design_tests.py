@@ -19,11 +19,11 @@ from hwf_lsp.analysis.design_test_text import error_span, resolve
 from hwf_lsp.jsontext.jsontree import ParsedDocument, parse
 from hwf_lsp.jsontext.positions import LineIndex
 from hwf_lsp.rules.design_test_check import TestFileError, examine_test_file, pointer
-from hwf_lsp.server.design_test_documents import designs_root, is_test_path
+from hwf_lsp.server.design_test_documents import DesignSource, is_test_path
 from hwf_lsp.server.documents import uri_to_path
 from hwf_lsp.server.features.canvas import refusing
 from hwf_lsp.server.features.commands import CommandError, bad_arguments
-from hwf_lsp.workflow.design_test_files import read_design_under_test, read_test_text
+from hwf_lsp.workflow.design_test_files import read_test_text
 
 if TYPE_CHECKING:
     from hwf_lsp.server.server import HwfServer
@@ -44,10 +44,10 @@ class DesignTestCommand:
         path = uri_to_path(uri)
         if opened is None and path is None:
             raise CommandError(f"{uri} is not open in the editor and is not a file")
-        home = self.server.settings.home()
+        source = self.server.design_source()
         encoding = self.server.encoding
         return await asyncio.to_thread(run_file, uri, path or uri,
-                                       opened[1] if opened else None, names, home, encoding)
+                                       opened[1] if opened else None, names, source, encoding)
 
 
 def _arguments(args: tuple[Any, ...]) -> tuple[str, list[str] | None]:
@@ -63,8 +63,8 @@ def _arguments(args: tuple[Any, ...]) -> tuple[str, list[str] | None]:
     return uri, names
 
 
-def run_file(uri: str, path: str, text: str | None, names: list[str] | None, home: Any,
-             encoding: str) -> dict[str, Any]:
+def run_file(uri: str, path: str, text: str | None, names: list[str] | None,
+             source: DesignSource, encoding: str) -> dict[str, Any]:
     """Run the cases of one test file (those `names` lists, else all): the answer."""
     from hwf_lsp.workflow.design_test_run import run_test_case  # the runner: on first use
 
@@ -84,7 +84,7 @@ def run_file(uri: str, path: str, text: str | None, names: list[str] | None, hom
                              "range": _range(lines, first.start, first.end, encoding)}]
         return answer
     value = doc.to_python()
-    found = read_design_under_test(value, path, designs_root(home))
+    found = source.find(value, path)
     test, errors = examine_test_file(value, path, found)
     if errors or test is None:
         answer["errors"] = [_error(doc, lines, error, encoding) for error in errors]
