@@ -26,6 +26,8 @@ export interface KeptDraft {
   valid?: boolean;
   /** The stored copy's revision when the draft was made; null: not known (an older server). */
   base: string | null;
+  /** That copy's text, when known: a refused Save says what another writer changed since. */
+  baseText?: string;
 }
 
 export interface DraftStore {
@@ -81,5 +83,6 @@ function keptDraft(value: unknown): KeptDraft | undefined {
     graph,
     ...(typeof v.valid === 'boolean' ? { valid: v.valid } : {}),
     base: typeof v.base === 'string' ? v.base : null,
+    ...(typeof v.baseText === 'string' ? { baseText: v.baseText } : {}),
   };
 }
