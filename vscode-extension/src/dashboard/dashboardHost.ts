@@ -19,6 +19,7 @@ import { asRunSummary, RunSummary, runsOf, stepsOfRun } from '../model/runModel'
 import type { DraftStore } from './draftStore';
 import { asGraphView, defectText, GraphView } from '../model/graphModel';
 import { storeChanges } from './storeChanges';
+import { bornOf } from './draftStore';
 import { editFailureText, expressionItems, positionEntries } from '../model/protocol';
 import type { CanvasMessage, EditRequest, Host, HostMessage, PositionEntry, RunRequest } from '../model/protocol';
 
@@ -107,6 +108,8 @@ interface Version {
   text: string | null;
   graph: GraphView;
   valid?: boolean;
+  /** The ids given to a node here (added, or renamed to), with when (ms): a run started before never ran that node. */
+  born?: Record<string, number>;
 }
 
 /**
@@ -119,9 +122,8 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
   const emit = (m: HostMessage) => listeners.forEach((l) => l(m));
   const design = encodeURIComponent(name);
   const positionsKey = `hwf-positions:${name}`;
-  const newNodesKey = `hwf-new-nodes:${name}`;
-  /** Ids given to a node here (added or renamed to), with when: an older run never ran that node. */
-  const newNodes = new Map<string, number>(storedNewNodes(storage, newNodesKey));
+  /** Where the stored copy's `born` is kept (the browser's localStorage): a reload keeps the rule. */
+  const bornKey = `hwf-new-nodes:${name}`;
   let timer: unknown;
   let disposed = false;
   let seq = 0;
@@ -136,6 +138,9 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
   let baseText: string | undefined;
   /** The newest run as shown, and whether a run started here has not answered yet. */
   let shownRun: RunSummary | undefined;
+  /** What was drawn of it last (a draft's change redraws it only when that changes). */
+  let drawnRun = '';
+  let drawnSummary: RunSummary | undefined;
   let starting = false;
   /** Set by a 409: the stored copy's revision now (null: deleted), and what to tell the user. */
   let conflict: { stored: string | null; text: string } | undefined;
@@ -175,20 +180,28 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     seq += 1;
     emit({ type: 'graph', graph: version.graph, seq });
     if (dirty() && version.text !== null) {
-      kept = drafts?.keep(name, { text: version.text, graph: version.graph, valid: version.valid, base, ...(baseText !== undefined ? { baseText } : {}) }) ?? false;
+      kept = drafts?.keep(name, { text: version.text, graph: version.graph, valid: version.valid, base, ...(baseText !== undefined ? { baseText } : {}), ...(version.born ? { born: version.born } : {}) }) ?? false;
     } else {
       drafts?.drop(name);
       kept = true;
     }
     tellDraft();
+    if (lastRun) drawRun(); // a node added or undone: the run's states are drawn on the nodes it ran
   };
 
   /** The run's steps on the canvas, but none on a node given its id here after the run started: the run never ran it. */
   const drawRun = () => {
     const run = shownRun;
     const started = Date.parse(run?.created_at ?? '');
-    const ran = (id: string) => !(newNodes.get(id)! > started) || !Number.isFinite(started);
-    emit({ type: 'run', run: run ?? null, steps: run ? stepsOfRun(undefined, run).filter((s) => ran(s.id)) : [] });
+    const born = current?.born ?? {};
+    const ran = (id: string) => !(born[id] > started) || !Number.isFinite(started);
+    const steps = run ? stepsOfRun(undefined, run).filter((s) => ran(s.id)) : [];
+    const key = JSON.stringify([run?.run_id, steps.map((s) => s.id)]);
+    if (key !== drawnRun || run !== drawnSummary) {
+      drawnRun = key;
+      drawnSummary = run;
+      emit({ type: 'run', run: run ?? null, steps });
+    }
   };
   const showRun = (run: RunSummary | undefined) => {
     const key = JSON.stringify(run ?? null);
@@ -198,17 +211,11 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       drawRun();
     }
   };
-  /** Remembers that node `id` got its id now (kept in the browser: a reload keeps the rule). */
-  const newNode = (id: string) => {
-    newNodes.set(id, now());
+  /** `born` with node `id` given its id now, less what no run can need (older than the shown run: every newer run is newer too). */
+  const bornNow = (born: Record<string, number> | undefined, id: string | undefined) => {
     const started = Date.parse(shownRun?.created_at ?? '');
-    for (const [key, at] of newNodes) if (at < started) newNodes.delete(key); // every newer run is newer than it too
-    try {
-      storage?.setItem(newNodesKey, JSON.stringify([...newNodes]));
-    } catch {
-      // full or refused: the rule holds until the page is reloaded
-    }
-    drawRun();
+    const kept = Object.entries(born ?? {}).filter(([key, at]) => key !== id && !(at < started));
+    return Object.fromEntries(id === undefined ? kept : [...kept, [id, now()]]);
   };
   const poll = async () => {
     try {
@@ -232,7 +239,7 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       savedText = null;
       base = draft.base;
       baseText = draft.baseText;
-      show({ text: draft.text, graph: draft.graph, valid: draft.valid });
+      show({ text: draft.text, graph: draft.graph, valid: draft.valid, born: draft.born });
       emit({ type: 'notice', text: `Your unsaved changes to ${name} are back: Save or Discard them.` });
       return;
     }
@@ -245,7 +252,7 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
         savedText = typeof text === 'string' && !graph.stale ? text : null;
         baseText = savedText ?? undefined;
         base = typeof revision === 'string' ? revision : null;
-        show({ text: savedText, graph });
+        show({ text: savedText, graph, born: storedBorn(storage, bornKey) });
       }
     } catch (error) {
       emit({ type: 'notice', text: `design ${name}: ${routeError(error)}` });
@@ -265,9 +272,8 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       undone.push(current);
       redone.length = 0;
       emit({ type: 'notice', text: '' });
-      show({ text: answer.text, graph, valid: answer.valid === true });
       const given = request.edit === 'addNode' ? (answer as { id?: unknown }).id : request.edit === 'renameNode' ? request.newId : undefined;
-      if (typeof given === 'string') newNode(given);
+      show({ text: answer.text, graph, valid: answer.valid === true, born: typeof given === 'string' ? bornNow(current.born, given) : current.born });
     } catch (error) {
       emit({ type: 'notice', text: editFailureText(request, routeError(error)) });
     }
@@ -289,6 +295,11 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       const answer = (await post(`/designs/${design}`, over === null ? { text } : { text, base: over }, 'PUT')) as { revision?: unknown };
       savedText = text;
       baseText = text;
+      try {
+        storage?.setItem(bornKey, JSON.stringify(bornNow(current.born, undefined)));
+      } catch {
+        // full or refused: after a reload an older run's state may show on a node added here
+      }
       base = typeof answer?.revision === 'string' ? answer.revision : null;
       conflict = undefined;
       stamp = null; // a run's summary may read the stored design: list it afresh
@@ -449,12 +460,16 @@ function brokenText(name: string, where: string): string {
   return `${where}. The tab cannot edit ${name} until its file parses: fix it in a text editor (or hwf check it), then pick it again here.`;
 }
 
-function storedNewNodes(storage: PositionStorage | undefined, key: string): [string, number][] {
+/** The stored copy's `born` (see Version), as this browser kept it at the last Save. */
+function storedBorn(storage: PositionStorage | undefined, key: string): Record<string, number> {
+  return bornOf(parsed(storage?.getItem(key)));
+}
+
+function parsed(text: string | null | undefined): unknown {
   try {
-    const value: unknown = JSON.parse(storage?.getItem(key) ?? '[]');
-    return Array.isArray(value) ? value.filter((e): e is [string, number] => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'number') : [];
+    return JSON.parse(text ?? 'null');
   } catch {
-    return [];
+    return undefined;
   }
 }
 

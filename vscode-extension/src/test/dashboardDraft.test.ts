@@ -123,7 +123,9 @@ test('the dashboard host keeps the draft while the tab is left, draws it again o
   first.host.post({ type: 'edit', edit: 'addNode', kind: 'agent', after: 'draft' });
   await settle();
   first.host.dispose(); // the dashboard's navigation unmounts the tab
-  assert.deepEqual(draftStore(storage).load('ship'), { text: '{"name":"ship","nodes":["start","draft","agent-1"]}', graph: graphOf('start', 'draft', 'agent-1'), valid: true, base: 'r1', baseText: '{"name":"ship","nodes":[{"id":"start"},{"id":"draft"}]}' });
+  const { born, ...kept } = draftStore(storage).load('ship')!;
+  assert.deepEqual(Object.keys(born ?? {}), ['agent-1'], 'the node added here, with when');
+  assert.deepEqual(kept, { text: '{"name":"ship","nodes":["start","draft","agent-1"]}', graph: graphOf('start', 'draft', 'agent-1'), valid: true, base: 'r1', baseText: '{"name":"ship","nodes":[{"id":"start"},{"id":"draft"}]}' });
 
   calls.length = 0;
   const back = await openTab(fetchJSON, storage);
@@ -269,6 +271,7 @@ test('the dashboard host: a node added (or renamed to an id) after the newest ru
       text = `${text} `;
       return { text, id: body.edit === 'addNode' ? 'agent' : body.newId ?? null, graph: graphOf('start', 'agent', 'b'), valid: true, defects: [] };
     }
+    if (init?.method === 'PUT') return { saved: true, revision: 'r2' };
     throw new Error(`404: ${path}`);
   };
   const positions = new Map<string, string>();
@@ -292,6 +295,12 @@ test('the dashboard host: a node added (or renamed to an id) after the newest ru
   tab.host.post({ type: 'edit', edit: 'renameNode', id: 'x', newId: 'b' });
   await settle();
   assert.equal(tab.shown(), 'start');
+  for (const [move, shown] of [['undo', 'start,b'], ['undo', 'start,agent,b'], ['redo', 'start,b'], ['redo', 'start']] as const) {
+    tab.host.post({ type: move });
+    await settle();
+    assert.equal(tab.shown(), shown, `${move}: the version's own new nodes`);
+  }
+  assert.equal(await tab.host.save(), true);
   tab.host.dispose();
   const again = await open();
   assert.equal(again.shown(), 'start', 'the rule outlives a reload');
