@@ -11,7 +11,8 @@
 // seen live, responded to and answered on the canvas. The unsaved draft survives picking
 // another design, the dashboard's own navigation and a reload (which asks first); a Save
 // after another writer stored the design is refused in words and the file keeps their
-// copy, reloaded on the canvas. Screenshots in
+// copy, reloaded on the canvas. HWF_E2E_ACTIONS=<n> (HWF_E2E_SEED=<n>) then applies n seeded
+// random user actions in the tab (dashboard-random-actions.js). Screenshots in
 // artifacts/dashboard/. Build the bundle first (`make dashboard-js`).
 //
 //   node dashboard.js [--repo DIR] [--hermes-venv DIR] [--keep]
@@ -26,6 +27,7 @@ const { waitFor, LAUNCH_ARGS } = require('./lib/workbench');
 const { click, drag } = require('./lib/click');
 const { option } = require('./lib/options');
 const { startFakeModel } = require('./lib/fakeModel');
+const { dashboardRandomActionSteps } = require('./dashboard-random-actions');
 
 /** The design the tab edits: trigger → approval → output; the agent is added on the canvas. */
 const SHIP_NOTES = {
@@ -436,6 +438,9 @@ async function main() {
       if (saved !== 0 || !/line \d+, column \d+/.test(said) || !/fix it in a text editor/.test(said)) throw new Error(`Save buttons: ${saved}; says: ${said}`);
       return `"${said}"; no Save/Saved button`;
     });
+
+    // Random user actions in the tab (issue 44, Build 2): 150 take about N minutes, so on request.
+    if (process.env.HWF_E2E_ACTIONS) await dashboardRandomActionSteps({ step, page, home });
   } finally {
     await browser.close();
     try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }
