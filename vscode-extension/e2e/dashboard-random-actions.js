@@ -32,6 +32,7 @@ async function dashboardRandomActionSteps({ step, page, home, name = 'review-flo
     const rand = random(seed);
     const { pick, nextAction } = chooser(rand, ACTIONS);
     const done = [];
+    const kinds = {};
     const stats = { checks: 0, saves: 0, refused: 0, maxDrawMs: 0 };
     /** The draft as the tab keeps it, else the stored text. */
     const draft = async (settle = 400) => {
@@ -189,6 +190,7 @@ async function dashboardRandomActionSteps({ step, page, home, name = 'review-flo
         const before = await draft(0);
         const action = nextAction();
         done.push(action);
+        kinds[action] = (kinds[action] ?? 0) + 1;
         const result = await act[action](before);
         done[done.length - 1] = result.what;
         await check(before, await draft(), result);
@@ -199,8 +201,6 @@ async function dashboardRandomActionSteps({ step, page, home, name = 'review-flo
     } finally {
       page.off('dialog', confirmDialogs);
     }
-    const kinds = {};
-    for (const what of done) kinds[what.split(' ')[0]] = (kinds[what.split(' ')[0]] ?? 0) + 1;
     return `seed ${seed}: ${done.length} actions in ${Math.round((Date.now() - started) / 1000)} s (${Object.entries(kinds).map(([k, v]) => `${k} ${v}`).join(', ')}), ${stats.checks} checks, 0 violations; ${stats.saves} saves equal to the draft, ${stats.refused} refused with defects; slowest canvas catch-up ${stats.maxDrawMs} ms`;
   });
 }
