@@ -14,7 +14,7 @@ const path = require('node:path');
 const { waitFor } = require('./lib/workbench');
 const { referencesOf, drawnEdges } = require('./canvas-user-actions');
 const { canvasFrame, openCanvasOn, restore } = require('./canvas-editing');
-const { random, seedFromEnv, chooser, clickNode: clickNodeIn } = require('./lib/seeded');
+const { random, seedFromEnv, chooser, clickNode: clickNodeIn, dragNode } = require('./lib/seeded');
 
 /** Typed into the text (inside a JSON string) and set through the inspector (which escapes them). */
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'échelle', 'naïve', 'zeta', 'θ'];
@@ -27,7 +27,6 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
   const file = path.join(world.folder, 'review-flow.hwf.json');
   const settingsFile = path.join(world.folder, '.vscode', 'settings.json');
   const frame = canvasFrame(page);
-  const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
   const count = Number(process.env.HWF_E2E_ACTIONS || 200);
   // `make test` replays one seed (a gate must not change from run to run); HWF_E2E_SEED=random explores
   const seed = seedFromEnv(10607);
@@ -123,16 +122,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
         return { what: `Delete on ${id}`, removed: id };
       },
       async drag(text) {
-        const id = pick(idsOf(text));
-        await clickNode(id);
-        const box = await node(id).locator('.hwf-node-head').boundingBox();
-        const dx = Math.round((rand() - 0.5) * 200);
-        const dy = Math.round((rand() - 0.5) * 120);
-        await page.mouse.move(box.x + 6, box.y + box.height / 2);
-        await page.mouse.down();
-        await page.mouse.move(box.x + 6 + dx, box.y + box.height / 2 + dy, { steps: 6 });
-        await page.mouse.up();
-        return { what: `dragging ${id} by ${dx},${dy}`, same: true };
+        return { what: await dragNode(frame, page, pick(idsOf(text)), rand), same: true };
       },
       async relayout() {
         await frame.locator('button.hwf-relayout').click();

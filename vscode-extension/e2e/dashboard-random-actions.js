@@ -14,7 +14,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { waitFor } = require('./lib/workbench');
-const { random, seedFromEnv, chooser, clickNode } = require('./lib/seeded');
+const { random, seedFromEnv, chooser, clickNode, dragNode } = require('./lib/seeded');
 const { referencesOf, drawnEdges } = require('./canvas-user-actions');
 
 const TITLES = ['alpha', 'beta', 'échelle', 'naïve', 'θ', 'quote"d', 'back\\slash', '{braces}'];
@@ -26,7 +26,6 @@ async function dashboardRandomActionSteps({ step, page, home, name = 'review-flo
   const count = Number(process.env.HWF_E2E_ACTIONS || 150);
   const seed = seedFromEnv(4407);
   const file = path.join(home, 'workflow-designs', `${name}.json`);
-  const node = (id) => page.locator(`.react-flow__node[data-id="${id}"]`);
 
   await step(`dashboard random actions: ${count} seeded user actions keep the stored file, the draft and the canvas in step (seed ${seed})`, async () => {
     const rand = random(seed);
@@ -116,16 +115,7 @@ async function dashboardRandomActionSteps({ step, page, home, name = 'review-flo
         return { what: `the Delete key on ${id}`, removed: id };
       },
       async drag(text) {
-        const id = pick(idsOf(text));
-        await clickNode(page, page, id);
-        const box = await node(id).locator('.hwf-node-head').boundingBox();
-        const dx = Math.round((rand() - 0.5) * 200);
-        const dy = Math.round((rand() - 0.5) * 120);
-        await page.mouse.move(box.x + 6, box.y + box.height / 2);
-        await page.mouse.down();
-        await page.mouse.move(box.x + 6 + dx, box.y + box.height / 2 + dy, { steps: 6 });
-        await page.mouse.up();
-        return { what: `dragging ${id} by ${dx},${dy}`, same: true };
+        return { what: await dragNode(page, page, pick(idsOf(text)), rand), same: true };
       },
       async relayout() {
         await page.locator('button.hwf-relayout').click();

@@ -72,4 +72,17 @@ async function clickNode(scope, page, id) {
   await node.click({ position: at ?? undefined });
 }
 
-module.exports = { random, seedFromEnv, chooser, clickNode };
+/** Node `id` selected, then dragged by its head by a random offset (up to ±100, ±60 px) drawn from `rand`; what the user did, in words. */
+async function dragNode(scope, page, id, rand) {
+  await clickNode(scope, page, id);
+  const box = await scope.locator(`.react-flow__node[data-id="${id}"]`).locator('.hwf-node-head').boundingBox();
+  const dx = Math.round((rand() - 0.5) * 200);
+  const dy = Math.round((rand() - 0.5) * 120);
+  await page.mouse.move(box.x + 6, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 6 + dx, box.y + box.height / 2 + dy, { steps: 6 });
+  await page.mouse.up();
+  return `dragging ${id} by ${dx},${dy}`;
+}
+
+module.exports = { random, seedFromEnv, chooser, clickNode, dragNode };
