@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hwf_lsp.workflow.atomic import dump_json
-from hwf_lsp.workflow.stores import read_text_file, stored_form
+from hwf_lsp.workflow.stores import read_text_file, stored_form, written_as_is
 
 __all__ = ["revision_of", "stored_revision", "written_revision"]
 
@@ -38,7 +38,9 @@ def stored_revision(path: Path) -> str | None:
         return None
 
 
-def written_revision(name: str, design: dict[str, Any]) -> str:
-    """The revision of the file `DesignStore.save(name, design)` writes, computed from
-    what it writes (reading the file back could see a later writer's copy)."""
+def written_revision(name: str, design: dict[str, Any], text: str | None = None) -> str:
+    """The revision of the file `DesignStore.save(name, design, text)` writes, computed
+    from what it writes (reading the file back could see a later writer's copy)."""
+    if text is not None and written_as_is(name, design, text):
+        return revision_of(text)
     return revision_of(dump_json(stored_form(name, design)).decode("utf-8"))

@@ -163,10 +163,11 @@ def _graph(flows: Workflows, name: str, text: str) -> dict[str, Any]:
 
 @router.get("/designs/{name}/graph")
 def design_graph(name: str) -> JSONResponse:
-    """The stored design's graph and `revision` (the `base` of a later save)."""
+    """The stored design's graph, `text` (what the tab's edits start from) and `revision`
+    (the `base` of a later save)."""
     def work(flows: Workflows) -> dict[str, Any]:
         text = _stored_text(flows, name)
-        return {**_graph(flows, name, text), "revision": revision_of(text)}
+        return {**_graph(flows, name, text), "text": text, "revision": revision_of(text)}
 
     return _answer(work)
 
@@ -254,15 +255,24 @@ class _Changed(RouteRefusal):
     answer's `revision` is the stored one (null: deleted), so the tab can overwrite that
     copy on purpose, and only that one."""
 
-    def __init__(self, name: str, stored: str | None) -> None:
+    def __init__(self, name: str, stored: str | None, text: str | None = None) -> None:
         what = "was deleted" if stored is None else "was changed by another writer (chat, " \
             "cron, hwf, an editor or another tab)"
         super().__init__(CONFLICT, f"design {name!r} {what} since this copy was read; "
                          "not saved", "base")
         self.stored = stored
+        self.text = text
 
     def body(self) -> dict[str, Any]:
-        return {**super().body(), "revision": self.stored}
+        return {**super().body(), "revision": self.stored, "text": self.text}
+
+
+def _readable_text(path: Any) -> str | None:
+    """The stored file's text for a conflict's answer; None when it is gone or unreadable."""
+    try:
+        return read_text_file(path)
+    except (OSError, ValueError):
+        return None
 
 
 _SAVING = threading.Lock()
@@ -271,25 +281,52 @@ cannot pass the check on the same base. Other processes take no lock: against th
 window is the time between this read and the store's rename."""
 
 
+def _draft_design(body: dict[str, Any]) -> str | None:
+    """A save's `text` (the tab's draft, edited in place), put in `body` as its `design`;
+    None when the save sends a `design` instead."""
+    text = body.pop("text", None)
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise RouteRefusal(BAD_REQUEST, "'text' must be the design's text (a string)", "text")
+    if "design" in body:
+        raise RouteRefusal(BAD_REQUEST, "send the design's 'text' or its 'design', not both",
+                           "text")
+    refuse_lone_surrogates({"text": text})
+    try:
+        body["design"] = json.loads(text)
+    except ValueError as exc:
+        where = f" at line {exc.lineno}, column {exc.colno}" if isinstance(
+            exc, json.JSONDecodeError) else ""
+        raise RouteRefusal(BAD_REQUEST, f"the design's text is not valid JSON{where}; "
+                           "not saved", "text") from None
+    return text
+
+
 @router.put("/designs/{name}")
 async def save_design(name: str, request: Request) -> JSONResponse:
-    """`{design, base?}` → `{saved, path, revision}`; with `base` (a revision the graph or
-    an edit gave) a 409 when the stored file is no longer that revision."""
+    """`{text | design, base?}` → `{saved, path, revision}`: `text` (the tab's draft) is
+    written as it is, so the file changes by the user's edits only; with `base` (a
+    revision the graph or an edit gave) a 409 when the stored file is no longer that
+    revision, answering the stored copy's `revision` and `text` (the tab says what
+    changed)."""
     def work(flows: Workflows, body: dict[str, Any]) -> dict[str, Any]:
         checked = _checked(check_design_name, name, "name")
         base = body.pop("base", None)
         if base is not None and not isinstance(base, str):
             raise RouteRefusal(BAD_REQUEST, "'base' must be the revision the design was "
                                "read at (a string), or left out", "base")
+        text = _draft_design(body)
         with _SAVING:
             if base is not None:
-                stored = stored_revision(flows.designs.path(checked))
+                path = flows.designs.path(checked)
+                stored = stored_revision(path)
                 if stored != base:
-                    raise _Changed(checked, stored)
-            answer = tools.save(flows, {**body, "name": checked})
+                    raise _Changed(checked, stored, _readable_text(path))
+            answer = tools.save(flows, {**body, "name": checked}, text)
         if answer.get("error"):
             raise _Defects(answer)
-        return {**answer, "revision": written_revision(checked, body["design"])}
+        return {**answer, "revision": written_revision(checked, body["design"], text)}
 
     return await _with_body(request, work, performs_agents=False)
 

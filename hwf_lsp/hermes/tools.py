@@ -148,7 +148,8 @@ def validate(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
     return {"valid": not defects, "defects": defects}
 
 
-def save(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
+def save(flows: Workflows, args: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    """`text`: the design's own text (the dashboard tab's draft), written as it is."""
     _reject_unknown(args, ("name", "design"))
     name, design = _design_name(args), _design(args)
     if not isinstance(design, dict):
@@ -161,7 +162,7 @@ def save(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:
         return {"error": f"design {name!r} has {len(defects)} defect"
                 f"{'s' if len(defects) != 1 else ''}; it was not saved",
                 "argument": "design", "defects": defects}
-    return {"saved": True, "path": str(flows.designs.save(name, design))}
+    return {"saved": True, "path": str(flows.designs.save(name, design, text))}
 
 
 def list_designs(flows: Workflows, args: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from hwf_lsp.rules.defects import format_defects
 from hwf_lsp.rules.names import check_design_name, check_run_id
 from hwf_lsp.rules.validator import validate_designer_graph
-from hwf_lsp.workflow.atomic import atomic_write_json, sweep_temp_files
+from hwf_lsp.workflow.atomic import atomic_write_bytes, atomic_write_json, sweep_temp_files
 from hwf_lsp.workflow.paths import hermes_home, safe_child
 
 if TYPE_CHECKING:
@@ -181,6 +181,18 @@ def _read_json_object(path: Path, what: str, limit: int) -> dict[str, Any]:
     return value
 
 
+def written_as_is(name: str, design: dict[str, Any], text: str) -> bool:
+    """Whether `DesignStore.save(name, design, text)` writes `text` as it is: it is the
+    JSON of `design`, in valid UTF-8, and names the design `name`."""
+    if design.get("name") != name:
+        return False
+    try:
+        text.encode("utf-8")
+        return json.loads(text) == design
+    except ValueError:  # not JSON, or a lone surrogate
+        return False
+
+
 def stored_form(name: str, design: dict[str, Any]) -> dict[str, Any]:
     """What `DesignStore.save` writes for `design`: its `name` filled in when it has none
     (so a caller can know the written text without reading the file back)."""
@@ -201,8 +213,12 @@ class DesignStore:
     def path(self, name: str) -> Path:
         return store_child(self.root, f"{check_design_name(name)}.json")
 
-    def save(self, name: str, design: dict[str, Any]) -> Path:
-        """Validate, then write atomically.  The file's `name` is the store name."""
+    def save(self, name: str, design: dict[str, Any], text: str | None = None) -> Path:
+        """Validate, then write atomically.  The file's `name` is the store name.
+
+        `text`: the design's own text (an editor's draft, edited in place): written as it
+        is, so the file differs from the last copy by the user's change only, when it
+        holds `design` and names it; else the store's own form is written."""
         path = self.path(name)
         if not isinstance(design, dict):
             raise ValueError(f"design {name!r} must be a JSON object")
@@ -214,7 +230,10 @@ class DesignStore:
         defects = validate_designer_graph(design)
         if defects:
             raise ValueError(format_defects(f"design {name!r}", defects))
-        atomic_write_json(path, stored_form(name, design))
+        if text is not None and written_as_is(name, design, text):
+            atomic_write_bytes(path, text.encode("utf-8"))
+        else:
+            atomic_write_json(path, stored_form(name, design))
         return path
 
     def load(self, name: str) -> dict[str, Any]:

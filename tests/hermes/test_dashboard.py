@@ -565,6 +565,72 @@ def test_a_save_on_a_stale_base_is_a_409_and_keeps_the_other_writers_copy(
         "start", "draft", "publish"]
 
 
+def hand_written(home: Path) -> Path:
+    """review stored as a person writes it: compact nodes, a blank line, no indent of 2."""
+    nodes = ",\n".join(f"    {json.dumps(n)}" for n in review()["nodes"])
+    path = home / "workflow-designs" / "review.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'{{"name": "review",\n\n  "nodes": [\n{nodes}\n  ]}}\n', encoding="utf-8")
+    return path
+
+
+def test_a_saved_draft_text_is_written_as_it_is_so_the_file_changes_by_the_edit_only(
+        http: Any, hermes_home: Path) -> None:
+    from hwf_lsp.hermes.design_revision import revision_of
+
+    path = hand_written(hermes_home)
+    graph = http.get(f"{BASE}/designs/review/graph").json()
+    assert graph["text"] == path.read_text(encoding="utf-8")
+    added = edit(http, {"edit": "addNode", "kind": "agent", "after": "start",
+                        "text": graph["text"]}).json()
+    answer = http.put(f"{BASE}/designs/review",
+                      json={"text": added["text"], "base": graph["revision"]})
+    assert answer.status_code == 200, answer.text
+    written = path.read_text(encoding="utf-8")
+    assert written == added["text"] and answer.json()["revision"] == revision_of(written)
+    before, after = graph["text"].splitlines(), written.splitlines()
+    assert [line for line in after if line not in before] != [] and all(
+        line in after for line in before if line.strip() not in ("", "]")), written
+
+
+def check_refused_text(http: Any, path: Path, body: dict[str, Any], says: str) -> None:
+    before = path.read_bytes()
+    answer = http.put(f"{BASE}/designs/review", json=body)
+    assert answer.status_code == 400 and says in answer.json()["error"], answer.text
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"text": '{"name": "review", "nodes": [}'}, "not valid JSON at line 1, column 30"),
+    ({"text": 7}, "'text' must be the design's text"),
+    ({"text": "{}", "design": {}}, "not both"),
+    ({"text": '{"name": "other", "nodes": []}'}, "the two must agree"),
+    ({"text": '{"name": "review", "nodes": [{"id": "a", "type": "agent"}]}'}, "defect"),
+])
+def test_a_draft_text_the_store_refuses_writes_nothing(http: Any, hermes_home: Path,
+                                                       body: dict[str, Any], says: str) -> None:
+    check_refused_text(http, hand_written(hermes_home), body, says)
+
+
+def test_a_draft_text_without_the_name_is_written_in_the_stores_form(
+        http: Any, hermes_home: Path) -> None:
+    path = hand_written(hermes_home)
+    text = json.dumps({"nodes": review()["nodes"]})
+    answer = http.put(f"{BASE}/designs/review", json={"text": text})
+    assert answer.status_code == 200, answer.text
+    assert json.loads(path.read_text())["name"] == "review"
+
+
+def test_a_conflict_answers_the_stored_copys_text(http: Any, hermes_home: Path) -> None:
+    saved(hermes_home, review())
+    path = hermes_home / "workflow-designs" / "review.json"
+    graph = http.get(f"{BASE}/designs/review/graph").json()
+    theirs = other_writer(path)
+    refused = http.put(f"{BASE}/designs/review",
+                       json={"text": graph["text"], "base": graph["revision"]})
+    assert refused.status_code == 409 and refused.json()["text"] == theirs.decode(), refused.text
+
+
 def test_a_save_whose_design_was_deleted_since_is_a_409_and_writes_nothing(
         http: Any, hermes_home: Path) -> None:
     saved(hermes_home, review())

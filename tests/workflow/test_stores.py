@@ -116,6 +116,24 @@ def test_design_save_revalidates(designs: DesignStore) -> None:
         designs.save("elsewhere", VALID_DESIGN)
 
 
+HAND_LAID_OUT = json.dumps(VALID_DESIGN, indent=4)[:-1] + "\n\n}"
+
+
+@pytest.mark.parametrize(("name", "design", "text", "as_is"), [
+    ("hello", VALID_DESIGN, HAND_LAID_OUT, True),
+    ("hello", VALID_DESIGN, json.dumps({**VALID_DESIGN, "nodes": []}), False),  # not this design
+    ("hello", VALID_DESIGN, "not json", False),
+    ("other", {k: v for k, v in VALID_DESIGN.items() if k != "name"},
+     json.dumps({k: v for k, v in VALID_DESIGN.items() if k != "name"}), False),  # no name
+])
+def test_a_design_saved_with_its_text_is_written_as_that_text_when_it_holds_it(
+        designs: DesignStore, name: str, design: dict, text: str, as_is: bool) -> None:
+    designs.save(name, design, text)
+    written = designs.path(name).read_text(encoding="utf-8")
+    assert (written == text) is as_is
+    assert designs.load(name)["name"] == name
+
+
 CORRUPT_FILES = [
     (b'{"name": "x", "nodes": [', "corrupt"),
     (b"[1, 2]", "JSON object"),

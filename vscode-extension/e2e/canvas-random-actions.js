@@ -14,18 +14,7 @@ const path = require('node:path');
 const { waitFor } = require('./lib/workbench');
 const { referencesOf, drawnEdges } = require('./canvas-user-actions');
 const { canvasFrame, openCanvasOn, restore } = require('./canvas-editing');
-
-/** A small seeded generator (mulberry32): the same seed, the same actions. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { random, seedFromEnv, chooser, clickNode: clickNodeIn, dragNode } = require('./lib/seeded');
 
 /** Typed into the text (inside a JSON string) and set through the inspector (which escapes them). */
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'échelle', 'naïve', 'zeta', 'θ'];
@@ -38,10 +27,9 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
   const file = path.join(world.folder, 'review-flow.hwf.json');
   const settingsFile = path.join(world.folder, '.vscode', 'settings.json');
   const frame = canvasFrame(page);
-  const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
   const count = Number(process.env.HWF_E2E_ACTIONS || 200);
   // `make test` replays one seed (a gate must not change from run to run); HWF_E2E_SEED=random explores
-  const seed = process.env.HWF_E2E_SEED === 'random' ? Date.now() % 100000 : Number(process.env.HWF_E2E_SEED || 10607);
+  const seed = seedFromEnv(10607);
 
   await step(`canvas random actions: ${count} seeded user actions keep the file, the canvas and the undo history in step (seed ${seed})`, async () => {
     const original = fs.readFileSync(file, 'utf8');
@@ -49,15 +37,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
     // the file on disk follows the editor within 100 ms: each check reads what the editor holds
     fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'files.autoSave': 'afterDelay', 'files.autoSaveDelay': 100 }, null, 2));
     const rand = random(seed);
-    const pick = (list) => list[Math.floor(rand() * list.length)];
-    const total = ACTIONS.reduce((n, [, w]) => n + w, 0);
-    const nextAction = () => {
-      let r = rand() * total;
-      for (const [name, w] of ACTIONS) {
-        if ((r -= w) < 0) return name;
-      }
-      return 'type';
-    };
+    const { pick, nextAction } = chooser(rand, ACTIONS);
     const done = [];
     const stats = { checks: 0, maxDrawMs: 0 };
     const read = async (settle = 400) => {
@@ -73,42 +53,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
       if (word === target.title) word += '2';
       return { id: target.id, word };
     };
-    /**
-     * A click on the node where it shows (a drag may have laid another node over part of it),
-     * never on its buttons: the view fitted first when it is outside the pane, Re-layout when
-     * other nodes cover all of it.
-     */
-    const clickNode = async (id) => {
-      const spot = () => node(id).evaluate((el) => {
-        const r = el.getBoundingClientRect();
-        const pane = document.querySelector('.react-flow__pane').getBoundingClientRect();
-        for (let fy = 0.15; fy < 1; fy += 0.2) {
-          for (let fx = 0.1; fx < 1; fx += 0.2) {
-            const x = r.left + r.width * fx;
-            const y = r.top + r.height * fy;
-            // clear of the pane's edges (VS Code's sash between editor groups lies over the first pixels)
-            if (x < pane.left + 12 || y < pane.top + 12 || x > pane.right - 12 || y > pane.bottom - 12) continue;
-            const hit = document.elementFromPoint(x, y);
-            if (hit && hit.closest('.react-flow__node') === el && !hit.closest('button, .react-flow__handle')) return { x: x - r.left, y: y - r.top };
-          }
-        }
-        return null;
-      }).catch(() => null);
-      let at = await spot();
-      if (!at) {
-        await frame.locator('.react-flow__controls-fitview').click();
-        await page.waitForTimeout(400);
-        at = await spot();
-      }
-      if (!at) {
-        await frame.locator('button.hwf-relayout').click();
-        await page.waitForTimeout(400);
-        await frame.locator('.react-flow__controls-fitview').click();
-        await page.waitForTimeout(400);
-        at = await spot();
-      }
-      await node(id).click({ position: at ?? undefined });
-    };
+    const clickNode = (id) => clickNodeIn(frame, page, id);
     /** The node's title set in the inspector (Enter saves). */
     const titleInInspector = async (id, word) => {
       await clickNode(id);
@@ -177,16 +122,7 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
         return { what: `Delete on ${id}`, removed: id };
       },
       async drag(text) {
-        const id = pick(idsOf(text));
-        await clickNode(id);
-        const box = await node(id).locator('.hwf-node-head').boundingBox();
-        const dx = Math.round((rand() - 0.5) * 200);
-        const dy = Math.round((rand() - 0.5) * 120);
-        await page.mouse.move(box.x + 6, box.y + box.height / 2);
-        await page.mouse.down();
-        await page.mouse.move(box.x + 6 + dx, box.y + box.height / 2 + dy, { steps: 6 });
-        await page.mouse.up();
-        return { what: `dragging ${id} by ${dx},${dy}`, same: true };
+        return { what: await dragNode(frame, page, pick(idsOf(text)), rand), same: true };
       },
       async relayout() {
         await frame.locator('button.hwf-relayout').click();

@@ -11,10 +11,11 @@
 // seen live, responded to and answered on the canvas. The unsaved draft survives picking
 // another design, the dashboard's own navigation and a reload (which asks first); a Save
 // after another writer stored the design is refused in words and the file keeps their
-// copy, reloaded on the canvas. Screenshots in
+// copy, reloaded on the canvas. HWF_E2E_ACTIONS=<n> (HWF_E2E_SEED=<n>) then applies n seeded
+// random user actions in the tab (dashboard-random-actions.js). Screenshots in
 // artifacts/dashboard/. Build the bundle first (`make dashboard-js`).
 //
-//   node dashboard.js [--repo DIR] [--keep]
+//   node dashboard.js [--repo DIR] [--hermes-venv DIR] [--keep]
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -26,6 +27,7 @@ const { waitFor, LAUNCH_ARGS } = require('./lib/workbench');
 const { click, drag } = require('./lib/click');
 const { option } = require('./lib/options');
 const { startFakeModel } = require('./lib/fakeModel');
+const { dashboardRandomActionSteps } = require('./dashboard-random-actions');
 
 /** The design the tab edits: trigger → approval → output; the agent is added on the canvas. */
 const SHIP_NOTES = {
@@ -36,13 +38,45 @@ const SHIP_NOTES = {
     { id: 'publish', type: 'output', deliver: 'notification', after: ['gate'] },
   ],
 };
+/** A design file cut short by hand: line 4 breaks off inside the second node. */
+const TORN = '{\n  "name": "torn",\n  "nodes": [\n    {"id": "start", "type": "trigger"},\n    {"id": "gate", "type"\n';
 const PROMPT = 'Write the release notes for v3 in three bullets.';
 const NOTES = '- faster\n- smaller\n- kinder';
 
 const repo = path.resolve(option('repo', path.join(__dirname, '..', '..')));
-const bin = path.join(repo, '.venv-hermes', 'bin');
+// --hermes-venv: a venv with hermes-agent and this hwf_lsp (PYTHONPATH may point at a worktree)
+const bin = path.join(path.resolve(option('hermes-venv', path.join(repo, '.venv-hermes'))), 'bin');
 const artifacts = path.join(repo, 'artifacts', 'dashboard');
 const results = [];
+
+/** The lines of `a` not in `b` and of `b` not in `a`, by their longest common subsequence (a line diff). */
+function lineChanges(a, b) {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  const common = Array.from({ length: x.length + 1 }, () => new Array(y.length + 1).fill(0));
+  for (let i = x.length - 1; i >= 0; i -= 1) {
+    for (let j = y.length - 1; j >= 0; j -= 1) {
+      common[i][j] = x[i] === y[j] ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
+    }
+  }
+  const removed = [];
+  const added = [];
+  let i = 0;
+  let j = 0;
+  while (i < x.length || j < y.length) {
+    if (i < x.length && j < y.length && x[i] === y[j]) {
+      i += 1;
+      j += 1;
+    } else if (j < y.length && (i === x.length || common[i][j + 1] >= common[i + 1][j])) {
+      added.push(y[j]);
+      j += 1;
+    } else {
+      removed.push(x[i]);
+      i += 1;
+    }
+  }
+  return { removed, added };
+}
 
 async function step(name, fn) {
   try {
@@ -63,9 +97,11 @@ async function main() {
   fs.mkdirSync(path.join(home, 'workflow-designs'), { recursive: true });
   fs.copyFileSync(path.join(repo, 'examples', 'review-flow.hwf.json'), path.join(home, 'workflow-designs', 'review-flow.json'));
   fs.writeFileSync(path.join(home, 'workflow-designs', 'ship-notes.json'), `${JSON.stringify(SHIP_NOTES, null, 2)}\n`);
+  fs.writeFileSync(path.join(home, 'workflow-designs', 'torn.json'), TORN); // saved by hand, half way
   const modelLog = path.join(artifacts, 'fake-model-requests.jsonl');
   fs.rmSync(modelLog, { force: true });
-  const model = await startFakeModel({ reply: () => NOTES, logPath: modelLog });
+  let slowMs = 0; // a slow model keeps a run running (Start run must not start a second one)
+  const model = await startFakeModel({ reply: async () => { await new Promise((r) => setTimeout(r, slowMs)); return NOTES; }, logPath: modelLog });
   // Hermes' model is the fake server (provider custom); `hwf hermes install` keeps this and enables the plugin.
   fs.writeFileSync(path.join(home, 'config.yaml'), JSON.stringify({ model: { provider: 'custom', base_url: model.baseUrl, default: model.model, api_key: 'sk-offline' } }));
   const agent = `python3 ${path.join(repo, 'examples', 'agents', 'echo_agent.py')}`;
@@ -122,12 +158,10 @@ async function main() {
       else await input.fill(value);
       if (how !== 'select') await click(page.locator(`.hwf-side button.hwf-save-field[data-field="${field}"]`)); // a choice saves at once
     };
-    const newestRun = () => {
-      const runs = fs.readdirSync(path.join(home, 'workflow-runs')).filter((f) => f.endsWith('.json'))
-        .map((f) => JSON.parse(fs.readFileSync(path.join(home, 'workflow-runs', f), 'utf8')))
-        .filter((r) => r.name === 'ship-notes');
-      return runs.sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)))[0];
-    };
+    const shipRuns = () => fs.readdirSync(path.join(home, 'workflow-runs')).filter((f) => f.endsWith('.json'))
+      .map((f) => JSON.parse(fs.readFileSync(path.join(home, 'workflow-runs', f), 'utf8')))
+      .filter((r) => r.name === 'ship-notes');
+    const newestRun = () => shipRuns().sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)))[0];
 
     await step('dashboard inspector: a condition\'s expression completes from the plugin\'s route as it is typed (the editor\'s completion code): out. offers review, its parent, first', async () => {
       await click(node('good-enough').locator('.hwf-node-title'));
@@ -146,6 +180,35 @@ async function main() {
       const value = await input.inputValue();
       if (ids[0] !== 'review' || value !== 'out.review.') throw new Error(`ids ${ids.join(', ')}; after Enter: ${value}`);
       return `out. → ${ids.join(', ')}; Enter took review: "${value}" (not saved)`;
+    });
+
+    await step('dashboard save (issue 44): a node and its edge added to review-flow (56 lines, laid out by hand), Save: the file differs from the original by the added lines only; the node deleted and saved: the original again', async () => {
+      const reviewFile = path.join(home, 'workflow-designs', 'review-flow.json');
+      const original = fs.readFileSync(reviewFile, 'utf8');
+      const before = new Set(await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.dataset.id)));
+      await click(node('publish').locator('.hwf-node-title'));
+      await click(page.locator('button.hwf-add[data-kind="agent"]'));
+      await waitFor('the new node', async () => (await page.locator('.react-flow__node').count()) === 8, { timeout: 15000 });
+      const added = (await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.dataset.id))).find((id) => !before.has(id));
+      await waitFor('its edge publish → new', async () => (await page.locator('.react-flow__edge').count()) === 8, { timeout: 15000 });
+      await click(page.locator('button.hwf-save'));
+      await waitFor('saved', async () => (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
+      const written = fs.readFileSync(reviewFile, 'utf8');
+      const changes = lineChanges(original, written);
+      await shot('02c-save-diff-node-added');
+      const stored = JSON.parse(written).nodes.find((n) => n.id === added);
+      if (!stored || JSON.stringify(stored.after) !== '["publish"]') throw new Error(`the file: ${written}`);
+      // a line per field of the new node, and its braces: nothing else added, nothing removed or changed
+      if (changes.removed.length !== 0 || changes.added.length > Object.keys(stored).length + 2) throw new Error(`the file changed beyond the added node: -${changes.removed.join('\n-')}\n+${changes.added.join('\n+')}`);
+      await click(node(added).locator('.hwf-node-title'));
+      await click(page.locator('.hwf-side button.hwf-delete-node'));
+      await waitFor('the node gone', async () => (await page.locator('.react-flow__node').count()) === 7, { timeout: 15000 });
+      await click(page.locator('button.hwf-save'));
+      await waitFor('saved', async () => (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
+      const back = fs.readFileSync(reviewFile, 'utf8');
+      const undone = lineChanges(original, back);
+      if (undone.added.length + undone.removed.length > 0) throw new Error(`after the delete: -${undone.removed.join('\n-')}\n+${undone.added.join('\n+')}`);
+      return `${added} after publish, saved: ${original.split('\n').length - 1} → ${written.split('\n').length - 1} lines, ${changes.added.length} added, ${changes.removed.length} removed or changed (was 56 → 84, 42 changed: the store rewrote the file); deleted and saved: the original${back === original ? ' byte for byte' : ', line for line'}`;
     });
 
     await step('dashboard edit: ship-notes opened, an agent node added after start and connected to gate on the canvas', async () => {
@@ -239,8 +302,18 @@ async function main() {
 
     await step('dashboard run: Start run performs the agent step through PluginLlm (the fake model got the prompt) and parks at gate', async () => {
       const before = model.requests.length;
-      await click(page.locator('button.hwf-start-run'));
+      const runsBefore = shipRuns().length;
+      slowMs = 5000; // the agent step takes 5 s: the run is running meanwhile
+      const start = page.locator('button.hwf-start-run');
+      await click(start);
+      await start.click({ timeout: 500 }).catch(() => undefined); // a second click at once starts nothing
+      await waitFor('Start run disabled while the run runs', () => start.isDisabled(), { timeout: 4000 });
+      const disabledTitle = await start.getAttribute('title');
+      await shot('05b-run-running-start-disabled');
       await waitFor('parked at gate', async () => (await node('gate').locator('.hwf-badge-waiting').count()) === 1, { timeout: 90000 });
+      slowMs = 0;
+      const started = shipRuns().length - runsBefore;
+      if (started !== 1) throw new Error(`${started} runs started by two clicks`);
       await page.waitForTimeout(500);
       await shot('06-run-agent-done-parked-at-approval');
       const sent = model.requests.slice(before);
@@ -249,7 +322,7 @@ async function main() {
       if (!asked.includes(PROMPT)) throw new Error(`the prompt is not in the request: ${asked.slice(0, 400)}`);
       const run = newestRun();
       if (run.status !== 'awaiting_approval' || run.outputs.agent !== NOTES) throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)}`);
-      return `${sent.length} request(s) to the fake model (${model.baseUrl}), prompt included; run ${run.run_id}: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}; log ${path.relative(repo, modelLog)}`;
+      return `${sent.length} request(s) to the fake model (${model.baseUrl}), prompt included; run ${run.run_id}: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}; log ${path.relative(repo, modelLog)}; Start run clicked twice: 1 run, the button disabled while it ran ("${disabledTitle}")`;
     });
 
     await step('dashboard run: the approval answered on the canvas, the run completes', async () => {
@@ -298,6 +371,40 @@ async function main() {
       return `run ${outside} (hwf run) on the canvas ${seenMs} ms after it parked; responded and answered there: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}, no model request${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
     });
 
+    await step('dashboard run states (issue 44): agent deleted and a new agent node added (id agent): the new node shows none of the newest run\'s states, also after a reload; Discard brings the old one back with its state', async () => {
+      const badge = (id) => node(id).locator('.hwf-state-badge');
+      if ((await badge('agent').count()) !== 1) throw new Error('agent shows no state before the edit');
+      await click(node('agent').locator('.hwf-node-title'));
+      await click(page.locator('.hwf-side button.hwf-delete-node'));
+      await waitFor('agent gone', async () => (await node('agent').count()) === 0, { timeout: 15000 });
+      await click(node('start').locator('.hwf-node-title'));
+      await click(page.locator('button.hwf-add[data-kind="agent"]'));
+      await waitFor('a new agent node', async () => (await page.locator('.react-flow__node').count()) === 4, { timeout: 15000 });
+      if ((await node('agent').count()) !== 1) {
+        // new nodes may be named otherwise: the user renames it to the old id
+        const fresh = (await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.dataset.id))).find((id) => !['start', 'gate', 'publish'].includes(id));
+        await click(node(fresh).locator('.hwf-node-title'));
+        await page.locator('.hwf-side .hwf-rename-input').fill('agent');
+        await click(page.locator('.hwf-side button.hwf-rename'));
+        await waitFor('renamed to agent', async () => (await node('agent').count()) === 1, { timeout: 15000 });
+      }
+      await page.waitForTimeout(1500); // a poll or two of the newest run
+      const states = { agent: await badge('agent').count(), gate: await badge('gate').count() };
+      await shot('10b-new-node-with-an-old-runs-id');
+      if (states.agent !== 0 || states.gate !== 1) throw new Error(`badges: ${JSON.stringify(states)}`);
+      const answer = (dialog) => void dialog.accept();
+      page.on('dialog', answer);
+      await page.reload();
+      await waitFor('the draft after the reload', async () => (await node('agent').count()) === 1 && (await badge('gate').count()) === 1, { timeout: 60000 });
+      await page.waitForTimeout(1500);
+      const afterReload = await badge('agent').count();
+      await click(page.locator('button.hwf-discard'));
+      page.off('dialog', answer);
+      await waitFor('the stored agent back, with its state', async () => (await badge('agent').count()) === 1 && (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
+      if (afterReload !== 0) throw new Error('after the reload the new node shows the old run\'s state');
+      return `new agent: no state badge (gate keeps "${await badge('gate').innerText()}"), none after a reload either; Discard: the stored agent shows "${await badge('agent').innerText()}"`;
+    });
+
     await step('dashboard conflict: Save after another writer stored ship-notes is refused in words, the file keeps their copy; Reload stored design shows it', async () => {
       const ours = 'Write the notes in two bullets.';
       const theirs = 'Ship the notes now?';
@@ -312,7 +419,7 @@ async function main() {
       await waitFor('the conflict', () => conflict.isVisible(), { timeout: 15000 });
       const message = (await conflict.locator('span').innerText()).trim();
       await shot('11-conflict-save-refused');
-      if (!/was changed in the store after you opened it/.test(message)) throw new Error(`the conflict says: ${message}`);
+      if (!/was changed in the store after you opened it/.test(message) || !message.includes('They changed gate (question).')) throw new Error(`the conflict says: ${message}`);
       const onDisk = fs.readFileSync(designFile, 'utf8');
       const stored = JSON.parse(onDisk);
       if (onDisk !== written || stored.nodes.find((n) => n.id === 'agent').prompt !== PROMPT || stored.nodes.find((n) => n.id === 'gate').question !== theirs) throw new Error(`the file: ${onDisk}`);
@@ -322,6 +429,19 @@ async function main() {
       if (fs.readFileSync(designFile, 'utf8') !== written) throw new Error('the reload wrote the file');
       return `conflict: "${message}"; ship-notes.json keeps the other writer's copy (gate asks "${theirs}", agent prompt unchanged); Reload stored design: the gate node shows "${theirs}", Saved${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
     });
+    await step('dashboard (issue 44): a stored design that does not parse never says "Saved": the tab says where it breaks and what to do', async () => {
+      await page.locator('select.hwf-design-picker').selectOption('torn');
+      const broken = page.locator('.hwf-broken');
+      await waitFor('the words', () => broken.isVisible(), { timeout: 15000 });
+      const said = await broken.innerText();
+      const saved = await page.locator('button.hwf-save').count();
+      await shot('13-corrupt-design');
+      if (saved !== 0 || !/line \d+, column \d+/.test(said) || !/fix it in a text editor/.test(said)) throw new Error(`Save buttons: ${saved}; says: ${said}`);
+      return `"${said}"; no Save/Saved button`;
+    });
+
+    // Random user actions in the tab (issue 44, Build 2): 150 take about N minutes, so on request.
+    if (process.env.HWF_E2E_ACTIONS) await dashboardRandomActionSteps({ step, page, home });
   } finally {
     await browser.close();
     try { process.kill(-server.pid, 'SIGTERM'); } catch { /* gone */ }

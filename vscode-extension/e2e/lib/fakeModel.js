@@ -2,7 +2,7 @@
 // tests/hermes/fake_openai.py is the Python tests'): Hermes talks to it as a `custom`
 // provider. Every request is kept in `requests` and appended to `logPath` (one JSON line
 // each), so a test can show what prompt reached the model. `reply(messages)` gives the
-// answer's text. Streaming requests are answered as server-sent events.
+// answer's text (or a promise of it: a slow model). Streaming requests are answered as server-sent events.
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
@@ -24,12 +24,12 @@ function startFakeModel({ reply = () => 'ok', logPath } = {}) {
     }
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       if (!req.url.replace(/\/$/, '').endsWith('/chat/completions')) return send(404, { error: { message: 'not found' } });
       const request = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
       requests.push(request);
       if (logPath) fs.appendFileSync(logPath, `${JSON.stringify({ at: new Date().toISOString(), model: request.model, messages: request.messages })}\n`);
-      const content = reply(request.messages || []);
+      const content = await reply(request.messages || []);
       const index = requests.length;
       const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
       const base = { id: `chatcmpl-${index}`, created: Math.floor(Date.now() / 1000), model: MODEL };

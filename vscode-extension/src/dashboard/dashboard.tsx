@@ -77,6 +77,10 @@ function DraftBar({ host, name }: { host: DashboardHost; name: string }) {
     void action().finally(() => setBusy(false));
   };
   const state = draft.valid === false ? 'unsaved, with defects' : 'unsaved';
+  if (draft.broken) {
+    // not "Saved": the stored file does not parse, and nothing here can be saved over it
+    return <span className="hwf-broken" role="alert">{draft.broken}</span>;
+  }
   return (
     <>
       <button

@@ -17,7 +17,9 @@
  */
 import { asRunSummary, RunSummary, runsOf, stepsOfRun } from '../model/runModel';
 import type { DraftStore } from './draftStore';
-import { asGraphView, GraphView } from '../model/graphModel';
+import { asGraphView, defectText, GraphView } from '../model/graphModel';
+import { storeChanges } from './storeChanges';
+import { bornOf } from './draftStore';
 import { editFailureText, expressionItems, positionEntries } from '../model/protocol';
 import type { CanvasMessage, EditRequest, Host, HostMessage, PositionEntry, RunRequest } from '../model/protocol';
 
@@ -66,8 +68,10 @@ export interface DraftState {
   valid?: boolean;
   /** False when the browser would not keep the unsaved draft: leaving the page loses it. */
   kept?: boolean;
-  /** Why Save was refused because another writer changed the stored design since (409). */
+  /** Why Save was refused because another writer changed the stored design since (409), and what they changed. */
   conflict?: string;
+  /** The stored text is not valid JSON: where, and what the user can do (nothing here is saved). */
+  broken?: string;
 }
 
 export interface DashboardHost extends Host {
@@ -95,6 +99,8 @@ interface Options {
   storage?: PositionStorage;
   /** Where the unsaved draft is kept while the tab is left (the browser's sessionStorage). */
   drafts?: DraftStore;
+  /** The clock that dates a node added here (ms), against a run's `created_at`. */
+  now?: () => number;
 }
 
 interface Version {
@@ -102,18 +108,22 @@ interface Version {
   text: string | null;
   graph: GraphView;
   valid?: boolean;
+  /** The ids given to a node here (added, or renamed to), with when (ms): a run started before never ran that node. */
+  born?: Record<string, number>;
 }
 
 /**
  * A host for design `name`: on `ready` it sends the stored positions, the graph and the
  * newest run, then polls the newest run every `pollMs` (the routes have no push channel).
  */
-export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 1000, schedule = setTimeout, cancel = clearTimeout as (t: unknown) => void, storage, drafts }: Options = {}): DashboardHost {
+export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 1000, schedule = setTimeout, cancel = clearTimeout as (t: unknown) => void, storage, drafts, now = Date.now }: Options = {}): DashboardHost {
   const listeners = new Set<(m: HostMessage) => void>();
   const draftListeners = new Set<(s: DraftState) => void>();
   const emit = (m: HostMessage) => listeners.forEach((l) => l(m));
   const design = encodeURIComponent(name);
   const positionsKey = `hwf-positions:${name}`;
+  /** Where the stored copy's `born` is kept (the browser's localStorage): a reload keeps the rule. */
+  const bornKey = `hwf-new-nodes:${name}`;
   let timer: unknown;
   let disposed = false;
   let seq = 0;
@@ -124,6 +134,14 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
   let savedText: string | null = null;
   /** The revision of the stored copy the draft was made from (Save's base); null: unknown. */
   let base: string | null = null;
+  /** That copy's text, if known: a conflict says what another writer changed since. */
+  let baseText: string | undefined;
+  /** The newest run as shown, and whether a run started here has not answered yet. */
+  let shownRun: RunSummary | undefined;
+  /** What was drawn of it last (a draft's change redraws it only when that changes). */
+  let drawnRun = '';
+  let drawnSummary: RunSummary | undefined;
+  let starting = false;
   /** Set by a 409: the stored copy's revision now (null: deleted), and what to tell the user. */
   let conflict: { stored: string | null; text: string } | undefined;
   let kept = true;
@@ -142,12 +160,16 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     headers: { 'Content-Type': 'application/json' },
   });
   const dirty = () => current !== undefined && current.text !== savedText;
-  const draftState = (): DraftState => ({
-    dirty: dirty(),
-    valid: current?.valid,
-    ...(dirty() && !kept ? { kept: false } : {}),
-    ...(conflict ? { conflict: conflict.text } : {}),
-  });
+  const draftState = (): DraftState => {
+    const broken = current?.graph.defects?.find((d) => d.code === 'json-syntax');
+    return {
+      dirty: dirty(),
+      valid: current?.valid,
+      ...(dirty() && !kept ? { kept: false } : {}),
+      ...(conflict ? { conflict: conflict.text } : {}),
+      ...(broken && !dirty() ? { broken: brokenText(name, defectText([broken])) } : {}),
+    };
+  };
   const tellDraft = () => {
     const state = draftState();
     draftListeners.forEach((l) => l(state));
@@ -158,20 +180,42 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     seq += 1;
     emit({ type: 'graph', graph: version.graph, seq });
     if (dirty() && version.text !== null) {
-      kept = drafts?.keep(name, { text: version.text, graph: version.graph, valid: version.valid, base }) ?? false;
+      kept = drafts?.keep(name, { text: version.text, graph: version.graph, valid: version.valid, base, ...(baseText !== undefined ? { baseText } : {}), ...(version.born ? { born: version.born } : {}) }) ?? false;
     } else {
       drafts?.drop(name);
       kept = true;
     }
     tellDraft();
+    if (lastRun) drawRun(); // a node added or undone: the run's states are drawn on the nodes it ran
   };
 
+  /** The run's steps on the canvas, but none on a node given its id here after the run started: the run never ran it. */
+  const drawRun = () => {
+    const run = shownRun;
+    const started = Date.parse(run?.created_at ?? '');
+    const born = current?.born ?? {};
+    const ran = (id: string) => !(born[id] > started) || !Number.isFinite(started);
+    const steps = run ? stepsOfRun(undefined, run).filter((s) => ran(s.id)) : [];
+    const key = JSON.stringify([run?.run_id, steps.map((s) => s.id)]);
+    if (key !== drawnRun || run !== drawnSummary) {
+      drawnRun = key;
+      drawnSummary = run;
+      emit({ type: 'run', run: run ?? null, steps });
+    }
+  };
   const showRun = (run: RunSummary | undefined) => {
     const key = JSON.stringify(run ?? null);
     if (key !== lastRun) {
       lastRun = key;
-      emit({ type: 'run', run: run ?? null, steps: run ? stepsOfRun(undefined, run) : [] });
+      shownRun = run;
+      drawRun();
     }
+  };
+  /** `born` with node `id` given its id now, less what no run can need (older than the shown run: every newer run is newer too). */
+  const bornNow = (born: Record<string, number> | undefined, id: string | undefined) => {
+    const started = Date.parse(shownRun?.created_at ?? '');
+    const kept = Object.entries(born ?? {}).filter(([key, at]) => key !== id && !(at < started));
+    return Object.fromEntries(id === undefined ? kept : [...kept, [id, now()]]);
   };
   const poll = async () => {
     try {
@@ -194,7 +238,8 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     if (draft) {
       savedText = null;
       base = draft.base;
-      show({ text: draft.text, graph: draft.graph, valid: draft.valid });
+      baseText = draft.baseText;
+      show({ text: draft.text, graph: draft.graph, valid: draft.valid, born: draft.born });
       emit({ type: 'notice', text: `Your unsaved changes to ${name} are back: Save or Discard them.` });
       return;
     }
@@ -202,10 +247,12 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       const answer = await fetchJSON(`${ROUTES_BASE}/designs/${design}/graph`);
       const graph = asGraphView(answer);
       if (graph) {
-        const revision = (answer as { revision?: unknown }).revision;
-        savedText = null;
+        const { revision, text } = answer as { revision?: unknown; text?: unknown };
+        // The stored text, when the route gives it: edits start from what is drawn, and Save sends it back edited in place.
+        savedText = typeof text === 'string' && !graph.stale ? text : null;
+        baseText = savedText ?? undefined;
         base = typeof revision === 'string' ? revision : null;
-        show({ text: null, graph });
+        show({ text: savedText, graph, born: storedBorn(storage, bornKey) });
       }
     } catch (error) {
       emit({ type: 'notice', text: `design ${name}: ${routeError(error)}` });
@@ -225,7 +272,8 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       undone.push(current);
       redone.length = 0;
       emit({ type: 'notice', text: '' });
-      show({ text: answer.text, graph, valid: answer.valid === true });
+      const given = request.edit === 'addNode' ? (answer as { id?: unknown }).id : request.edit === 'renameNode' ? request.newId : undefined;
+      show({ text: answer.text, graph, valid: answer.valid === true, born: typeof given === 'string' ? bornNow(current.born, given) : current.born });
     } catch (error) {
       emit({ type: 'notice', text: editFailureText(request, routeError(error)) });
     }
@@ -243,8 +291,15 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
     if (!current || current.text === null || current.text === savedText) return true;
     const text = current.text;
     try {
-      const answer = (await post(`/designs/${design}`, over === null ? { design: JSON.parse(text) } : { design: JSON.parse(text), base: over }, 'PUT')) as { revision?: unknown };
+      // The draft's text as it is: the store writes it so (after its checks), the file changes by the user's edits only.
+      const answer = (await post(`/designs/${design}`, over === null ? { text } : { text, base: over }, 'PUT')) as { revision?: unknown };
       savedText = text;
+      baseText = text;
+      try {
+        storage?.setItem(bornKey, JSON.stringify(bornNow(current.born, undefined)));
+      } catch {
+        // full or refused: after a reload an older run's state may show on a node added here
+      }
       base = typeof answer?.revision === 'string' ? answer.revision : null;
       conflict = undefined;
       stamp = null; // a run's summary may read the stored design: list it afresh
@@ -253,10 +308,12 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       return true;
     } catch (error) {
       if (/^409: /.test(error instanceof Error ? error.message : '')) {
-        const stored = routeBody(error)?.revision;
+        const body = routeBody(error) as { revision?: unknown; text?: unknown } | undefined;
+        const stored = body?.revision;
+        const what = typeof stored === 'string' && typeof body?.text === 'string' && baseText !== undefined ? storeChanges(baseText, body.text) : '';
         conflict = {
           stored: typeof stored === 'string' ? stored : null,
-          text: `Not saved: ${name} was ${typeof stored === 'string' ? 'changed' : 'deleted'} in the store after you opened it (by the chat, cron, hwf, an editor or another tab). Reload the stored design (your changes are dropped), or overwrite it with yours.`,
+          text: `Not saved: ${name} was ${typeof stored === 'string' ? 'changed' : 'deleted'} in the store after you opened it (by the chat, cron, hwf, an editor or another tab).${what ? ` ${what}` : ''} Reload the stored design (your changes are dropped), or overwrite it with yours.`,
         };
         emit({ type: 'notice', text: '' }); // the tab shows the conflict, with its two ways out
         tellDraft();
@@ -298,8 +355,17 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
           emit({ type: 'notice', text: 'Save the design first: a run follows the stored design.' });
           return;
         }
+        if (shownRun?.status === 'running') {
+          emit({ type: 'notice', text: `Run ${shownRun.run_id} is running: wait for it, or cancel it.` });
+          return;
+        }
         emit({ type: 'notice', text: request.action === 'start' ? 'Starting a run…' : `Running from ${request.id}…` });
-        return act(`/designs/${design}/runs`, request.action === 'start' ? {} : { from_node: request.id });
+        starting = true;
+        try {
+          return await act(`/designs/${design}/runs`, request.action === 'start' ? {} : { from_node: request.id });
+        } finally {
+          starting = false;
+        }
       case 'answer':
         return act(`/runs/${runId}/answer`, { choice: request.choice });
       case 'respond':
@@ -339,6 +405,11 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       case 'redo':
         return serial(() => travel(redone, undone));
       case 'run':
+        if (starting && (m.action === 'start' || m.action === 'fromHere')) {
+          // not queued: a second Start run would start a second run once the first one parks
+          emit({ type: 'notice', text: 'A run is starting: wait for it, or cancel it.' });
+          return;
+        }
         return serial(() => run(m));
       case 'positions':
         try {
@@ -382,6 +453,24 @@ export function dashboardHost(name: string, fetchJSON: FetchJSON, { pollMs = 100
       draftListeners.clear();
     },
   };
+}
+
+/** The words for a stored design that is not valid JSON: where, and what the user can do. */
+function brokenText(name: string, where: string): string {
+  return `${where}. The tab cannot edit ${name} until its file parses: fix it in a text editor (or hwf check it), then pick it again here.`;
+}
+
+/** The stored copy's `born` (see Version), as this browser kept it at the last Save. */
+function storedBorn(storage: PositionStorage | undefined, key: string): Record<string, number> {
+  return bornOf(parsed(storage?.getItem(key)));
+}
+
+function parsed(text: string | null | undefined): unknown {
+  try {
+    return JSON.parse(text ?? 'null');
+  } catch {
+    return undefined;
+  }
 }
 
 function storedPositions(storage: PositionStorage | undefined, key: string): PositionEntry[] | undefined {

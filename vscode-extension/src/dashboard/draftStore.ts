@@ -26,6 +26,10 @@ export interface KeptDraft {
   valid?: boolean;
   /** The stored copy's revision when the draft was made; null: not known (an older server). */
   base: string | null;
+  /** That copy's text, when known: a refused Save says what another writer changed since. */
+  baseText?: string;
+  /** The ids given to a node in this draft, with when (ms): no older run ran those nodes. */
+  born?: Record<string, number>;
 }
 
 export interface DraftStore {
@@ -81,5 +85,13 @@ function keptDraft(value: unknown): KeptDraft | undefined {
     graph,
     ...(typeof v.valid === 'boolean' ? { valid: v.valid } : {}),
     base: typeof v.base === 'string' ? v.base : null,
+    ...(typeof v.baseText === 'string' ? { baseText: v.baseText } : {}),
+    ...(v.born !== undefined ? { born: bornOf(v.born) } : {}),
   };
+}
+
+/** Ids and times (`{id: ms}`), if that is what `value` holds (storage is the user's to change). */
+export function bornOf(value: unknown): Record<string, number> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, at]) => typeof at === 'number'));
 }

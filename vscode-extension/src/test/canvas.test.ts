@@ -413,8 +413,8 @@ test('the dashboard host: save puts the draft, refused with its defects; a run n
   host.post({ type: 'run', action: 'cancel', runId: 'abc1' });
   await settle();
   assert.deepEqual(calls.filter((c) => !c.startsWith('GET') && !c.includes('/edit')), [
-    'PUT /designs/review%20flow {"design":{"name":"review flow","nodes":[]}}',
-    'PUT /designs/review%20flow {"design":{"name":"review flow","nodes":[]}}',
+    'PUT /designs/review%20flow {"text":"{\\"name\\": \\"review flow\\", \\"nodes\\": []}"}',
+    'PUT /designs/review%20flow {"text":"{\\"name\\": \\"review flow\\", \\"nodes\\": []}"}',
     'POST /designs/review%20flow/runs {}',
     'POST /designs/review%20flow/runs {"from_node":"review"}',
     'POST /runs/abc1/answer {"choice":"approve"}',
