@@ -119,12 +119,14 @@ dashboard-js: $(EXT_NPM)
 	cd $(EXT) && npm run --silent build:dashboard
 	@ls -l hwf_lsp/hermes/dashboard/dist/canvas-dashboard.js | awk '{printf "canvas-dashboard.js: %.0f KB\n", $$5 / 1024}'
 
-# The tab in a real `hermes dashboard` (headless Chromium; screenshots in artifacts/dashboard/).
+# The tab in a real `hermes dashboard` (headless Chromium; screenshots in artifacts/dashboard/),
+# then 60 seeded random user actions in it (seed 4407; HWF_E2E_SEED=n or random picks another).
+TAB_ACTIONS ?= 60
 test-dashboard-tab: $(HERMES_STAMP) dashboard-js $(E2E_NPM)
 ifeq ($(HWF_SKIP_E2E),1)
 	@echo "HWF_SKIP_E2E=1: the dashboard tab e2e is skipped"
 else
-	node $(EXT)/e2e/dashboard.js
+	HWF_E2E_ACTIONS=$(TAB_ACTIONS) node $(EXT)/e2e/dashboard.js
 endif
 
 # HWF_SKIP_E2E=1 runs the unit tests only: no code-server, no Chromium.

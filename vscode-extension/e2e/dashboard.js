@@ -197,7 +197,7 @@ async function main() {
       const changes = lineChanges(original, written);
       await shot('02c-save-diff-node-added');
       const stored = JSON.parse(written).nodes.find((n) => n.id === added);
-      if (!stored || JSON.stringify(stored.after) !== '["publish"]') throw new Error(`the file: ${written}`);
+      if (!stored || JSON.stringify(stored.after) !== '["publish"]') throw new Error(`node ${added} not in the file after Save (notice: "${await notice.innerText().catch(() => '')}"; unchanged: ${written === original}): ${written}`);
       // a line per field of the new node, and its braces: nothing else added, nothing removed or changed
       if (changes.removed.length !== 0 || changes.added.length > Object.keys(stored).length + 2) throw new Error(`the file changed beyond the added node: -${changes.removed.join('\n-')}\n+${changes.added.join('\n+')}`);
       await click(node(added).locator('.hwf-node-title'));
