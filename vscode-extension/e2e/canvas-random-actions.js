@@ -7,7 +7,8 @@
 //
 // HWF_E2E_SEED=<n> replays one seed (default 10607; `random` picks one; a failure prints it
 // with its actions);
-// HWF_E2E_ACTIONS=<n> runs it (run.js: only on request) with that many actions (200 is the usual run).
+// HWF_E2E_ACTIONS=<n> runs it (run.js: only on request) with that many actions (200 is the usual run);
+// HWF_E2E_ONLY=<action,...> draws only those actions (e.g. `reopen,undo`, to hunt one bug).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -50,10 +51,12 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
     fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'files.autoSave': 'afterDelay', 'files.autoSaveDelay': 100 }, null, 2));
     const rand = random(seed);
     const pick = (list) => list[Math.floor(rand() * list.length)];
-    const total = ACTIONS.reduce((n, [, w]) => n + w, 0);
+    const only = process.env.HWF_E2E_ONLY ? process.env.HWF_E2E_ONLY.split(',') : null;
+    const actions = only ? ACTIONS.filter(([name]) => only.includes(name)) : ACTIONS;
+    const total = actions.reduce((n, [, w]) => n + w, 0);
     const nextAction = () => {
       let r = rand() * total;
-      for (const [name, w] of ACTIONS) {
+      for (const [name, w] of actions) {
         if ((r -= w) < 0) return name;
       }
       return 'type';
