@@ -178,11 +178,11 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
     await frame.locator('button.hwf-add[data-kind="condition"]').dragTo(pane, { targetPosition: target });
     await waitFor('8 nodes', async () => (await nodeCount(frame)) === 8, { timeout: 15000 });
     await page.waitForTimeout(500);
-    const dropped = await node('condition').boundingBox();
+    const dropped = await node('condition1').boundingBox();
     await wb.screenshot(shot('43-canvas2-dropped-from-palette'));
     const text = await saveAndRead(wb, page, file);
     await restore(wb, page, file, original);
-    const added = JSON.parse(text).nodes.find((n) => n.id === 'condition');
+    const added = JSON.parse(text).nodes.find((n) => n.id === 'condition1');
     if (!added) throw new Error('no condition node in the text');
     const dx = Math.abs(dropped.x + dropped.width / 2 - (box.x + target.x));
     const dy = Math.abs(dropped.y - (box.y + target.y));
