@@ -197,9 +197,9 @@ def remove_field(doc: ParsedDocument, node_id: str, name: str) -> DesignEdit:
 
 
 def add_node(doc: ParsedDocument, kind: str, after_id: str | None = None) -> DesignEdit:
-    """A node of `kind` with a fresh id (`agent1`, `agent2`…) and its required fields
-    (empty where the author's words go: `new_node`), placed after `after_id`'s object
-    (else last) and running after it.
+    """A node of `kind` as the completion's node template writes it (`new_node`: a fresh
+    id `agent1`, `agent2`…; its main field, empty where the author's words go), placed
+    after `after_id`'s object (else last) and running after it.
 
     Laid out like the nearest node of the same kind (else `after_id`'s, else the last
     node), so a design of one-line nodes gets a one-line node."""
