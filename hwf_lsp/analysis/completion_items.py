@@ -29,7 +29,6 @@ from typing import Any
 from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..rules.conditions import resolve_path
 from ..rules.vocabulary import (
-    AGENT,
     KIND_DOCS,
     KINDS,
     NOTE,
@@ -42,6 +41,7 @@ from ..rules.vocabulary import (
 from . import completion_rank
 from .context import ITEM, KEY, NONE, VALUE, CursorContext, cursor_context
 from .design import Candidate, Design, NodeInfo, design_of, has_output
+from .new_node import body_fields, new_node_id, starting_value
 from .newest_run import RunInfo
 
 KIND_ITEM, FIELD, ENUM, NODE, PATH, OPERATOR, LITERAL, SNIPPET, PROPERTY = (
@@ -384,30 +384,23 @@ def _key_range(ctx: CursorContext) -> tuple[int, int]:
 
 
 def _value_text(field: Field, snippets: bool, context: dict[str, Any]) -> str:
-    """A field's value as inserted after its key: a snippet with empty tab stops for the
-    author's own words; plain text with valid, intended values only (no placeholder prose
-    a client would insert as real: an empty string the author fills in)."""
+    """A field's value as inserted after its key (`new_node.starting_value`): a snippet
+    with empty tab stops for the author's own words; plain text with valid, intended
+    values only (no placeholder prose a client would insert as real: an empty string
+    the author fills in)."""
+    value = starting_value(field, context.get("parent"), context.get("upstream"))
+    if not snippets:
+        return json.dumps(value, separators=(",", ":"))
     if field.type == "enum":  # a placeholder, not a choice: yasnippet inserts `1|a,b|`
-        value = field.default if field.default is not None else field.enum[0]
-        return f'"${{1:{_snippet_escape(value)}}}"' if snippets else json.dumps(value)
+        return f'"${{1:{_snippet_escape(value)}}}"'
     if field.type == "integer":
-        value = field.default if field.default is not None else field.example
-        return f"${{1:{value}}}" if snippets else str(value)
+        return f"${{1:{value}}}"
     if field.type == "id-list":
-        parent = context.get("parent")
-        if snippets:
-            return f'["${{1:{parent}}}"]' if parent else "[$1]"
-        return json.dumps([parent] if parent else [])
+        return f'["${{1:{value[0]}}}"]' if value else "[$1]"
     if field.type == "string-list":
-        values = field.default or field.example or []
-        if snippets:
-            inner = ", ".join(f'"${{{i + 1}:{v}}}"' for i, v in enumerate(values))
-            return f"[{inner}]"
-        return json.dumps(values, separators=(",", ":"))
-    if field.name == "expression" and context.get("upstream"):
-        head = "out." + context["upstream"] + "."
-        return f'"{head}$1"' if snippets else json.dumps(head)
-    return '"$1"' if snippets else '""'
+        inner = ", ".join(f'"${{{i + 1}:{v}}}"' for i, v in enumerate(value))
+        return f"[{inner}]"
+    return f'"{value}$1"'  # empty, or an expression's `out.<id>.` to finish
 
 
 def _member_item(ctx: CursorContext, name: str, value: str, snippets: bool,
@@ -596,22 +589,6 @@ def _nearest_untyped(candidates: list[Candidate], here: int) -> list[Candidate]:
 # --- nodes array ------------------------------------------------------------------
 
 
-_NODE_BODIES: dict[str, tuple[str, ...]] = {
-    TRIGGER: (),
-    AGENT: ("prompt",),
-    "condition": ("expression",),
-    "approval": ("question",),
-    "output": ("deliver",),
-    NOTE: ("text",),
-}
-"""The fields a new node of a kind is written with (its required payload, or its main one)."""
-
-
-def _fresh_id(design: Design, kind: str) -> str:
-    n = 1
-    while f"{kind}{n}" in design.by_id:
-        n += 1
-    return f"{kind}{n}" if kind != TRIGGER or TRIGGER in design.by_id else TRIGGER
 
 
 def _new_node_items(design: Design, snippets: bool, wrap: bool = False,
@@ -624,14 +601,14 @@ def _new_node_items(design: Design, snippets: bool, wrap: bool = False,
     items = []
     sep, colon = (", ", ": ") if snippets else (",", ":")
     for order, kind in enumerate(completion_rank.kinds_for(design, index, new=True)):
-        ident = _fresh_id(design, kind)
+        ident = new_node_id(design, kind)
         tab = 1
         parts = [f'"id"{colon}"' + (f"${{{tab}:{ident}}}" if snippets else ident) + '"',
                  f'"type"{colon}"{kind}"']
         fields: list[Field] = []
         if kind not in (TRIGGER, NOTE) and context["parent"]:
             fields.append(field_named(kind, "after"))
-        fields += [field_named(kind, name) for name in _NODE_BODIES[kind]]
+        fields += body_fields(kind)
         for spec in fields:
             value = _value_text(spec, snippets, context)
             if snippets:

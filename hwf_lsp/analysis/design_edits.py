@@ -29,16 +29,15 @@ from ..jsontext.jsontree import JsonNode, ParsedDocument
 from ..jsontext.positions import LineIndex
 from ..rules.graph import would_create_cycle
 from ..rules.vocabulary import (
-    CONDITION,
     KINDS,
     NOTE,
     STEP_KINDS,
     TRIGGER,
-    field_named,
     required_payloads,
 )
-from .design import Design, NodeInfo, design_of
+from .design import Design, NodeInfo, design_of, has_output
 from .navigation import RenameError, rename
+from .new_node import body_fields, new_node_id, starting_value
 
 __all__ = ["DesignEdit", "DesignEditError", "add_node", "connect", "delete_node",
            "disconnect", "remove_field", "rename_node", "set_field"]
@@ -198,8 +197,9 @@ def remove_field(doc: ParsedDocument, node_id: str, name: str) -> DesignEdit:
 
 
 def add_node(doc: ParsedDocument, kind: str, after_id: str | None = None) -> DesignEdit:
-    """A node of `kind` with a fresh id (`<kind>`, `<kind>-2`…) and placeholders for its
-    required fields, placed after `after_id`'s object (else last) and running after it.
+    """A node of `kind` as the completion's node template writes it (`new_node`: a fresh
+    id `agent1`, `agent2`…; its main field, empty where the author's words go), placed
+    after `after_id`'s object (else last) and running after it.
 
     Laid out like the nearest node of the same kind (else `after_id`'s, else the last
     node), so a design of one-line nodes gets a one-line node."""
@@ -207,9 +207,10 @@ def add_node(doc: ParsedDocument, kind: str, after_id: str | None = None) -> Des
         raise DesignEditError(f"{kind!r} is not a kind: one of {', '.join(KINDS)}")
     design, nodes = _editable(doc)
     parent = _node(design, after_id, "after") if after_id is not None else None
-    new_id = _fresh_id(design, kind)
+    new_id = new_node_id(design, kind)
+    upstream = parent.id if parent is not None and has_output(parent.kind) else None
     pairs = [("id", as_json(new_id)), ("type", as_json(kind))]
-    pairs += [(f.name, as_json(_placeholder(f.name, kind, parent))) for f in _filled(kind)]
+    pairs += [(f.name, as_json(starting_value(f, None, upstream))) for f in body_fields(kind)]
     if parent is not None and kind in STEP_KINDS and parent.kind != NOTE:
         pairs.append(("after", as_json([parent.id])))
     items = nodes.items or []
@@ -217,31 +218,6 @@ def add_node(doc: ParsedDocument, kind: str, after_id: str | None = None) -> Des
     template = _template(design, kind, position)
     text = render_like(doc.text, template, pairs)
     return DesignEdit([insert_item(doc.text, nodes, text, position)], new_id)
-
-
-def _fresh_id(design: Design, kind: str) -> str:
-    taken = {info.data.get("id") for info in design.infos}
-    new_id, number = kind, 1
-    while new_id in taken:
-        number += 1
-        new_id = f"{kind}-{number}"
-    return new_id
-
-
-def _filled(kind: str) -> list[Any]:
-    """The fields a new node gets: the required payloads; a note, its text."""
-    fields = list(required_payloads(kind))
-    if kind == NOTE:
-        fields.append(field_named(NOTE, "text"))
-    return fields
-
-
-def _placeholder(name: str, kind: str, parent: NodeInfo | None) -> Any:
-    """The vocabulary's example; a condition reads its parent when it has a step one."""
-    if kind == CONDITION and name == "expression" and parent is not None \
-            and parent.kind in STEP_KINDS:
-        return f"out.{parent.id}.result == true"
-    return field_named(kind, name).example
 
 
 def _template(design: Design, kind: str, position: int) -> JsonNode | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.text_edits import apply
 
 from hwf_lsp.analysis import design_edits
 from hwf_lsp.analysis.design import design_of
@@ -175,21 +176,26 @@ OPS: dict[str, Op] = {
                         disconnected("start", "draft"), lambda t: [node_span(t, "draft")], None),
     "add-agent-after-draft": (
         lambda d: design_edits.add_node(d, "agent", "draft"),
-        added({"id": "agent", "type": "agent", "prompt": "Describe the task",
-               "after": ["draft"]}, "draft"), lambda t: gap_after(t, "draft"), "agent"),
+        added({"id": "agent1", "type": "agent", "prompt": "", "after": ["draft"]}, "draft"),
+        lambda t: gap_after(t, "draft"), "agent1"),
     "add-condition-after-review": (
         lambda d: design_edits.add_node(d, "condition", "review"),
-        added({"id": "condition", "type": "condition",
-               "expression": "out.review.result == true", "after": ["review"]}, "review"),
-        lambda t: gap_after(t, "review"), "condition"),
+        added({"id": "condition1", "type": "condition", "expression": "out.review.",
+               "after": ["review"]}, "review"),
+        lambda t: gap_after(t, "review"), "condition1"),
+    "add-output-after-gate": (
+        lambda d: design_edits.add_node(d, "output", "gate"),
+        added({"id": "output1", "type": "output", "deliver": "notification",
+               "after": ["gate"]}, "gate"),
+        lambda t: gap_after(t, "gate"), "output1"),
     "add-trigger-after-start": (
         lambda d: design_edits.add_node(d, "trigger", "start"),
         added({"id": "trigger", "type": "trigger"}, "start"),
         lambda t: gap_after(t, "start"), "trigger"),
     "add-note-at-the-end": (
         lambda d: design_edits.add_node(d, "note", None),
-        added({"id": "note", "type": "note", "text": "Note"}, None),
-        lambda t: gap_after(t, None), "note"),
+        added({"id": "note1", "type": "note", "text": ""}, None),
+        lambda t: gap_after(t, None), "note1"),
     "delete-middle": (lambda d: design_edits.delete_node(d, "draft"), deleted("draft"),
                       lambda t: nodes_naming(t, "draft"), None),
     "delete-first": (lambda d: design_edits.delete_node(d, "start"), deleted("start"),
@@ -217,12 +223,6 @@ OPS: dict[str, Op] = {
                            field_removed("review", "retries"),
                            lambda t: [node_span(t, "review")], None),
 }
-
-
-def apply(text: str, edits: list[tuple[int, int, str]]) -> str:
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
 
 
 def inside(edit: tuple[int, int, str], spans: list[tuple[int, int]]) -> bool:
@@ -281,7 +281,7 @@ def test_the_review_flow_example_keeps_its_layout() -> None:
     text = (REPO / "examples" / "review-flow.hwf.json").read_text(encoding="utf-8")
     agent = apply(text, design_edits.add_node(parse(text), "agent", "start").edits)
     assert '  {"id": "start", "type": "trigger", "title": "Release branch cut"},\n    {\n' \
-           '      "id": "agent",\n      "type": "agent",\n      "prompt": "Describe the task",\n' \
+           '      "id": "agent1",\n      "type": "agent",\n      "prompt": "",\n' \
            '      "after": ["start"]\n    },\n    {\n      "id": "draft"' in agent
     trigger = apply(text, design_edits.add_node(parse(text), "trigger", "start").edits)
     assert '"Release branch cut"},\n    {"id": "trigger", "type": "trigger"},\n    {\n' in trigger
@@ -337,7 +337,7 @@ def test_add_node_picks_a_fresh_id() -> None:
     text = CORPUS["2-space"]
     first = apply(text, design_edits.add_node(parse(text), "agent", None).edits)
     second = design_edits.add_node(parse(first), "agent", None)
-    assert second.id == "agent-2"
+    assert second.id == "agent2"
 
 
 def test_add_node_into_an_empty_nodes_list() -> None:

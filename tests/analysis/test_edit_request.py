@@ -27,10 +27,10 @@ def nodes(text: str) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize(("request_", "new_id", "expected"), [
-    ({"edit": "addNode", "kind": "agent", "after": "gate"}, "agent",
-     {"agent": {"id": "agent", "type": "agent", "after": ["gate"]}}),
-    ({"edit": "addNode", "kind": "note", "after": None}, "note",
-     {"note": {"id": "note", "type": "note"}}),
+    ({"edit": "addNode", "kind": "agent", "after": "gate"}, "agent1",
+     {"agent1": {"id": "agent1", "type": "agent", "prompt": "", "after": ["gate"]}}),
+    ({"edit": "addNode", "kind": "note", "after": None}, "note1",
+     {"note1": {"id": "note1", "type": "note", "text": ""}}),
     ({"edit": "connect", "from": "start", "to": "gate"}, None,
      {"gate": {"id": "gate", "type": "approval", "question": "Ship?",
                "after": ["draft", "start"]}}),

@@ -407,12 +407,11 @@ def test_edits_chain_on_the_draft_and_write_nothing_until_saved(http: Any,
     path = hermes_home / "workflow-designs" / "review.json"
     before = path.read_bytes()
     steps = [  # (request, the new node's id, the node whose defect codes are checked, them)
-        ({"edit": "addNode", "kind": "agent", "after": "gate"}, "agent", "agent", []),
-        ({"edit": "connect", "from": "agent", "to": "publish"}, None, "publish", []),
-        ({"edit": "setField", "id": "agent", "field": "prompt", "value": ""}, None, "agent",
+        ({"edit": "addNode", "kind": "agent", "after": "gate"}, "agent1", "agent1",
          ["required-payload"]),
-        ({"edit": "setField", "id": "agent", "field": "prompt", "value": "Tweet it"}, None,
-         "agent", []),
+        ({"edit": "connect", "from": "agent1", "to": "publish"}, None, "publish", []),
+        ({"edit": "setField", "id": "agent1", "field": "prompt", "value": "Tweet it"}, None,
+         "agent1", []),
     ]
     text = None
     for request, new_id, node_id, codes in steps:
@@ -429,11 +428,11 @@ def test_edits_chain_on_the_draft_and_write_nothing_until_saved(http: Any,
         assert [d["code"] for d in node["defects"]] == codes, node["defects"]
     assert path.read_bytes() == before
     publish = next(n for n in json.loads(text)["nodes"] if n["id"] == "publish")
-    assert publish["after"] == ["draft", "gate", "agent"]
+    assert publish["after"] == ["draft", "gate", "agent1"]
     assert http.put(f"{BASE}/designs/review",
                     json={"design": json.loads(text)}).status_code == 200
     assert [n["id"] for n in http.get(f"{BASE}/designs/review/graph").json()["nodes"]] == [
-        "start", "draft", "gate", "agent", "publish"]
+        "start", "draft", "gate", "agent1", "publish"]
 
 
 @pytest.mark.parametrize(("name", "body", "status", "argument", "says"), [
@@ -465,7 +464,7 @@ def test_an_edit_of_a_new_design_needs_only_its_text(http: Any, hermes_home: Pat
     assert answer.json()["graph"]["uri"] == (
         hermes_home / "workflow-designs" / "fresh.json").as_uri()
     assert [(e["from"], e["to"]) for e in answer.json()["graph"]["edges"]] == [
-        ("start", "output")]
+        ("start", "output1")]
     assert not (hermes_home / "workflow-designs").exists() or not any(
         (hermes_home / "workflow-designs").iterdir())
 

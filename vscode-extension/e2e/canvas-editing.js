@@ -93,7 +93,7 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
     await frame.locator('.hwf-side button.hwf-save-field[data-field="retries"]').click();
     await waitFor('retries 3 in the text', async () => /"retries": 3/.test(await saveAndRead(wb, page, file)), { timeout: 15000 });
     // 8: rename the new node
-    await node('agent').locator('.hwf-node-title').click();
+    await node('agent1').locator('.hwf-node-title').click();
     await frame.locator('input.hwf-rename-input').fill('extra');
     await frame.locator('button.hwf-rename').click();
     await waitFor('the node renamed to extra', () => node('extra').isVisible(), { timeout: 15000 });
@@ -101,7 +101,7 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
     // 9: Ctrl+Z in the canvas: the rename is undone in the document
     await node('draft').locator('.hwf-node-title').click();
     await page.keyboard.press('Control+Z');
-    await waitFor('agent again after Ctrl+Z in the canvas', () => node('agent').isVisible(), { timeout: 15000 });
+    await waitFor('agent1 again after Ctrl+Z in the canvas', () => node('agent1').isVisible(), { timeout: 15000 });
     const undoneText = await saveAndRead(wb, page, file);
     // 10: Ctrl+Shift+Z in the canvas: redone
     await node('draft').locator('.hwf-node-title').click();
@@ -114,7 +114,7 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
     const text = await saveAndRead(wb, page, file);
     await restore(wb, page, file, original);
     if (moved.length) throw new Error(`moved: ${moved.map((id) => `${id} ${before[id]} → ${after[id]}`).join('; ')}`);
-    if (!/"id": "agent"/.test(undoneText)) throw new Error('Ctrl+Z in the canvas did not undo the rename');
+    if (!/"id": "agent1"/.test(undoneText)) throw new Error('Ctrl+Z in the canvas did not undo the rename');
     if (!/"id": "extra"/.test(text) || !/Now\. /.test(text)) throw new Error(`the edits are not all in the text:\n${text}`);
     const publish = after.publish;
     return `7 untouched nodes at the same spots; the new node at ${after.extra} (publish at ${publish}), kept through rename (${renamedAt}); Ctrl+Z / Ctrl+Shift+Z in the canvas undid and redid the rename`;
@@ -178,11 +178,11 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
     await frame.locator('button.hwf-add[data-kind="condition"]').dragTo(pane, { targetPosition: target });
     await waitFor('8 nodes', async () => (await nodeCount(frame)) === 8, { timeout: 15000 });
     await page.waitForTimeout(500);
-    const dropped = await node('condition').boundingBox();
+    const dropped = await node('condition1').boundingBox();
     await wb.screenshot(shot('43-canvas2-dropped-from-palette'));
     const text = await saveAndRead(wb, page, file);
     await restore(wb, page, file, original);
-    const added = JSON.parse(text).nodes.find((n) => n.id === 'condition');
+    const added = JSON.parse(text).nodes.find((n) => n.id === 'condition1');
     if (!added) throw new Error('no condition node in the text');
     const dx = Math.abs(dropped.x + dropped.width / 2 - (box.x + target.x));
     const dy = Math.abs(dropped.y - (box.y + target.y));

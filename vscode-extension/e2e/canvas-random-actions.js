@@ -7,7 +7,8 @@
 //
 // HWF_E2E_SEED=<n> replays one seed (default 10607; `random` picks one; a failure prints it
 // with its actions);
-// HWF_E2E_ACTIONS=<n> runs it (run.js: only on request) with that many actions (200 is the usual run).
+// HWF_E2E_ACTIONS=<n> runs it (run.js: only on request) with that many actions (200 is the usual run);
+// HWF_E2E_ONLY=<action,...> draws only those actions (e.g. `reopen,undo`, to hunt one bug).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -37,7 +38,9 @@ async function canvasRandomActionSteps({ step, world, wb, page }) {
     // the file on disk follows the editor within 100 ms: each check reads what the editor holds
     fs.writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), 'files.autoSave': 'afterDelay', 'files.autoSaveDelay': 100 }, null, 2));
     const rand = random(seed);
-    const { pick, nextAction } = chooser(rand, ACTIONS);
+    // HWF_E2E_ONLY=reopen,undo draws only those actions (to hunt one bug)
+    const only = process.env.HWF_E2E_ONLY ? process.env.HWF_E2E_ONLY.split(',') : null;
+    const { pick, nextAction } = chooser(rand, only ? ACTIONS.filter(([name]) => only.includes(name)) : ACTIONS);
     const done = [];
     const stats = { checks: 0, maxDrawMs: 0 };
     const read = async (settle = 400) => {

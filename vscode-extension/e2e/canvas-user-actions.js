@@ -37,6 +37,15 @@ async function canvasUserActionSteps({ step, world, wb, page, shot }) {
   const node = (id) => frame.locator(`.react-flow__node[data-id="${id}"]`);
   const nodeCount = () => frame.locator('.react-flow__node').count();
   const notice = () => frame.locator('.hwf-notice').allInnerTexts();
+  /** review's title set in the inspector (Enter saves), once the canvas shows it. */
+  const titleReview = async (title) => {
+    await node('review').locator('.hwf-node-title').click();
+    const input = frame.locator('.hwf-side input[data-field="title"]');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(title);
+    await input.press('Enter');
+    await waitFor(`${title} on the canvas`, async () => (await node('review').innerText()).includes(title), { timeout: 10000 });
+  };
 
   await step('canvas user actions: Delete on a connected node deletes it and every reference to it, as one edit', async () => {
     await openCanvasOn(wb, page, 'review-flow.hwf.json');
@@ -87,12 +96,7 @@ async function canvasUserActionSteps({ step, world, wb, page, shot }) {
     await waitFor('7 nodes', async () => (await nodeCount()) === 7, { timeout: 60000 });
     const texts = [original];
     for (const title of ['First', 'Second', 'Third']) {
-      await node('review').locator('.hwf-node-title').click();
-      const input = frame.locator('.hwf-side input[data-field="title"]');
-      await input.waitFor({ state: 'visible', timeout: 10000 });
-      await input.fill(title);
-      await input.press('Enter');
-      await waitFor(`${title} on the canvas`, async () => (await node('review').innerText()).includes(title), { timeout: 10000 });
+      await titleReview(title);
       texts.push(await saveAndRead(wb, page, file));
     }
     const steps = [];
@@ -113,6 +117,32 @@ async function canvasUserActionSteps({ step, world, wb, page, shot }) {
     }
     await restore(wb, page, file, original);
     return steps.join('; ');
+  });
+
+  await step('canvas user actions: Ctrl+Z, then Ctrl+Shift+Z 150 ms later in the canvas, five times: each pair undoes and redoes (the redo never lost)', async () => {
+    // The second key reaches the canvas while the undo's "focus the canvas" is still on its
+    // way (issue 44: a redo lost right after an undo on a loaded machine).
+    await openCanvasOn(wb, page, 'review-flow.hwf.json');
+    await waitFor('7 nodes', async () => (await nodeCount()) === 7, { timeout: 60000 });
+    const results = [];
+    try {
+      for (const title of ['One', 'Two', 'Three', 'Four', 'Five']) {
+        const before = await saveAndRead(wb, page, file);
+        await titleReview(title);
+        const edited = await saveAndRead(wb, page, file);
+        await node('publish').locator('.hwf-node-title').click();
+        await page.keyboard.press('Control+Z');
+        await page.waitForTimeout(150); // a quick hand: the undo is done, its focus on the way back to the canvas
+        await page.keyboard.press('Control+Shift+Z');
+        await page.waitForTimeout(1500);
+        const got = await saveAndRead(wb, page, file);
+        results.push(got === edited ? 'redone' : got === before ? 'redo lost' : 'other text');
+      }
+    } finally {
+      await restore(wb, page, file, original);
+    }
+    if (results.some((r) => r !== 'redone')) throw new Error(`after each Ctrl+Z, Ctrl+Shift+Z pair: ${results.join(', ')}`);
+    return `5 pairs: ${results.join(', ')}`;
   });
 
   await step('canvas user actions: after ten edits and Re-layout, the page draws every edge of the file', async () => {

@@ -126,11 +126,11 @@ async function canvasSteps({ step, repo, world, wb, page, shot, runFiles }) {
     await click(node('sign-off').locator('.hwf-node-title'));
     await click(frame.locator('button.hwf-add[data-kind="agent"]'));
     await waitFor('8 nodes on the canvas', async () => (await counts(frame)).nodes === 8, { timeout: 15000 });
-    await waitFor('the new node after sign-off', () => node('agent').isVisible());
+    await waitFor('the new node after sign-off', () => node('agent1').isVisible());
     await page.waitForTimeout(300);
     await wb.screenshot(shot('23-canvas-added-node'));
     const text = await saveAndRead(wb, page, file);
-    const added = JSON.parse(text).nodes.find((n) => n.id === 'agent');
+    const added = JSON.parse(text).nodes.find((n) => n.id === 'agent1');
     if (!added || JSON.stringify(added.after) !== '["sign-off"]') {
       throw new Error(`no agent node after sign-off in the text: ${JSON.stringify(added)}`);
     }

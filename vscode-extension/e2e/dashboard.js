@@ -216,11 +216,11 @@ async function main() {
       await waitFor('ship-notes drawn', async () => (await page.locator('.react-flow__node').count()) === 3 && (await node('gate').count()) === 1, { timeout: 30000 });
       await click(node('start'));
       await click(page.locator('button.hwf-add[data-kind="agent"]'));
-      await waitFor('the agent node', async () => (await node('agent').count()) === 1, { timeout: 15000 });
-      await setField('agent', 'prompt', PROMPT);
-      await waitFor('the prompt on the node', async () => (await node('agent').innerText()).includes('Write the release notes'), { timeout: 15000 });
+      await waitFor('the agent node', async () => (await node('agent1').count()) === 1, { timeout: 15000 });
+      await setField('agent1', 'prompt', PROMPT);
+      await waitFor('the prompt on the node', async () => (await node('agent1').innerText()).includes('Write the release notes'), { timeout: 15000 });
       await page.waitForTimeout(600); // the view fits the new node
-      await drag(page, node('agent').locator('.react-flow__handle.source'), node('gate').locator('.react-flow__handle.target'), { x: 30, y: 0 });
+      await drag(page, node('agent1').locator('.react-flow__handle.source'), node('gate').locator('.react-flow__handle.target'), { x: 30, y: 0 });
       await waitFor('the edge agent → gate', async () => (await page.locator('.react-flow__edge').count()) === 4, { timeout: 15000 });
       await click(page.locator('button.hwf-relayout')); // the new node was placed beside the kept ones
       await page.waitForTimeout(600);
@@ -233,7 +233,7 @@ async function main() {
       await waitFor('review-flow drawn', async () => (await page.locator('.react-flow__node').count()) === 7, { timeout: 30000 });
       const label = (await page.locator('select.hwf-design-picker option[value="ship-notes"]').innerText()).trim();
       await page.locator('select.hwf-design-picker').selectOption('ship-notes');
-      await waitFor('the draft back', async () => (await node('agent').count()) === 1 && (await page.locator('.react-flow__edge').count()) === 4, { timeout: 30000 });
+      await waitFor('the draft back', async () => (await node('agent1').count()) === 1 && (await page.locator('.react-flow__edge').count()) === 4, { timeout: 30000 });
       const back = await page.locator('.hwf-draft-state').innerText();
       return `4 nodes, 4 edges on the canvas; toolbar says "${draft}"; the file still has ${onDisk.nodes.length} nodes; review-flow picked (ship-notes listed as "${label}") and ship-notes again: the draft is drawn, "${back}"`;
     });
@@ -253,7 +253,7 @@ async function main() {
       if (askedThere !== 'beforeunload') throw new Error(`reloading Sessions did not ask first (dialog: "${askedThere}")`);
       await waitFor('the sidebar again', () => nav('/workflows').isVisible(), { timeout: 60000 });
       await click(nav('/workflows'));
-      await waitFor('ship-notes with the draft', async () => (await page.locator('select.hwf-design-picker').count()) === 1 && (await page.locator('select.hwf-design-picker').inputValue()) === 'ship-notes' && (await node('agent').count()) === 1, { timeout: 30000 });
+      await waitFor('ship-notes with the draft', async () => (await page.locator('select.hwf-design-picker').count()) === 1 && (await page.locator('select.hwf-design-picker').inputValue()) === 'ship-notes' && (await node('agent1').count()) === 1, { timeout: 30000 });
       await waitFor('the draft state', async () => (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 10000 });
       const state = await page.locator('.hwf-draft-state').innerText();
       const said = (await notice.innerText()).replace('×', '').trim();
@@ -267,7 +267,7 @@ async function main() {
       page.on('dialog', answer);
       await page.reload();
       page.off('dialog', answer);
-      await waitFor('the draft after the reload', async () => (await node('agent').count()) === 1 && (await page.locator('.react-flow__edge').count()) === 4 && (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 60000 });
+      await waitFor('the draft after the reload', async () => (await node('agent1').count()) === 1 && (await page.locator('.react-flow__edge').count()) === 4 && (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 60000 });
       if (asked !== 'beforeunload') throw new Error(`the reload did not ask first (dialog: "${asked}")`);
       return `Sessions in the dashboard's sidebar (a reload there asked first: ${askedThere}), then Workflows: ship-notes drawn with the agent node, "${state}", Save and Discard shown; notice "${said}"; the file still has 3 nodes; reload: a ${asked} dialog, accepted, the draft drawn again`;
     });
@@ -292,9 +292,9 @@ async function main() {
       await click(page.locator('button.hwf-save'));
       await waitFor('saved', async () => (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
       const onDisk = JSON.parse(fs.readFileSync(designFile, 'utf8'));
-      const agent = onDisk.nodes.find((n) => n.id === 'agent');
+      const agent = onDisk.nodes.find((n) => n.id === 'agent1');
       const gate = onDisk.nodes.find((n) => n.id === 'gate');
-      if (!agent || agent.prompt !== PROMPT || JSON.stringify(gate.after) !== '["start","agent"]') throw new Error(`on disk: ${JSON.stringify(onDisk)}`);
+      if (!agent || agent.prompt !== PROMPT || JSON.stringify(gate.after) !== '["start","agent1"]') throw new Error(`on disk: ${JSON.stringify(onDisk)}`);
       await page.waitForTimeout(300);
       await shot('05-edit-fixed-and-saved');
       return `ship-notes.json: ${onDisk.nodes.map((n) => `${n.id}${n.after ? ` after ${n.after.join('+')}` : ''}`).join(', ')}`;
@@ -321,8 +321,8 @@ async function main() {
       const asked = JSON.stringify(sent[0].messages);
       if (!asked.includes(PROMPT)) throw new Error(`the prompt is not in the request: ${asked.slice(0, 400)}`);
       const run = newestRun();
-      if (run.status !== 'awaiting_approval' || run.outputs.agent !== NOTES) throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)}`);
-      return `${sent.length} request(s) to the fake model (${model.baseUrl}), prompt included; run ${run.run_id}: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}; log ${path.relative(repo, modelLog)}; Start run clicked twice: 1 run, the button disabled while it ran ("${disabledTitle}")`;
+      if (run.status !== 'awaiting_approval' || run.outputs.agent1 !== NOTES) throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)}`);
+      return `${sent.length} request(s) to the fake model (${model.baseUrl}), prompt included; run ${run.run_id}: ${run.status}, outputs.agent1 ${JSON.stringify(run.outputs.agent1)}; log ${path.relative(repo, modelLog)}; Start run clicked twice: 1 run, the button disabled while it ran ("${disabledTitle}")`;
     });
 
     await step('dashboard run: the approval answered on the canvas, the run completes', async () => {
@@ -338,7 +338,7 @@ async function main() {
     await step('dashboard run: run from here on agent runs it again, then Cancel run on the canvas cancels it', async () => {
       const before = model.requests.length;
       const first = newestRun().run_id;
-      await click(node('agent').locator('button.hwf-run-here'));
+      await click(node('agent1').locator('button.hwf-run-here'));
       await waitFor('a new run parked at gate', async () => newestRun().run_id !== first && (await node('gate').locator('.hwf-badge-waiting').count()) === 1, { timeout: 90000 });
       await click(page.locator('button.hwf-cancel-run'));
       await waitFor('cancelled', async () => /cancel/i.test(await page.locator('.hwf-run-status').innerText()), { timeout: 30000 });
@@ -356,59 +356,59 @@ async function main() {
       const outside = /run ([a-f0-9]+) of ship-notes/.exec(out)?.[1];
       if (!outside) throw new Error(`hwf run said: ${out}`);
       const started = Date.now();
-      await waitFor('the outside run on the canvas', async () => (await page.locator('.hwf-run-status').innerText()).includes(outside) && (await node('agent').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
+      await waitFor('the outside run on the canvas', async () => (await page.locator('.hwf-run-status').innerText()).includes(outside) && (await node('agent1').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
       const seenMs = Date.now() - started;
-      await node('agent').locator('.hwf-respond-input').fill('Notes written by hand.');
+      await node('agent1').locator('.hwf-respond-input').fill('Notes written by hand.');
       await shot('09-live-run-from-cli-parked-at-agent');
-      await click(node('agent').locator('button.hwf-respond'));
+      await click(node('agent1').locator('button.hwf-respond'));
       await waitFor('parked at gate', async () => (await node('gate').locator('.hwf-badge-waiting').count()) === 1, { timeout: 30000 });
       await click(node('gate').locator('button.hwf-answer', { hasText: 'approve' }));
       await waitFor('completed', async () => /completed/.test(await page.locator('.hwf-run-status').innerText()), { timeout: 30000 });
       await shot('10-live-run-responded-answered-completed');
       const run = JSON.parse(fs.readFileSync(path.join(home, 'workflow-runs', `${outside}.json`), 'utf8'));
-      if (run.status !== 'completed' || run.outputs.agent !== 'Notes written by hand.' || run.answers.gate !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)} ${JSON.stringify(run.answers)}`);
+      if (run.status !== 'completed' || run.outputs.agent1 !== 'Notes written by hand.' || run.answers.gate !== 'approve') throw new Error(`run file: ${run.status} ${JSON.stringify(run.outputs)} ${JSON.stringify(run.answers)}`);
       if (model.requests.length !== before) throw new Error('the model was asked although the step was responded');
-      return `run ${outside} (hwf run) on the canvas ${seenMs} ms after it parked; responded and answered there: ${run.status}, outputs.agent ${JSON.stringify(run.outputs.agent)}, no model request${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
+      return `run ${outside} (hwf run) on the canvas ${seenMs} ms after it parked; responded and answered there: ${run.status}, outputs.agent1 ${JSON.stringify(run.outputs.agent1)}, no model request${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`;
     });
 
-    await step('dashboard run states (issue 44): agent deleted and a new agent node added (id agent): the new node shows none of the newest run\'s states, also after a reload; Discard brings the old one back with its state', async () => {
+    await step('dashboard run states (issue 44): agent deleted and a new agent node added (id agent1): the new node shows none of the newest run\'s states, also after a reload; Discard brings the old one back with its state', async () => {
       const badge = (id) => node(id).locator('.hwf-state-badge');
-      if ((await badge('agent').count()) !== 1) throw new Error('agent shows no state before the edit');
-      await click(node('agent').locator('.hwf-node-title'));
+      if ((await badge('agent1').count()) !== 1) throw new Error('agent shows no state before the edit');
+      await click(node('agent1').locator('.hwf-node-title'));
       await click(page.locator('.hwf-side button.hwf-delete-node'));
-      await waitFor('agent gone', async () => (await node('agent').count()) === 0, { timeout: 15000 });
+      await waitFor('agent gone', async () => (await node('agent1').count()) === 0, { timeout: 15000 });
       await click(node('start').locator('.hwf-node-title'));
       await click(page.locator('button.hwf-add[data-kind="agent"]'));
       await waitFor('a new agent node', async () => (await page.locator('.react-flow__node').count()) === 4, { timeout: 15000 });
-      if ((await node('agent').count()) !== 1) {
+      if ((await node('agent1').count()) !== 1) {
         // new nodes may be named otherwise: the user renames it to the old id
         const fresh = (await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.dataset.id))).find((id) => !['start', 'gate', 'publish'].includes(id));
         await click(node(fresh).locator('.hwf-node-title'));
-        await page.locator('.hwf-side .hwf-rename-input').fill('agent');
+        await page.locator('.hwf-side .hwf-rename-input').fill('agent1');
         await click(page.locator('.hwf-side button.hwf-rename'));
-        await waitFor('renamed to agent', async () => (await node('agent').count()) === 1, { timeout: 15000 });
+        await waitFor('renamed to agent1', async () => (await node('agent1').count()) === 1, { timeout: 15000 });
       }
       await page.waitForTimeout(1500); // a poll or two of the newest run
-      const states = { agent: await badge('agent').count(), gate: await badge('gate').count() };
+      const states = { agent1: await badge('agent1').count(), gate: await badge('gate').count() };
       await shot('10b-new-node-with-an-old-runs-id');
-      if (states.agent !== 0 || states.gate !== 1) throw new Error(`badges: ${JSON.stringify(states)}`);
+      if (states.agent1 !== 0 || states.gate !== 1) throw new Error(`badges: ${JSON.stringify(states)}`);
       const answer = (dialog) => void dialog.accept();
       page.on('dialog', answer);
       await page.reload();
-      await waitFor('the draft after the reload', async () => (await node('agent').count()) === 1 && (await badge('gate').count()) === 1, { timeout: 60000 });
+      await waitFor('the draft after the reload', async () => (await node('agent1').count()) === 1 && (await badge('gate').count()) === 1, { timeout: 60000 });
       await page.waitForTimeout(1500);
-      const afterReload = await badge('agent').count();
+      const afterReload = await badge('agent1').count();
       await click(page.locator('button.hwf-discard'));
       page.off('dialog', answer);
-      await waitFor('the stored agent back, with its state', async () => (await badge('agent').count()) === 1 && (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
+      await waitFor('the stored agent back, with its state', async () => (await badge('agent1').count()) === 1 && (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
       if (afterReload !== 0) throw new Error('after the reload the new node shows the old run\'s state');
-      return `new agent: no state badge (gate keeps "${await badge('gate').innerText()}"), none after a reload either; Discard: the stored agent shows "${await badge('agent').innerText()}"`;
+      return `new agent: no state badge (gate keeps "${await badge('gate').innerText()}"), none after a reload either; Discard: the stored agent shows "${await badge('agent1').innerText()}"`;
     });
 
     await step('dashboard conflict: Save after another writer stored ship-notes is refused in words, the file keeps their copy; Reload stored design shows it', async () => {
       const ours = 'Write the notes in two bullets.';
       const theirs = 'Ship the notes now?';
-      await setField('agent', 'prompt', ours);
+      await setField('agent1', 'prompt', ours);
       await waitFor('our draft', async () => (await page.locator('.hwf-draft-state').count()) === 1, { timeout: 15000 });
       // Another writer (the chat tools, hwf, an editor) saves ship-notes through the store, behind the tab's back.
       const write = `import json, sys\nfrom hwf_lsp.hermes.engine import Workflows\nflows = Workflows(sys.argv[1])\nd = flows.designs.load('ship-notes')\nnext(n for n in d['nodes'] if n['id'] == 'gate')['question'] = sys.argv[2]\nflows.designs.save('ship-notes', d)\n`;
@@ -422,7 +422,7 @@ async function main() {
       if (!/was changed in the store after you opened it/.test(message) || !message.includes('They changed gate (question).')) throw new Error(`the conflict says: ${message}`);
       const onDisk = fs.readFileSync(designFile, 'utf8');
       const stored = JSON.parse(onDisk);
-      if (onDisk !== written || stored.nodes.find((n) => n.id === 'agent').prompt !== PROMPT || stored.nodes.find((n) => n.id === 'gate').question !== theirs) throw new Error(`the file: ${onDisk}`);
+      if (onDisk !== written || stored.nodes.find((n) => n.id === 'agent1').prompt !== PROMPT || stored.nodes.find((n) => n.id === 'gate').question !== theirs) throw new Error(`the file: ${onDisk}`);
       await click(conflict.locator('button.hwf-conflict-reload'));
       await waitFor('their copy drawn, nothing unsaved', async () => (await conflict.count()) === 0 && (await page.locator('button.hwf-save').innerText()) === 'Saved' && (await node('gate').innerText()).includes(theirs), { timeout: 15000 });
       await shot('12-conflict-reloaded-stored-copy');

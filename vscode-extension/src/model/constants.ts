@@ -47,6 +47,9 @@ export const UiCommand = {
   showLog: 'hwf.ui.showLog',
   restartServer: 'hwf.restartServer',
   openCanvas: 'hwf.ui.openCanvas',
+  /** Ctrl+Z / Ctrl+Shift+Z that reached the workbench while a canvas was the active editor (its focus on the way back to it). */
+  canvasUndo: 'hwf.ui.canvasUndo',
+  canvasRedo: 'hwf.ui.canvasRedo',
   showRunOnCanvas: 'hwf.ui.showRunOnCanvas',
   filterRuns: 'hwf.ui.filterRuns',
   showStep: 'hwf.ui.showStep',

@@ -53,6 +53,8 @@ export type CanvasMessage =
   /** Ctrl+Z / Ctrl+Shift+Z in the canvas: the document's own undo and redo. */
   | { type: 'undo' }
   | { type: 'redo' }
+  /** The canvas page got or lost the focus (VS Code: its undo and redo wait for it, model/undoRelay.ts). */
+  | { type: 'focus'; focused: boolean }
   /** The drawn graph as an image: SVG text, or a PNG as a `data:` URL. */
   | { type: 'export'; format: 'png' | 'svg'; data: string }
   /** The inspector asks what may be typed at `offset` of node `id`'s `field` (its expression): answered by `completions` with the same `request`. */
@@ -75,6 +77,8 @@ export interface CanvasConfig {
 
 /** Host → canvas. */
 export type HostMessage =
+  /** Ctrl+Z / Ctrl+Shift+Z the workbench got while the canvas was its active editor: the page's own undo in a text box, else the document's (main.tsx). */
+  | { type: 'undoKey'; which: 'undo' | 'redo' }
   | { type: 'graph'; graph: GraphView; seq: number }
   | { type: 'run'; run: RunSummary | null; steps: StepInfo[]; pinned?: boolean; seq?: number }
   | { type: 'cursor'; id: string | null }
@@ -168,6 +172,8 @@ export function parseCanvasMessage(value: unknown): CanvasMessage | { invalid: s
     case 'undo':
     case 'redo':
       return { type: m.type };
+    case 'focus':
+      return typeof m.focused === 'boolean' ? { type: 'focus', focused: m.focused } : { invalid: 'focus without focused' };
     case 'positions':
       return positionEntries(m.entries) ? { type: 'positions', entries: m.entries } : { invalid: 'positions that are not [key, x, y] entries' };
     case 'export':

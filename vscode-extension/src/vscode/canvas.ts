@@ -22,6 +22,7 @@ import { ServerManager } from './server';
 import { designSelector, isDesignDocument } from './settings';
 import { isTrusted } from './trust';
 import { asGraphView, GraphView, nodeAt } from '../model/graphModel';
+import { UndoRelay } from '../model/undoRelay';
 import { completeCommand, editCommand, editFailureText, EditRequest, expressionItems, HostMessage, parseCanvasMessage, PositionEntry, positionEntries, runCommand } from '../model/protocol';
 
 const VIEW_TYPE = 'hwf.canvas';
@@ -42,8 +43,17 @@ export class CanvasPanels implements vscode.Disposable {
       vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: (panel, saved) => this.restore(panel, saved) }),
       vscode.commands.registerCommand(UiCommand.openCanvas, (uri?: vscode.Uri) => this.open(uri)),
       vscode.commands.registerCommand(UiCommand.showRunOnCanvas, (target?: unknown) => this.showRun(target)),
+      // the keys pressed while a canvas's focus is on its way back (the webview's frame has it, not yet its page)
+      vscode.commands.registerCommand(UiCommand.canvasUndo, () => this.activePanel()?.undoKey('undo')),
+      vscode.commands.registerCommand(UiCommand.canvasRedo, () => this.activePanel()?.undoKey('redo')),
       vscode.languages.registerCodeLensProvider(designSelector(server.settings.designGlobs), new OpenCanvasLens()),
     );
+  }
+
+  /** The canvas the workbench's key was for: the active one, else the one last focused (the extension host may not know yet). */
+  private activePanel(): CanvasPanel | undefined {
+    const panels = [...this.panels.values()];
+    return panels.find((p) => p.active) ?? panels.sort((a, b) => b.focusedAt - a.focusedAt)[0];
   }
 
   /** A run picked in the Runs view, on the canvas of its design (instead of the newest). */
@@ -132,8 +142,15 @@ class CanvasPanel {
   private edits: Promise<void> = Promise.resolve();
   /** When the text last changed, until its diagnostics came (logged: the latency's yardstick). */
   private changedAt: number | undefined;
-  /** Undo and redo requests, one after another. */
-  private undos: Promise<void> = Promise.resolve();
+  /** Undo and redo requests, one after another, each with the text editor focused. */
+  private readonly undos = new UndoRelay({
+    focusText: () => this.focusText(),
+    run: async (which) => {
+      await vscode.commands.executeCommand(which);
+    },
+    focusCanvas: () => this.panel.reveal(this.panel.viewColumn, false),
+    warn: (text) => getLog().warn(`Canvas: ${text}`),
+  });
   /** The design's URI: the text document behind it is a new object each time it is opened again. */
   private readonly uri: string;
 
@@ -229,6 +246,18 @@ class CanvasPanel {
     this.panel.reveal(vscode.ViewColumn.Beside, true);
   }
 
+  get active(): boolean {
+    return this.panel.active;
+  }
+
+  /** When the canvas page last got the focus (0: never). */
+  focusedAt = 0;
+
+  /** Ctrl+Z / Ctrl+Shift+Z the workbench got for this canvas: the page decides (a text box's own, else the design's). */
+  undoKey(which: 'undo' | 'redo'): void {
+    this.post({ type: 'undoKey', which });
+  }
+
   dispose(): void {
     this.panel.dispose();
   }
@@ -322,7 +351,11 @@ class CanvasPanel {
         return;
       case 'undo':
       case 'redo':
-        return this.undo(message.type);
+        return this.undos.request(message.type);
+      case 'focus':
+        this.focusedAt = message.focused ? Date.now() : this.focusedAt;
+        this.undos.focusChanged(message.focused);
+        return;
       case 'export':
         return this.export(message.format, message.data);
       case 'runDrawn': {
@@ -403,21 +436,10 @@ class CanvasPanel {
     }
   }
 
-  /**
-   * Ctrl+Z in the canvas: the text document's own undo (its editor focused for the
-   * command, then the canvas again), so the canvas and the editor share one history.
-   */
-  private undo(which: 'undo' | 'redo'): Promise<void> {
-    // one after another: three quick Ctrl+Z are three undos, each with the text editor focused
-    this.undos = this.undos.then(() => this.undoOnce(which)).catch((error) => getLog().warn(`Canvas: ${which} failed: ${errorText(error)}`));
-    return this.undos;
-  }
-
-  private async undoOnce(which: 'undo' | 'redo'): Promise<void> {
+  /** Ctrl+Z in the canvas: the text document's own undo (model/undoRelay.ts), so the canvas and the editor share one history. */
+  private async focusText(): Promise<void> {
     const visible = vscode.window.visibleTextEditors.find((e) => this.isMine(e.document));
     await vscode.window.showTextDocument(this.document, { viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
-    await vscode.commands.executeCommand(which);
-    this.panel.reveal(this.panel.viewColumn, false);
   }
 
   /** The image the canvas drew, saved where the user picks (beside the design by default). */
