@@ -191,6 +191,9 @@ async function main() {
       await waitFor('the new node', async () => (await page.locator('.react-flow__node').count()) === 8, { timeout: 15000 });
       const added = (await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.dataset.id))).find((id) => !before.has(id));
       await waitFor('its edge publish → new', async () => (await page.locator('.react-flow__edge').count()) === 8, { timeout: 15000 });
+      // a new node's prompt starts empty (the author's words, never invented): Save waits for it
+      await setField(added, 'prompt', 'Summarise the notes in one line.');
+      await waitFor('the prompt on the node', async () => (await node(added).innerText()).includes('Summarise the notes'), { timeout: 15000 });
       await click(page.locator('button.hwf-save'));
       await waitFor('saved', async () => (await page.locator('button.hwf-save').innerText()) === 'Saved', { timeout: 15000 });
       const written = fs.readFileSync(reviewFile, 'utf8');
