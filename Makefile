@@ -130,6 +130,9 @@ else
 endif
 
 # HWF_SKIP_E2E=1 runs the unit tests only: no code-server, no Chromium.
+# The e2e ends its canvas steps with 60 seeded random user actions (seed 10607; HWF_E2E_SEED=n
+# or random picks another, CANVAS_ACTIONS=200 runs the long variant).
+CANVAS_ACTIONS ?= 60
 # The bundled-server tests need bundled/libs, which `make vsix` builds: they run here, after
 # it (HWF_REQUIRE_BUNDLE=1 makes a missing bundle fail them instead of skipping).
 test-vscode: $(STAMP) $(DEB_STAMP) $(HERMES_STAMP) vsix $(E2E_NPM)
@@ -140,7 +143,7 @@ ifeq ($(HWF_SKIP_E2E),1)
 	@echo "HWF_SKIP_E2E=1: the code-server e2e is skipped"
 else
 	bash $(EXT)/e2e/install-code-server.sh
-	node $(EXT)/e2e/run.js
+	HWF_E2E_ACTIONS=$(CANVAS_ACTIONS) node $(EXT)/e2e/run.js
 endif
 
 # `make screenshots` retakes the extension README's images (vscode-extension/images/*.png) in

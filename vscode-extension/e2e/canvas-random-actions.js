@@ -7,7 +7,7 @@
 //
 // HWF_E2E_SEED=<n> replays one seed (default 10607; `random` picks one; a failure prints it
 // with its actions);
-// HWF_E2E_ACTIONS=<n> runs it (run.js: only on request) with that many actions (200 is the usual run);
+// HWF_E2E_ACTIONS=<n> runs it with that many actions (`make test`: 60; 200 is the long run);
 // HWF_E2E_ONLY=<action,...> draws only those actions (e.g. `reopen,undo`, to hunt one bug).
 'use strict';
 const fs = require('node:fs');

@@ -253,8 +253,7 @@ async function main() {
     await canvasSteps({ step, repo, world, wb, page, shot, runFiles });
     await canvasEditingSteps({ step, world, wb, page, shot });
     await canvasUserActionSteps({ step, world, wb, page, shot });
-    // The random actions (HWF_E2E_ACTIONS=N, HWF_E2E_SEED=n|random) run on request: they still find
-    // a redo lost right after an undo (seed 10607, action 172), an open bug, not a gate.
+    // Seeded random user actions (HWF_E2E_ACTIONS=N, HWF_E2E_SEED=n|random); `make test` runs 60.
     if (process.env.HWF_E2E_ACTIONS) await canvasRandomActionSteps({ step, world, wb, page });
     await designTestSteps({ step, repo, world, wb, page, shot });
     await debuggerSteps({ step, repo, world, wb, page, shot, runFiles });
