@@ -582,6 +582,9 @@ def test_a_saved_draft_text_is_written_as_it_is_so_the_file_changes_by_the_edit_
     assert graph["text"] == path.read_text(encoding="utf-8")
     added = edit(http, {"edit": "addNode", "kind": "agent", "after": "start",
                         "text": graph["text"]}).json()
+    # a new node's prompt starts empty (the author's words): written before Save
+    added = edit(http, {"edit": "setField", "id": "agent1", "field": "prompt",
+                        "value": "Tweet it", "text": added["text"]}).json()
     answer = http.put(f"{BASE}/designs/review",
                       json={"text": added["text"], "base": graph["revision"]})
     assert answer.status_code == 200, answer.text
