@@ -300,8 +300,16 @@ async function canvasEditingSteps({ step, world, wb, page, shot }) {
       await wb.screenshot(shot('51-canvas2-expression-paths'));
       await pick('score', 'Tab');
       await waitFor('the list closed on a whole path', async () => !(await list.isVisible()), { timeout: 10000 });
+      await page.waitForTimeout(300); // a person's pause before the next key
       await page.keyboard.type(' ');
-      await shows('>=');
+      await shows('>=').catch(async (error) => {
+        // what the page shows, for a failure on a loaded machine to say more than a timeout
+        const focused = await frame.locator('.hwf-canvas').evaluate(() => {
+          const e = document.activeElement;
+          return e ? `${e.tagName.toLowerCase()}${e.getAttribute('data-field') ? `[data-field=${e.getAttribute('data-field')}]` : ''}${e.className ? `.${String(e.className).split(' ').join('.')}` : ''}` : 'none';
+        }).catch(() => '?');
+        throw new Error(`${error.message}; the input reads "${await input.inputValue().catch(() => '?')}", the focus is on ${focused}, the list ${await list.isVisible() ? `shows ${(await labels()).join(', ')}` : 'is closed'}`);
+      });
       await page.keyboard.press('Escape');
       await waitFor('Escape closes the list', async () => !(await list.isVisible()), { timeout: 10000 });
       await page.keyboard.press('Control+Space');
