@@ -10,7 +10,6 @@ server down.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,23 +45,12 @@ class Settings:
     runs_enabled: bool = True
     """False in an untrusted workspace (the VS Code extension sends it): no run starts."""
 
-    _homes: dict[tuple[str | None, str | None], Path] = field(
-        default_factory=dict, init=False, repr=False, compare=False)
-    """`home()` per ($HERMES_HOME, $HOME) it was asked under.  Every keystroke asks twice;
-    building the path costs 4.5 us a time, the lookup 1 (bench.change_only's 10 KB
-    JSON-breaking keystroke: ~8 of the 100 us it lost between 26e241b and 2988ab0)."""
-
     def home(self) -> Path:
-        """The Hermes home the settings name, else $HERMES_HOME, else ~/.hermes (the
-        environment read on every call: a change is seen)."""
-        key = (os.environ.get("HERMES_HOME"), os.environ.get("HOME"))
-        home = self._homes.get(key)
-        if home is None:
-            if len(self._homes) >= 8:
-                self._homes.clear()
-            home = self._homes[key] = (Path(self.hermes_home).expanduser()
-                                       if self.hermes_home else hermes_home())
-        return home
+        """The Hermes home the settings name, else $HERMES_HOME, else ~/.hermes (read on
+        every call: a changed environment is seen; it costs microseconds)."""
+        if self.hermes_home:
+            return Path(self.hermes_home).expanduser()
+        return hermes_home()
 
     def model_gate(self) -> ModelGate:
         """The Hermes config's trust gate for this home, narrowed (never opened) by the setting."""

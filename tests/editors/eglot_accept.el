@@ -48,17 +48,5 @@
           (lines . ,(vconcat (split-string (buffer-string) "\n")))
           (cursor . ,(vector (1- (line-number-at-pos)) (current-column))))))))
 
-(let ((out (getenv "HWF_OUT"))
-      (cases (append (json-read-file (getenv "HWF_CASES")) nil))
-      (result nil))
-  (condition-case err
-      (progn
-        (find-file (getenv "HWF_DESIGN"))
-        (hwf-keys-wait #'eglot-current-server 30)
-        (hwf-keys-wait #'flymake-diagnostics 30)
-        (push `(snippets . ,(if (eglot--snippet-expansion-fn) t :json-false)) result)
-        (push `(results . ,(vconcat (mapcar #'hwf-accept--case cases))) result)
-        (eglot-shutdown (eglot-current-server)))
-    (error (push `(error . ,(error-message-string err)) result)))
-  (with-temp-file out (insert (json-encode result)))
-  (kill-emacs 0))
+(hwf-keys-run-cases #'hwf-accept--case
+                    (lambda () `(snippets . ,(if (eglot--snippet-expansion-fn) t :json-false))))

@@ -49,16 +49,4 @@
               steps)))
     (vconcat (nreverse steps))))
 
-(let ((out (getenv "HWF_OUT"))
-      (cases (append (json-read-file (getenv "HWF_CASES")) nil))
-      (result nil))
-  (condition-case err
-      (progn
-        (find-file (getenv "HWF_DESIGN"))
-        (hwf-keys-wait #'eglot-current-server 30)
-        (hwf-keys-wait #'flymake-diagnostics 30)
-        (push `(results . ,(vconcat (mapcar #'hwf-capf--case cases))) result)
-        (eglot-shutdown (eglot-current-server)))
-    (error (push `(error . ,(error-message-string err)) result)))
-  (with-temp-file out (insert (json-encode result)))
-  (kill-emacs 0))
+(hwf-keys-run-cases #'hwf-capf--case)

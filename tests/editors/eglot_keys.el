@@ -29,3 +29,22 @@ eglot's on-type formatting), `post-command-hook' (eglot's change notification)."
     (run-hooks 'post-command-hook)))
 
 (provide 'eglot_keys)
+
+(defun hwf-keys-run-cases (case-fn &rest before)
+  "Open $HWF_DESIGN, wait for eglot and its first diagnostics, then write to $HWF_OUT
+the entries BEFORE (each a function giving a (KEY . VALUE)) and `results': CASE-FN of
+each case in $HWF_CASES; an error is written as `error'.  Exits Emacs."
+  (let ((out (getenv "HWF_OUT"))
+        (cases (append (json-read-file (getenv "HWF_CASES")) nil))
+        (result nil))
+    (condition-case err
+        (progn
+          (find-file (getenv "HWF_DESIGN"))
+          (hwf-keys-wait #'eglot-current-server 30)
+          (hwf-keys-wait #'flymake-diagnostics 30)
+          (dolist (entry before) (push (funcall entry) result))
+          (push `(results . ,(vconcat (mapcar case-fn cases))) result)
+          (eglot-shutdown (eglot-current-server)))
+      (error (push `(error . ,(error-message-string err)) result)))
+    (with-temp-file out (insert (json-encode result)))
+    (kill-emacs 0)))
