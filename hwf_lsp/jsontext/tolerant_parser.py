@@ -238,8 +238,7 @@ class _Builder:
             value, end = self.scan(text, start)
         except (ValueError, RecursionError, StopIteration):
             return None
-        if (text[end - 1] == "]" or _ARRAY_OF_OBJECTS.search(text, start + 1, end)) \
-                and self._may_hide_a_stray(start, end):  # the call only where it may
+        if self._may_hide_a_stray(start, end):
             return None
         seen = watch.seen
         if seen:
@@ -289,7 +288,7 @@ class _Builder:
                 pos = skip_ws(text, pos).end()
                 if pos >= n:
                     break
-            if self.stack and text[pos] in '"{[' and self._stray_mark(pos):
+            if self.stack and self._stray_mark(pos):
                 self.issue(f"Unexpected '{text[pos]}'", pos, pos + 1)
                 pos = last_end = pos + 1
                 continue
