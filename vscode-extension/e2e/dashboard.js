@@ -438,9 +438,12 @@ async function main() {
       await waitFor('the words', () => broken.isVisible(), { timeout: 15000 });
       const said = await broken.innerText();
       const saved = await page.locator('button.hwf-save').count();
+      const offered = await page.locator('button.hwf-add, button.hwf-start-run').evaluateAll((els) => els.map((b) => ({ label: b.innerText.trim(), disabled: b.disabled, title: b.title })));
       await shot('13-corrupt-design');
       if (saved !== 0 || !/line \d+, column \d+/.test(said) || !/fix it in a text editor/.test(said)) throw new Error(`Save buttons: ${saved}; says: ${said}`);
-      return `"${said}"; no Save/Saved button`;
+      const usable = offered.filter((b) => !b.disabled || !/not valid JSON/.test(b.title));
+      if (offered.length !== 7 || usable.length) throw new Error(`Add and Start run on a design that does not parse: ${JSON.stringify(offered)}`);
+      return `"${said}"; no Save/Saved button; the 6 Add buttons and Start run disabled ("${offered[6].title}")`;
     });
 
     // Random user actions in the tab (issue 44, Build 2): 150 take about N minutes, so on request.

@@ -487,6 +487,9 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
 
   const selectedNode = selected !== null ? flow.byKey.get(selected) : undefined;
   const edgeSelected = flow.edges.find((e) => e.id === selectedEdge);
+  // Text that is not JSON: the graph drawn is the last one read (or none), so neither an added
+  // node nor a run could be of what is drawn.
+  const unreadable = graph?.stale ? 'The design is not valid JSON' : undefined;
   const big = flow.nodes.length > BIG;
   const showMap = minimap ?? (flow.nodes.length >= MINIMAP_FROM && !big);
 
@@ -512,12 +515,13 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
                 className="hwf-add"
                 data-kind={kind}
                 aria-label={`Add ${kind}`}
-                draggable
+                draggable={unreadable === undefined}
+                disabled={unreadable !== undefined}
                 onDragStart={(e) => {
                   e.dataTransfer.setData('application/x-hwf-kind', kind);
                   e.dataTransfer.effectAllowed = 'copy';
                 }}
-                title={`Add a ${kind} node${selectedNode ? ` after ${selectedNode.id}` : ''} (or drag it onto the canvas)`}
+                title={unreadable ? `${unreadable}: fix it to add nodes` : `Add a ${kind} node${selectedNode ? ` after ${selectedNode.id}` : ''} (or drag it onto the canvas)`}
                 onClick={() => post({ type: 'edit', edit: 'addNode', kind, after: selectedNode && selectedNode.kind !== 'note' ? selectedNode.id : null })}
               >
                 {kindIcon(kind)}<span className="hwf-add-label"> {kind}</span>
@@ -546,8 +550,8 @@ function CanvasInner({ host, header }: { host: Host; header?: ReactNode }) {
             )}
             <button
               className="hwf-start-run hwf-primary"
-              disabled={run.run?.status === 'running' && !run.pinned}
-              title={run.run?.status === 'running' && !run.pinned ? `Run ${run.run.run_id} is running: wait for it, or cancel it` : 'Start a run of the design'}
+              disabled={unreadable !== undefined || (run.run?.status === 'running' && !run.pinned)}
+              title={unreadable ? `${unreadable}: fix it to start a run` : run.run?.status === 'running' && !run.pinned ? `Run ${run.run.run_id} is running: wait for it, or cancel it` : 'Start a run of the design'}
               onClick={() => post({ type: 'run', action: 'start' })}
             >
               ▶ Start run
