@@ -65,6 +65,13 @@ class Workbench {
   async openFile(name) {
     await this.runCommand('View: Show Explorer');
     const row = this.page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first();
+    // a file written while the workbench starts can miss the explorer's watcher: after 10 s
+    // without its row the explorer is refreshed, as a person would
+    const listed = await row.waitFor({ state: 'visible', timeout: 10000 }).then(() => true, () => false);
+    if (!listed) {
+      console.log(`     (${name} not in the explorer after 10 s: Refresh Explorer)`);
+      await this.runCommand('Refresh Explorer');
+    }
     await click(row);
     await waitFor(`an editor tab for ${name}`, () =>
       this.page.locator('.tabs-container .tab.active', { hasText: name }).isVisible(),
