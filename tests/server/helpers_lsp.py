@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -216,6 +217,29 @@ def apply_edits(text: str, edits: list[types.TextEdit], encoding: str) -> str:
                      lines.offset(e.range.end.line, e.range.end.character, encoding), e.new_text)
                     for e in edits), reverse=True)
     for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def snippet_defaults(snippet: str) -> str:
+    """A snippet's text with its placeholders replaced by their defaults."""
+    text = re.sub(r"\$\{\d+\|([^,|]*)[^}]*\}", r"\1", snippet)
+    text = re.sub(r"\$\{\d+:([^}]*)\}", r"\1", text)
+    text = re.sub(r"\$\d+", "", text)
+    return text.replace("\\$", "$").replace("\\}", "}").replace("\\\\", "\\")
+
+
+def accept_item(text: str, item: types.CompletionItem, encoding: str) -> str:
+    """The text once `item` is accepted as a client that applies its ranges does: its edit
+    (the replace range of an insert/replace edit) and its additional edits, last first."""
+    lines = LineIndex(text)
+    edits = []
+    for edit in [item.text_edit, *(item.additional_text_edits or [])]:
+        span = edit.replace if isinstance(edit, types.InsertReplaceEdit) else edit.range
+        edits.append((lines.offset(span.start.line, span.start.character, encoding),
+                      lines.offset(span.end.line, span.end.character, encoding),
+                      snippet_defaults(edit.new_text)))
+    for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
     return text
 

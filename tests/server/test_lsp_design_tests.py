@@ -12,6 +12,7 @@ import re
 import pytest
 from helpers_lsp import (
     WORKSPACE,
+    accept_item,
     as_tuple,
     cursor,
     eventually,
@@ -133,17 +134,6 @@ async def complete_at(client, uri: str, text: str, offset: int) -> types.Complet
         text_document=doc_id(uri), position=types.Position(line=line, character=col)))
 
 
-def applied(text: str, item: types.CompletionItem, encoding: str) -> str:
-    from hwf_lsp.jsontext.positions import LineIndex
-
-    edit = item.text_edit
-    rng = edit.replace if isinstance(edit, types.InsertReplaceEdit) else edit.range
-    lines = LineIndex(text)
-    start = lines.offset(rng.start.line, rng.start.character, encoding)
-    end = lines.offset(rng.end.line, rng.end.character, encoding)
-    return text[:start] + edit.new_text + text[end:]
-
-
 @pytest.mark.parametrize(("name", "source", "labels", "apply"), COMPLETIONS,
                          ids=[c[0] for c in COMPLETIONS])
 async def test_completion_offers_what_the_design_has(client, name, source, labels, apply):
@@ -155,8 +145,7 @@ async def test_completion_offers_what_the_design_has(client, name, source, label
     items = sorted(result.items, key=lambda i: i.sort_text or i.label)
     assert [i.label for i in items] == labels
     label, around = apply
-    after = applied(text, next(i for i in items if i.label == label), client.encoding)
-    after = re.sub(r"\$\{\d+:([^}]*)\}|\$\d+", r"\1", after)  # a snippet as expanded
+    after = accept_item(text, next(i for i in items if i.label == label), client.encoding)
     assert around in re.sub(r'("(?:[^"\\]|\\.)*")|\s+', lambda m: m.group(1) or "", after)
     json.loads(after)  # a node key completes to a whole member: valid JSON
 

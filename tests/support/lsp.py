@@ -11,6 +11,9 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 CLIENTS = ("visual-studio-code", "neovim")
+CLIENT_INFO = {"visual-studio-code": types.ClientInfo(name="Visual Studio Code", version="1.96.0"),
+               "neovim": types.ClientInfo(name="Neovim", version="0.11.4")}
+"""What each client says it is: the server completes for Neovim in the form it inserts."""
 
 
 def message(method: str, params: dict, msg_id: int | None = None) -> dict:
@@ -67,6 +70,7 @@ def client_fixture(config: ClientServerConfig, workspace: Path, *,
             before()
         params = types.InitializeParams(
             capabilities=capabilities(request.param),
+            client_info=CLIENT_INFO.get(request.param),
             root_uri=workspace.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
             initialization_options={"settings": {"hwf": settings}} if settings else None,

@@ -71,15 +71,38 @@ def register(server: HwfServer) -> None:
         if at is None:
             return None
         offset = at.offset(params.position)
-        if at.analysis.kind == TEST_KIND:
-            items = complete_test_file(at.doc, offset, at.analysis.design_under_test,
-                                       snippets=snippets, past_cursor=past_cursor)
-        else:
-            items = complete(at.doc, offset, run=at.analysis.run, snippets=snippets,
-                             past_cursor=past_cursor, design=at.design)
+
+        def items_at(snippets: bool, past_cursor: bool) -> list:
+            if at.analysis.kind == TEST_KIND:
+                return complete_test_file(at.doc, offset, at.analysis.design_under_test,
+                                          snippets=snippets, past_cursor=past_cursor)
+            return complete(at.doc, offset, run=at.analysis.run, snippets=snippets,
+                            past_cursor=past_cursor, design=at.design)
+
+        items = items_at(snippets, past_cursor)
         if neovim_snippets:
             _delete_past_the_cursor(items, offset)
+        elif is_neovim(server) and any(item.reuses_quote for item in items) and get_capability(
+                server.client_capabilities,
+                "text_document.completion.completion_item.snippet_support", False):
+            _snippets_past_a_kept_quote(items, items_at(True, True), offset)
         return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)
+
+
+def _snippets_past_a_kept_quote(items: list, snippet_items: list, offset: int) -> None:
+    """Neovim 0.11 asking Invoked (`<C-x><C-o>`, `vim.lsp.completion.get()`): an item that no
+    plain text can serve (a number or list field in an auto-closed `"|"`: the key alone) is
+    sent as its snippet, which deletes that quote.  With the completion block enabled Neovim
+    expands it on CompleteDone (`"retries": 0`); the omnifunc alone inserts its label, which
+    is the key alone the plain item gave."""
+    reaching = {item.label: item for item in snippet_items
+                if item.snippet and item.start <= offset < item.end and item.cursor == item.end}
+    for i, item in enumerate(items):
+        whole = reaching.get(item.label)
+        if whole is not None and item.reuses_quote and item.kind == whole.kind:
+            whole.preselect, whole.sort_text = item.preselect, item.sort_text
+            items[i] = whole
+    _delete_past_the_cursor([items[i] for i in range(len(items)) if items[i].snippet], offset)
 
 
 def _delete_past_the_cursor(items: list, offset: int) -> None:
