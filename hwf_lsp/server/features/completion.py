@@ -38,14 +38,18 @@ def expands_snippets(server: HwfServer, params: types.CompletionParams | None = 
     `vim.lsp.completion` (autotrigger), which expands snippets, and the omnifunc never asks
     that way.  So Neovim gets snippets for a TriggerCharacter request, plain text (which
     both ways insert whole) otherwise."""
-    if not get_capability(server.client_capabilities,
-                          "text_document.completion.completion_item.snippet_support", False):
+    if not says_snippets(server):
         return False
     if not is_neovim(server):
         return True
     context = params.context if params is not None else None
     return context is not None and \
         context.trigger_kind == types.CompletionTriggerKind.TriggerCharacter
+
+
+def says_snippets(server: HwfServer) -> bool:
+    return bool(get_capability(server.client_capabilities,
+                               "text_document.completion.completion_item.snippet_support", False))
 
 
 def is_neovim(server: HwfServer) -> bool:
@@ -82,9 +86,7 @@ def register(server: HwfServer) -> None:
         items = items_at(snippets, past_cursor)
         if neovim_snippets:
             _delete_past_the_cursor(items, offset)
-        elif is_neovim(server) and any(item.reuses_quote for item in items) and get_capability(
-                server.client_capabilities,
-                "text_document.completion.completion_item.snippet_support", False):
+        elif is_neovim(server) and says_snippets(server) and any(i.reuses_quote for i in items):
             _snippets_past_a_kept_quote(items, items_at(True, True), offset)
         return convert.completion_list(items, at.lines, at.encoding, markdown, insert_replace)
 
@@ -102,7 +104,7 @@ def _snippets_past_a_kept_quote(items: list, snippet_items: list, offset: int) -
         if whole is not None and item.reuses_quote and item.kind == whole.kind:
             whole.preselect, whole.sort_text = item.preselect, item.sort_text
             items[i] = whole
-    _delete_past_the_cursor([items[i] for i in range(len(items)) if items[i].snippet], offset)
+    _delete_past_the_cursor(items, offset)
 
 
 def _delete_past_the_cursor(items: list, offset: int) -> None:
