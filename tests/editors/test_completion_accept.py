@@ -91,18 +91,20 @@ def run_eglot_accepting(yasnippet: bool, tmp_path: Path) -> list[dict]:
     return verdicts(seen["results"], asked)
 
 
-CLIENTS = ["neovim-0.11-completion", "neovim-0.11-omnifunc", "neovim-0.7", "eglot-yasnippet",
-           "eglot"]
+CLIENTS = ["neovim-0.11-completion", "neovim-0.11-completion-omnifunc", "neovim-0.11-omnifunc",
+           "neovim-0.7", "eglot-yasnippet", "eglot"]
+"""neovim-0.11-completion: the README's block, items asked by vim.lsp.completion.get();
+-completion-omnifunc: the same config, asked by <C-x><C-o>; -omnifunc: the omnifunc alone."""
 
 
 def run_client(client: str, tmp_path: Path) -> list[dict]:
     if client.startswith("neovim-0.11"):
         binary = editor(NEOVIM_011, "Neovim 0.11")
         config = snippet("tested", "neovim-0.11")
-        if client.endswith("completion"):
+        if "-completion" in client:
             return run_neovim_accepting(
-                binary, config + snippet("tested", "neovim-0.11-completion"), "completion",
-                tmp_path)
+                binary, config + snippet("tested", "neovim-0.11-completion"),
+                "omnifunc" if client.endswith("-omnifunc") else "completion", tmp_path)
         return run_neovim_accepting(binary, config, "omnifunc", tmp_path)
     if client == "neovim-0.7":
         return run_neovim_accepting(editor(shutil.which("nvim"), "Neovim 0.7"),
