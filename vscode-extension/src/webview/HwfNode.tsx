@@ -25,7 +25,7 @@ function mainText(value: unknown): string {
 
 export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: () => boolean) {
   return function HwfNode({ data }: NodeProps<Node<HwfNodeData>>) {
-    const { node, run, current, runsEnabled, stopped, breakpoint, debuggable } = data;
+    const { node, run, current, runsEnabled, stale, stopped, breakpoint, debuggable } = data;
     const [hover, setHover] = useState<ReturnType<typeof previewPlace> | null>(null);
     const box = useRef<HTMLDivElement | null>(null);
     // The card goes when the pointer is elsewhere, also when the element it entered was
@@ -80,7 +80,8 @@ export function makeHwfNode(post: (message: CanvasMessage) => void, answerable: 
           {runsEnabled && node.kind !== 'note' && (
             <button
               className="hwf-run-here nodrag"
-              title={`Run from here: ${node.id} and everything after it`}
+              disabled={stale}
+              title={stale ? 'The design is not valid JSON: fix it to run from here' : `Run from here: ${node.id} and everything after it`}
               aria-label={`Run from ${node.id}`}
               onClick={(e) => {
                 e.stopPropagation();

@@ -15,6 +15,8 @@ export interface HwfNodeData extends Record<string, unknown> {
   current: boolean;
   /** Hosts without edits or runs hide their buttons. */
   runsEnabled: boolean;
+  /** The text is not JSON (the last graph read is drawn): no run can start from it. */
+  stale?: boolean;
   /** The debugger: a session is stopped before this node; it has a breakpoint; breakpoints can be toggled. */
   stopped?: boolean;
   breakpoint?: boolean;
@@ -155,6 +157,7 @@ export function toFlow(
       run: options.runs?.get(node.id),
       current: options.current === node.id,
       runsEnabled: options.runsEnabled ?? true,
+      ...(graph.stale ? { stale: true } : {}),
       ...(options.debug
         ? { debuggable: true, stopped: options.debug.stopped === node.id, breakpoint: options.debug.breakpoints.includes(node.id) }
         : {}),
